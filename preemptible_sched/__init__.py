@@ -1,0 +1,1 @@
+"""preemptible_sched: preemptible instances and QoS classes for OpenStack-style schedulers."""

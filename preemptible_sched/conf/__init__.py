@@ -1,0 +1,19 @@
+"""Every configuration option of preemptible_sched.
+
+Each module of this package declares the options of one group and
+registers them here; nothing else in the project registers options.
+"""
+
+from oslo_config import cfg
+
+from preemptible_sched.conf import compute
+from preemptible_sched.conf import filter_scheduler
+from preemptible_sched.conf import preemptible
+from preemptible_sched.conf import scheduler
+
+CONF = cfg.CONF
+
+compute.register_opts(CONF)
+filter_scheduler.register_opts(CONF)
+preemptible.register_opts(CONF)
+scheduler.register_opts(CONF)

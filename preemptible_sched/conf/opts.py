@@ -1,0 +1,17 @@
+"""The option list for oslo-config-generator and the docs."""
+
+from preemptible_sched.conf import compute
+from preemptible_sched.conf import filter_scheduler
+from preemptible_sched.conf import preemptible
+from preemptible_sched.conf import scheduler
+
+_MODULES = (compute, filter_scheduler, preemptible, scheduler)
+
+
+def list_opts():
+    """Return ``[(group, [opts])]`` for every group of the project."""
+    opts = []
+    for module in _MODULES:
+        for group, group_opts in module.list_opts().items():
+            opts.append((group, list(group_opts)))
+    return opts

@@ -1,0 +1,48 @@
+"""Errors the scheduler reports to its callers."""
+
+
+class PreemptibleSchedException(Exception):
+    """Base of every error raised on purpose by preemptible_sched."""
+
+
+class InvalidInput(PreemptibleSchedException):
+    """Bad user input: a file, a field in it, or an option value.
+
+    ``source`` names the file (or option group), ``field`` the place in it
+    (a JSON path such as ``hosts[2].instances[0].flavor`` or a line), so the
+    message alone tells the user what to fix.
+    """
+
+    def __init__(self, source, field, message):
+        self.source = source
+        self.field = field
+        self.message = message
+        super().__init__(str(self))
+
+    def __str__(self):
+        where = self.source
+        if self.field:
+            where = '%s: %s' % (where, self.field)
+        return '%s: %s' % (where, self.message)
+
+
+class UnknownPlugin(InvalidInput):
+    """A configured plugin name is not registered in its namespace."""
+
+    def __init__(self, option, namespace, names, valid):
+        self.namespace = namespace
+        self.names = sorted(names)
+        self.valid = sorted(valid)
+        super().__init__(
+            option, None,
+            'unknown %s %s (valid: %s)' % (
+                namespace, ', '.join(repr(n) for n in self.names),
+                ', '.join(self.valid)))
+
+
+class NoValidHost(PreemptibleSchedException):
+    """No host can take the request, even after terminating instances."""
+
+    def __init__(self, reason):
+        self.reason = reason
+        super().__init__('No valid host was found. %s' % reason)

@@ -1,0 +1,209 @@
+"""Host states with two views: all instances, and only the normal ones.
+
+The *full view* counts every instance on the host; the *normal view* counts
+only the non-preemptible ones, i.e. what the host would carry if every
+preemptible instance were terminated. A normal request that fits the normal
+view can always be placed there by terminating preemptible instances.
+
+Both views change incrementally: consuming or releasing one instance costs
+O(1) and never recounts the host.
+"""
+
+import collections
+import dataclasses
+import typing
+
+from preemptible_sched.conf import CONF
+from preemptible_sched import objects
+
+# Tolerance of resource comparisons: fractional vCPUs summed over many
+# consume/release steps must not turn "exactly full" into "overcommitted".
+EPSILON = 1e-6
+
+
+@dataclasses.dataclass(frozen=True)
+class TerminationPlan:
+    """Preemptible instances to terminate on one host, and what that costs.
+
+    ``costs`` holds the cost of each victim, in the order of ``victims``.
+    """
+
+    host: str
+    victims: typing.Tuple[objects.Instance, ...]
+    costs: typing.Tuple[float, ...]
+
+    @property
+    def cost(self):
+        return sum(self.costs)
+
+    @property
+    def victim_ids(self):
+        return [victim.id for victim in self.victims]
+
+
+class HostView:
+    """Usage of one host as seen by one view (full or normal).
+
+    Filters receive the view the request must be judged on; weighers always
+    receive the full view. ``host`` is the :class:`HostState` the view
+    belongs to, for static facts such as attributes and aggregates.
+    """
+
+    __slots__ = ('host', 'is_full', 'vcpus_used', 'memory_mb_used',
+                 'disk_gb_used', 'num_instances')
+
+    def __init__(self, host, is_full):
+        self.host = host
+        self.is_full = is_full
+        self.vcpus_used = 0.0
+        self.memory_mb_used = 0.0
+        self.disk_gb_used = 0.0
+        self.num_instances = 0
+
+    @property
+    def name(self):
+        return self.host.name
+
+    @property
+    def free_vcpus(self):
+        return self.host.capacity.vcpus - self.vcpus_used
+
+    @property
+    def free_memory_mb(self):
+        return self.host.capacity.memory_mb - self.memory_mb_used
+
+    @property
+    def free_disk_gb(self):
+        return self.host.capacity.disk_gb - self.disk_gb_used
+
+    @property
+    def free(self):
+        return objects.Resources(self.free_vcpus, self.free_memory_mb,
+                                 self.free_disk_gb)
+
+    @property
+    def used(self):
+        return objects.Resources(self.vcpus_used, self.memory_mb_used,
+                                 self.disk_gb_used)
+
+    def fits(self, resources):
+        """Whether ``resources`` fit in every dimension of this view."""
+        capacity = self.host.capacity
+        return (self.vcpus_used + resources.vcpus
+                <= capacity.vcpus + EPSILON and
+                self.memory_mb_used + resources.memory_mb
+                <= capacity.memory_mb + EPSILON and
+                self.disk_gb_used + resources.disk_gb
+                <= capacity.disk_gb + EPSILON)
+
+    def _add(self, resources, sign):
+        self.vcpus_used += sign * resources.vcpus
+        self.memory_mb_used += sign * resources.memory_mb
+        self.disk_gb_used += sign * resources.disk_gb
+        self.num_instances += sign
+
+    def __repr__(self):
+        return '<HostView %s %s used=%s>' % (
+            self.name, 'full' if self.is_full else 'normal', tuple(self.used))
+
+
+def _default(value, option):
+    return getattr(CONF.compute, option) if value is None else value
+
+
+class HostState:
+    """Mutable state of one host: capacity, instances and the two views.
+
+    ``planner`` answers :meth:`termination_plan`; the scheduler driver
+    provides it (it knows the termination costs and the selector).
+    """
+
+    def __init__(self, host, planner=None):
+        self.name = host.name
+        self.host = host
+        self.attributes = dict(host.attributes)
+        self.aggregates = tuple(host.aggregates)
+        self.aggregate_metadata = collections.defaultdict(set)
+        for aggregate in self.aggregates:
+            for key, value in aggregate.metadata.items():
+                self.aggregate_metadata[key].add(value)
+        zones = self.aggregate_metadata.get('availability_zone')
+        self.availability_zone = (host.availability_zone or
+                                  (min(zones) if zones else None) or
+                                  CONF.compute.default_availability_zone)
+        self.enabled = host.enabled
+        self.up = host.up
+        self.metrics = dict(host.metrics)
+        self.capacity = objects.Resources(
+            (host.vcpus - _default(host.reserved_vcpus, 'reserved_host_cpus'))
+            * _default(host.cpu_allocation_ratio, 'cpu_allocation_ratio'),
+            (host.memory_mb - _default(host.reserved_memory_mb,
+                                       'reserved_host_memory_mb'))
+            * _default(host.ram_allocation_ratio, 'ram_allocation_ratio'),
+            (host.disk_gb - _default(host.reserved_disk_gb,
+                                     'reserved_host_disk_gb'))
+            * _default(host.disk_allocation_ratio, 'disk_allocation_ratio'))
+        self.instances = {}
+        self.preemptible_instances = {}
+        self.groups = collections.Counter()
+        self.full = HostView(self, is_full=True)
+        self.normal = HostView(self, is_full=False)
+        self.planner = planner
+        # Bumped on every change; keys the memo of termination plans.
+        self.generation = 0
+        self._plan_memo = None
+
+    def view(self, normal):
+        return self.normal if normal else self.full
+
+    def consume(self, instance):
+        """Account ``instance`` as running here: O(1)."""
+        if instance.id in self.instances:
+            raise ValueError('instance %s is already on host %s'
+                             % (instance.id, self.name))
+        self.instances[instance.id] = instance
+        self.full._add(instance.resources, 1)
+        if instance.preemptible:
+            self.preemptible_instances[instance.id] = instance
+        else:
+            self.normal._add(instance.resources, 1)
+        if instance.group:
+            self.groups[instance.group] += 1
+        self.generation += 1
+
+    def release(self, instance_id):
+        """Forget the instance with ``instance_id``: O(1). Returns it."""
+        instance = self.instances.pop(instance_id)
+        self.full._add(instance.resources, -1)
+        if instance.preemptible:
+            del self.preemptible_instances[instance_id]
+        else:
+            self.normal._add(instance.resources, -1)
+        if instance.group:
+            self.groups[instance.group] -= 1
+            if not self.groups[instance.group]:
+                del self.groups[instance.group]
+        self.generation += 1
+        return instance
+
+    def termination_plan(self, resources):
+        """Cheapest preemptible instances to terminate so ``resources`` fit.
+
+        Returns an empty plan when they already fit the full view and None
+        when they cannot fit even with every preemptible instance gone.
+        The answer is memoised until the host or the planner's time changes,
+        so weighers and the driver may both ask for it within one pass.
+        """
+        key = (resources, self.generation, self.planner.now)
+        if self._plan_memo is not None and self._plan_memo[0] == key:
+            return self._plan_memo[1]
+        if self.full.fits(resources):
+            plan = TerminationPlan(self.name, (), ())
+        else:
+            plan = self.planner.plan(self, resources)
+        self._plan_memo = (key, plan)
+        return plan
+
+    def __repr__(self):
+        return '<HostState %s full=%s normal=%s>' % (
+            self.name, tuple(self.full.used), tuple(self.normal.used))

@@ -1,0 +1,152 @@
+"""Plain data the scheduler reasons about: flavors, instances, requests, hosts.
+
+Nothing here does I/O or reads a clock. Units everywhere: vCPUs as floats
+(fractional CPUs are allowed, as in Kubernetes), memory in MB, disk in GB,
+time in seconds on the clock the caller uses.
+"""
+
+import dataclasses
+import typing
+
+
+class Resources(typing.NamedTuple):
+    """An amount of the three resources the scheduler accounts for."""
+
+    vcpus: float = 0.0
+    memory_mb: float = 0.0
+    disk_gb: float = 0.0
+
+    def __add__(self, other):
+        return Resources(self.vcpus + other.vcpus,
+                         self.memory_mb + other.memory_mb,
+                         self.disk_gb + other.disk_gb)
+
+    def __sub__(self, other):
+        return Resources(self.vcpus - other.vcpus,
+                         self.memory_mb - other.memory_mb,
+                         self.disk_gb - other.disk_gb)
+
+
+@dataclasses.dataclass(frozen=True)
+class Flavor:
+    name: str
+    vcpus: float
+    memory_mb: float
+    disk_gb: float = 0.0
+
+    @property
+    def resources(self):
+        return Resources(self.vcpus, self.memory_mb, self.disk_gb)
+
+
+@dataclasses.dataclass(eq=False)
+class Instance:
+    """One instance, placed or to be placed.
+
+    ``started_at`` is when it started running on the caller's clock; the
+    run time at ``now`` is ``now - started_at``. ``priority`` is the
+    importance the ``priority`` termination cost uses (higher is more
+    valuable). ``group`` names the server group it belongs to, if any.
+    """
+
+    id: str
+    resources: Resources
+    preemptible: bool = False
+    started_at: float = 0.0
+    flavor: typing.Optional[str] = None
+    service_class: typing.Optional[str] = None
+    priority: float = 0.0
+    group: typing.Optional[str] = None
+
+    def runtime(self, now):
+        return max(0.0, now - self.started_at)
+
+    def __repr__(self):
+        kind = 'preemptible' if self.preemptible else 'normal'
+        return '<Instance %s %s %s>' % (self.id, kind, tuple(self.resources))
+
+
+@dataclasses.dataclass(frozen=True)
+class Aggregate:
+    """A host aggregate: a name and metadata (key=value strings).
+
+    Metadata may override weigher multipliers (key ``<name>_weight_multiplier``)
+    and carries ``availability_zone`` and attributes matched by filters.
+    """
+
+    name: str
+    metadata: typing.Mapping[str, str] = dataclasses.field(
+        default_factory=dict)
+
+
+@dataclasses.dataclass
+class Host:
+    """A compute host as reported by its compute driver.
+
+    Capacities are raw; allocation ratios and reserved amounts left as
+    ``None`` take the ``[compute]`` defaults when the host state is built.
+    """
+
+    name: str
+    vcpus: float
+    memory_mb: float
+    disk_gb: float = 0.0
+    attributes: typing.Mapping[str, str] = dataclasses.field(
+        default_factory=dict)
+    aggregates: typing.Sequence[Aggregate] = ()
+    availability_zone: typing.Optional[str] = None
+    enabled: bool = True
+    up: bool = True
+    cpu_allocation_ratio: typing.Optional[float] = None
+    ram_allocation_ratio: typing.Optional[float] = None
+    disk_allocation_ratio: typing.Optional[float] = None
+    reserved_vcpus: typing.Optional[float] = None
+    reserved_memory_mb: typing.Optional[float] = None
+    reserved_disk_gb: typing.Optional[float] = None
+    metrics: typing.Mapping[str, typing.Any] = dataclasses.field(
+        default_factory=dict)
+
+
+@dataclasses.dataclass(frozen=True)
+class RequestSpec:
+    """A request for ``num_instances`` identical instances.
+
+    ``constraints`` are ``key=value`` pairs a host must carry as an
+    attribute or aggregate metadata. ``group``/``group_policy`` name a
+    server group with policy ``affinity`` or ``anti-affinity``;
+    ``group_hosts`` is filled by the scheduler with the hosts that already
+    hold a member of the group.
+    """
+
+    id: str
+    resources: Resources
+    preemptible: bool = False
+    num_instances: int = 1
+    flavor: typing.Optional[str] = None
+    constraints: typing.Mapping[str, str] = dataclasses.field(
+        default_factory=dict)
+    availability_zone: typing.Optional[str] = None
+    group: typing.Optional[str] = None
+    group_policy: typing.Optional[str] = None
+    group_hosts: typing.FrozenSet[str] = frozenset()
+    service_class: typing.Optional[str] = None
+    priority: float = 0.0
+    instance_ids: typing.Sequence[str] = ()
+
+    def instance_id(self, index):
+        """The id of the ``index``-th instance this request creates."""
+        if index < len(self.instance_ids):
+            return self.instance_ids[index]
+        if self.num_instances == 1:
+            return self.id
+        return '%s-%d' % (self.id, index)
+
+    def new_instance(self, index, started_at):
+        return Instance(id=self.instance_id(index),
+                        resources=self.resources,
+                        preemptible=self.preemptible,
+                        started_at=started_at,
+                        flavor=self.flavor,
+                        service_class=self.service_class,
+                        priority=self.priority,
+                        group=self.group)

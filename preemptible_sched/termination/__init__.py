@@ -1,0 +1,55 @@
+"""Termination costs: what the provider loses by terminating one instance.
+
+A termination cost overrides :meth:`BaseTerminationCost.cost` and returns a
+non-negative number; the termination selector minimises the sum of
+``[preemptible] <name>_cost_multiplier`` times each configured cost over
+the instances it terminates. Costs are registered in the
+``preemptible_sched.termination_costs`` namespace.
+"""
+
+from preemptible_sched.conf import CONF
+from preemptible_sched import loadables
+
+
+class BaseTerminationCost:
+    """Base of every termination cost."""
+
+    #: Entry-point name, set when the plugin is loaded.
+    name = None
+
+    def cost(self, instance, host_state, now):
+        """Cost of terminating ``instance`` on ``host_state`` at ``now``."""
+        raise NotImplementedError()
+
+    def multiplier(self):
+        """``[preemptible] <name>_cost_multiplier``, or 1.0 if undeclared."""
+        return getattr(CONF.preemptible, '%s_cost_multiplier' % self.name,
+                       1.0)
+
+
+class TerminationCostHandler:
+    """The configured termination costs combined into one cost function."""
+
+    def __init__(self, costs):
+        self.costs = [(plugin, plugin.multiplier()) for plugin in costs]
+
+    @classmethod
+    def from_names(cls, names):
+        return cls(loadables.load_plugins(
+            'preemptible_sched.termination_costs', names,
+            '[preemptible] termination_costs'))
+
+    def cost(self, instance, host_state, now):
+        total = 0.0
+        for plugin, multiplier in self.costs:
+            if not multiplier:
+                continue
+            value = plugin.cost(instance, host_state, now)
+            if value < 0:
+                # A negative cost would make terminating more instances
+                # cheaper, which no exact selector can honour.
+                raise ValueError('termination cost %r returned %r for '
+                                 'instance %s: costs must be >= 0'
+                                 % (plugin.name, value, instance.id))
+            total += multiplier * value
+        return total

@@ -1,0 +1,58 @@
+"""Base test case: config fixture, and helpers to build hosts and instances."""
+
+from oslo_config import fixture as config_fixture
+from oslotest import base
+
+from preemptible_sched.conf import CONF
+from preemptible_sched import host_state
+from preemptible_sched import objects
+
+MEDIUM = objects.Resources(2, 4000, 40)
+
+
+class TestCase(base.BaseTestCase):
+    """Every test gets a clean copy of the configuration."""
+
+    def setUp(self):
+        super().setUp()
+        self.config_fixture = self.useFixture(config_fixture.Config(CONF))
+
+    def flags(self, group=None, **kw):
+        """Override options of ``group`` for the duration of the test."""
+        for name, value in kw.items():
+            self.config_fixture.config(group=group, **{name: value})
+
+
+class FakePlanner:
+    """A planner for host states in plugin tests: returns canned plans."""
+
+    def __init__(self, plans=None, now=0.0):
+        self.plans = plans or {}
+        self.now = now
+
+    def plan(self, state, resources, cost=None):
+        return self.plans.get(state.name)
+
+
+def make_host_state(name='host', vcpus=8, memory_mb=16384, disk_gb=500,
+                    instances=(), planner=None, **host_kw):
+    """A :class:`HostState` of a blade with ``instances`` consumed."""
+    state = host_state.HostState(
+        objects.Host(name=name, vcpus=vcpus, memory_mb=memory_mb,
+                     disk_gb=disk_gb, **host_kw),
+        planner=planner or FakePlanner())
+    for instance in instances:
+        state.consume(instance)
+    return state
+
+
+def make_instance(instance_id, resources=MEDIUM, preemptible=False, **kw):
+    return objects.Instance(id=instance_id,
+                            resources=objects.Resources(*resources),
+                            preemptible=preemptible, **kw)
+
+
+def make_spec(resources=MEDIUM, preemptible=False, spec_id='req', **kw):
+    return objects.RequestSpec(id=spec_id,
+                               resources=objects.Resources(*resources),
+                               preemptible=preemptible, **kw)
