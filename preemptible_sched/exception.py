@@ -29,12 +29,14 @@ class InvalidInput(PreemptibleSchedException):
 class UnknownPlugin(InvalidInput):
     """A configured plugin name is not registered in its namespace."""
 
-    def __init__(self, option, namespace, names, valid):
+    def __init__(self, group, option, namespace, names, valid):
+        self.group = group
+        self.option = option
         self.namespace = namespace
         self.names = sorted(names)
         self.valid = sorted(valid)
         super().__init__(
-            option, None,
+            '[%s] %s' % (group, option), None,
             'unknown %s %s (valid: %s)' % (
                 namespace, ', '.join(repr(n) for n in self.names),
                 ', '.join(self.valid)))

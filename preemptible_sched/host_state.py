@@ -107,6 +107,10 @@ class HostView:
             self.name, 'full' if self.is_full else 'normal', tuple(self.used))
 
 
+def _unit_cost(instance, host_state, now):
+    return 1.0
+
+
 def _default(value, option):
     return getattr(CONF.compute, option) if value is None else value
 
@@ -152,6 +156,7 @@ class HostState:
         # Bumped on every change; keys the memo of termination plans.
         self.generation = 0
         self._plan_memo = None
+        self._count_memo = None
 
     def view(self, normal):
         return self.normal if normal else self.full
@@ -203,6 +208,24 @@ class HostState:
             plan = self.planner.plan(self, resources)
         self._plan_memo = (key, plan)
         return plan
+
+    def termination_count(self, resources):
+        """Fewest preemptible instances to terminate so ``resources`` fit.
+
+        0 when they fit the full view already, None when they cannot fit
+        even with every preemptible instance gone. Memoised like
+        :meth:`termination_plan`.
+        """
+        key = (resources, self.generation)
+        if self._count_memo is not None and self._count_memo[0] == key:
+            return self._count_memo[1]
+        if self.full.fits(resources):
+            count = 0
+        else:
+            plan = self.planner.plan(self, resources, cost=_unit_cost)
+            count = None if plan is None else len(plan.victims)
+        self._count_memo = (key, count)
+        return count
 
     def __repr__(self):
         return '<HostState %s full=%s normal=%s>' % (

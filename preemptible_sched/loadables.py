@@ -16,11 +16,11 @@ def _raise_load_failure(manager, entrypoint, error):
         'plugin failed to load: %s' % error)
 
 
-def load_plugins(namespace, names, option):
+def load_plugins(namespace, names, group, option):
     """Return the plugin objects named ``names`` from ``namespace``.
 
     Each object gets a ``name`` attribute holding its entry-point name.
-    ``option`` (``[group] name``) is what error messages point the user at.
+    ``group``/``option`` name the option the names came from, for errors.
     """
     names = [name.strip() for name in names if name.strip()]
     if not names:
@@ -28,7 +28,8 @@ def load_plugins(namespace, names, option):
     available = set(stevedore.ExtensionManager(namespace).names())
     unknown = [name for name in names if name not in available]
     if unknown:
-        raise exception.UnknownPlugin(option, namespace, unknown, available)
+        raise exception.UnknownPlugin(group, option, namespace, unknown,
+                                      available)
     manager = stevedore.NamedExtensionManager(
         namespace, names, name_order=True, invoke_on_load=True,
         on_load_failure_callback=_raise_load_failure)

@@ -34,7 +34,7 @@ class FilterHandler:
     def from_names(cls, names):
         return cls(loadables.load_plugins(
             'preemptible_sched.filters', names,
-            '[filter_scheduler] enabled_filters'))
+            'filter_scheduler', 'enabled_filters'))
 
     def filter(self, host_views, spec, verdicts=None):
         """Return the views that pass every filter.

@@ -37,7 +37,7 @@ class TerminationCostHandler:
     def from_names(cls, names):
         return cls(loadables.load_plugins(
             'preemptible_sched.termination_costs', names,
-            '[preemptible] termination_costs'))
+            'preemptible', 'termination_costs'))
 
     def cost(self, instance, host_state, now):
         total = 0.0

@@ -106,7 +106,7 @@ class WeightHandler:
     def from_names(cls, names):
         return cls(loadables.load_plugins(
             'preemptible_sched.weighers', names,
-            '[filter_scheduler] weighers'))
+            'filter_scheduler', 'weighers'))
 
     def get_weighed_objects(self, host_views, spec, explain=False):
         """Return :class:`WeighedHost` objects, best first.

@@ -1,0 +1,116 @@
+"""``preemptible-sched decide``: one decision on a snapshot, explained."""
+
+import json
+
+from preemptible_sched.conf import CONF
+from preemptible_sched.driver import scheduler
+from preemptible_sched import scenario as scenario_mod
+
+
+def add_parser(subparsers):
+    parser = subparsers.add_parser(
+        'decide', help='Explain what the scheduler decides on a snapshot.')
+    parser.add_argument('--scenario', required=True, metavar='FILE',
+                        help='Scenario file (JSON or YAML): hosts, their '
+                        'instances and one request.')
+    parser.add_argument('--format', choices=('json', 'table'),
+                        default='json', help='Output format.')
+    parser.set_defaults(func=run)
+
+
+def decide(scenario):
+    """Run the configured scheduler on ``scenario``: a Decision."""
+    sched = scheduler.FilterScheduler()
+    for host in scenario.hosts:
+        sched.host_manager.add_host(host)
+    for host_name, instance in scenario.placements:
+        sched.host_manager.add_instance(host_name, instance)
+    return sched.select_destinations(scenario.request, now=scenario.now,
+                                     explain=True)
+
+
+def _hosts(report):
+    return [{'name': host.name,
+             'view': host.view,
+             'passed': host.passed,
+             'failed_filter': host.failed_filter,
+             'weights': {name: {'raw': parts['raw'],
+                                'normalized': parts['normalized']}
+                         for name, parts in (host.weights or {}).items()},
+             'total_weight': host.total_weight,
+             'terminate': host.terminate} for host in report]
+
+
+def to_dict(decision):
+    result = {
+        'result': 'placed' if decision.placed else 'no_valid_host',
+        'selected': [{'instance': s.instance.id, 'host': s.host,
+                      'terminate': s.terminate,
+                      'termination_cost': s.plan.cost}
+                     for s in decision.selections],
+        'hosts': _hosts(decision.reports[0]) if decision.reports else [],
+    }
+    if len(decision.reports) > 1:
+        result['passes'] = [_hosts(report) for report in decision.reports]
+    if decision.reason:
+        result['reason'] = decision.reason
+    return result
+
+
+def _number(value):
+    return '-' if value is None else '%.4g' % value
+
+
+def to_table(decision, spec, mode):
+    res = spec.resources
+    lines = ['Request %s: %s%s, %g vCPU, %g MB, %g GB, x%d (mode %s)' % (
+        spec.id, 'preemptible' if spec.preemptible else 'normal',
+        ' %s' % spec.flavor if spec.flavor else '', res.vcpus,
+        res.memory_mb, res.disk_gb, spec.num_instances, mode)]
+    if decision.placed:
+        lines.append('Result: placed')
+        for s in decision.selections:
+            lines.append('  %s -> %s, terminate: %s' % (
+                s.instance.id, s.host, ', '.join(s.terminate) or 'nothing'))
+    else:
+        lines.append('Result: no valid host (%s)' % decision.reason)
+    for number, report in enumerate(decision.reports):
+        weigher_names = []
+        for host in report:
+            for name in host.weights or ():
+                if name not in weigher_names:
+                    weigher_names.append(name)
+        header = ['host', 'view', 'passed', 'failed filter'] + [
+            '%s raw/norm' % name for name in weigher_names] + [
+            'total', 'terminate']
+        rows = [header]
+        for host in report:
+            weights = host.weights or {}
+            rows.append(
+                [host.name, host.view, 'yes' if host.passed else 'no',
+                 host.failed_filter or ''] +
+                ['%s/%s' % (_number(weights[n]['raw']),
+                            _number(weights[n]['normalized']))
+                 if n in weights else '' for n in weigher_names] +
+                [_number(host.total_weight),
+                 '' if host.terminate is None else
+                 ', '.join(host.terminate) or '-'])
+        widths = [max(len(row[i]) for row in rows)
+                  for i in range(len(header))]
+        lines.append('')
+        lines.append('Instance %d:' % (number + 1))
+        for row in rows:
+            lines.append('  '.join(cell.ljust(width) for cell, width
+                                   in zip(row, widths)).rstrip())
+    return '\n'.join(lines)
+
+
+def run(args):
+    scenario = scenario_mod.load(args.scenario, CONF)
+    scenario.apply_config(CONF)
+    decision = decide(scenario)
+    if args.format == 'json':
+        print(json.dumps(to_dict(decision), indent=2))
+    else:
+        print(to_table(decision, scenario.request, CONF.preemptible.mode))
+    return 0 if decision.placed else 1

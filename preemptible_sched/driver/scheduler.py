@@ -1,0 +1,234 @@
+"""select_destinations: where each instance of a request goes, and who dies.
+
+One instance at a time (the next one sees the views the previous one left):
+
+1. filter the hosts on the view the mode prescribes;
+2. weigh the survivors on their full views;
+3. pick among the best ``host_subset_size`` (and hosts tied with them) with
+   the seeded generator;
+4. if a normal request does not fit the chosen host's full view, take the
+   termination plan of that host (the cheapest set of preemptible
+   instances whose removal makes it fit);
+5. consume: remove the victims from the host manager and add the instance.
+
+Modes (``[preemptible] mode``):
+
+``dual_state``
+    Normal requests are filtered on the normal view, preemptible ones on the
+    full view; terminations are chosen in the same pass.
+``retry``
+    Everything is filtered on the full view; only when no host passes does a
+    normal request get a second pass on the normal view, with terminations.
+``plain``
+    A stock filter scheduler: full view only, nothing is ever terminated.
+
+A preemptible request never terminates anything. A multi-instance request
+is all or nothing: if one instance cannot be placed, every change made for
+the earlier ones is rolled back.
+"""
+
+import dataclasses
+import logging
+import random
+import typing
+
+from preemptible_sched.conf import CONF
+from preemptible_sched.driver import termination_selector
+from preemptible_sched import exception
+from preemptible_sched import filters
+from preemptible_sched import host_manager
+from preemptible_sched import host_state
+from preemptible_sched import objects
+from preemptible_sched import termination
+from preemptible_sched import weighers
+
+LOG = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass
+class Selection:
+    """One placed instance: where it goes and which instances it displaces."""
+
+    instance: objects.Instance
+    host: str
+    plan: host_state.TerminationPlan
+
+    @property
+    def terminate(self):
+        return self.plan.victim_ids
+
+
+@dataclasses.dataclass
+class HostReport:
+    """Why one host won or lost one instance's pass (``explain=True``)."""
+
+    name: str
+    view: str
+    passed: bool
+    failed_filter: typing.Optional[str] = None
+    weights: typing.Optional[dict] = None
+    total_weight: typing.Optional[float] = None
+    terminate: typing.Optional[list] = None
+
+
+@dataclasses.dataclass
+class Decision:
+    """The outcome of one select_destinations call."""
+
+    spec: objects.RequestSpec
+    selections: typing.List[Selection]
+    reports: typing.List[typing.List[HostReport]]
+    reason: typing.Optional[str] = None
+
+    @property
+    def placed(self):
+        return self.reason is None
+
+
+class FilterScheduler:
+    """The preemptible-aware filter scheduler.
+
+    Arguments left as None come from the configuration. ``filter_handler``,
+    ``weight_handler`` and ``cost_handler`` may be given directly (tests
+    build them from plugin objects).
+    """
+
+    def __init__(self, mode=None, filter_handler=None, weight_handler=None,
+                 cost_handler=None, host_subset_size=None, seed=None):
+        self.mode = mode or CONF.preemptible.mode
+        if self.mode not in ('dual_state', 'retry', 'plain'):
+            raise exception.InvalidInput(
+                '[preemptible] mode', None, 'unknown mode %r' % self.mode)
+        self.filter_handler = filter_handler or filters.FilterHandler.\
+            from_names(CONF.filter_scheduler.enabled_filters)
+        self.weight_handler = weight_handler or weighers.WeightHandler.\
+            from_names(CONF.filter_scheduler.weighers)
+        costs = cost_handler or termination.TerminationCostHandler.\
+            from_names(CONF.preemptible.termination_costs)
+        self.host_subset_size = (host_subset_size or
+                                 CONF.filter_scheduler.host_subset_size)
+        self.rng = random.Random(CONF.scheduler.random_seed
+                                 if seed is None else seed)
+        self.host_manager = host_manager.HostManager(
+            termination_selector.TerminationPlanner(costs))
+
+    def _views_to_try(self, spec):
+        """Which views to filter on, in order: True means the normal view."""
+        if self.mode == 'dual_state':
+            return (not spec.preemptible,)
+        if self.mode == 'retry' and not spec.preemptible:
+            return (False, True)
+        return (False,)
+
+    def select_destinations(self, spec, now=None, explain=False):
+        """Place every instance of ``spec``; return a :class:`Decision`.
+
+        The host manager is updated as the decision is made (victims
+        removed, instances added), like a claim; nothing is changed when
+        the request cannot be placed as a whole.
+        """
+        if now is not None:
+            self.host_manager.set_time(now)
+        selections = []
+        reports = []
+        for index in range(spec.num_instances):
+            selection, report = self._schedule_one(spec, index, explain)
+            if explain:
+                reports.append(report)
+            if selection is None:
+                for done in reversed(selections):
+                    self._undo(done)
+                reason = ('No host can take instance %d of %d of request '
+                          '%s (mode %s).' % (index + 1, spec.num_instances,
+                                             spec.id, self.mode))
+                LOG.info(reason)
+                return Decision(spec, [], reports, reason)
+            self._apply(selection)
+            selections.append(selection)
+        return Decision(spec, selections, reports)
+
+    def _schedule_one(self, spec, index, explain):
+        if spec.group:
+            spec = dataclasses.replace(
+                spec, group_hosts=self.host_manager.hosts_of_group(
+                    spec.group))
+        states = self.host_manager.get_all_host_states()
+        verdicts = {} if explain else None
+        for use_normal in self._views_to_try(spec):
+            if explain:
+                verdicts.clear()
+            passed = self.filter_handler.filter(
+                [state.view(use_normal) for state in states], spec, verdicts)
+            if passed:
+                break
+        weighed = self.weight_handler.get_weighed_objects(
+            [view.host.full for view in passed], spec, explain)
+        may_terminate = self.mode != 'plain' and not spec.preemptible
+        selection = None
+        for candidate in self._ordered(weighed):
+            plan = self._plan(candidate.view.host, spec, may_terminate)
+            if plan is not None:
+                selection = Selection(
+                    spec.new_instance(index, self.host_manager.now),
+                    candidate.view.name, plan)
+                break
+        report = None
+        if explain:
+            report = self._report(states, use_normal, verdicts, weighed,
+                                  spec, may_terminate)
+        return selection, report
+
+    def _ordered(self, weighed):
+        """Candidates in the order they are tried.
+
+        The first is drawn at random among the best ``host_subset_size``
+        hosts and any host tied with the last of them; if its claim fails
+        (it cannot take the request even after terminations) the others
+        follow, best first, as Nova's alternates do.
+        """
+        if not weighed:
+            return []
+        size = min(self.host_subset_size, len(weighed))
+        cutoff = weighed[size - 1].weight
+        while size < len(weighed) and weighed[size].weight == cutoff:
+            size += 1
+        if size > 1:
+            first = self.rng.randrange(size)
+            weighed = ([weighed[first]] + weighed[:first] +
+                       weighed[first + 1:])
+        return weighed
+
+    @staticmethod
+    def _plan(state, spec, may_terminate):
+        if state.full.fits(spec.resources):
+            return host_state.TerminationPlan(state.name, (), ())
+        if may_terminate:
+            return state.termination_plan(spec.resources)
+        return None
+
+    def _apply(self, selection):
+        for victim in selection.plan.victims:
+            self.host_manager.remove_instance(victim.id)
+        self.host_manager.add_instance(selection.host, selection.instance)
+
+    def _undo(self, selection):
+        self.host_manager.remove_instance(selection.instance.id)
+        for victim in selection.plan.victims:
+            self.host_manager.add_instance(selection.host, victim)
+
+    def _report(self, states, use_normal, verdicts, weighed, spec,
+                may_terminate):
+        by_name = {item.view.name: item for item in weighed}
+        view = 'normal' if use_normal else 'full'
+        report = []
+        for state in states:
+            item = by_name.get(state.name)
+            if item is None:
+                report.append(HostReport(state.name, view, False,
+                                         verdicts.get(state.name)))
+                continue
+            plan = self._plan(state, spec, may_terminate)
+            report.append(HostReport(
+                state.name, view, True, None, item.details, item.weight,
+                None if plan is None else plan.victim_ids))
+        return report

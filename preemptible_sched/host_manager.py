@@ -1,0 +1,60 @@
+"""The host manager: every host's state, and where each instance lives.
+
+It keeps the in-memory truth the scheduler decides on. Adding or removing
+one instance updates both views of its host in O(1).
+"""
+
+import collections
+
+from preemptible_sched import host_state
+
+
+class HostManager:
+    """Host states by name, plus the instance and server-group indexes."""
+
+    def __init__(self, planner):
+        self.planner = planner
+        self.host_states = {}
+        self.instance_hosts = {}
+        self.group_hosts = collections.defaultdict(collections.Counter)
+
+    @property
+    def now(self):
+        return self.planner.now
+
+    def set_time(self, now):
+        """Decisions from now on are made at ``now`` (run times, costs)."""
+        self.planner.now = now
+
+    def add_host(self, host):
+        if host.name in self.host_states:
+            raise ValueError('host %s is already known' % host.name)
+        state = host_state.HostState(host, planner=self.planner)
+        self.host_states[host.name] = state
+        return state
+
+    def get_all_host_states(self):
+        return list(self.host_states.values())
+
+    def add_instance(self, host_name, instance):
+        if instance.id in self.instance_hosts:
+            raise ValueError('instance %s is already on host %s' % (
+                instance.id, self.instance_hosts[instance.id]))
+        self.host_states[host_name].consume(instance)
+        self.instance_hosts[instance.id] = host_name
+        if instance.group:
+            self.group_hosts[instance.group][host_name] += 1
+
+    def remove_instance(self, instance_id):
+        """Forget an instance wherever it runs; returns (host, instance)."""
+        host_name = self.instance_hosts.pop(instance_id)
+        instance = self.host_states[host_name].release(instance_id)
+        if instance.group:
+            hosts = self.group_hosts[instance.group]
+            hosts[host_name] -= 1
+            if not hosts[host_name]:
+                del hosts[host_name]
+        return host_name, instance
+
+    def hosts_of_group(self, group):
+        return frozenset(self.group_hosts.get(group, ()))
