@@ -2,8 +2,11 @@
 
 import json
 
+from oslo_config import cfg
+
 from preemptible_sched.conf import CONF
 from preemptible_sched.driver import scheduler
+from preemptible_sched import exception
 from preemptible_sched import scenario as scenario_mod
 
 
@@ -108,7 +111,16 @@ def to_table(decision, spec, mode):
 def run(args):
     scenario = scenario_mod.load(args.scenario, CONF)
     scenario.apply_config(CONF)
-    decision = decide(scenario)
+    try:
+        decision = decide(scenario)
+    except exception.UnknownPlugin as error:
+        if error.option in scenario.config.get(error.group, {}) and \
+                CONF.get_location(error.option, error.group).location == \
+                cfg.Locations.set_default:
+            raise exception.InvalidInput(
+                scenario.path, 'config.%s.%s' % (error.group, error.option),
+                str(error).split(': ', 1)[1])
+        raise
     if args.format == 'json':
         print(json.dumps(to_dict(decision), indent=2))
     else:

@@ -4,12 +4,14 @@ Exit codes: 0 success; 1 the request could not be placed; 2 bad input
 (file, field, option or plugin name), reported on one line of stderr.
 """
 
+import re
 import sys
 
 from oslo_config import cfg
 
 from preemptible_sched.cmd import decide
 from preemptible_sched.conf import CONF
+from preemptible_sched.conf import opts as opts_mod
 from preemptible_sched import exception
 
 EXIT_OK, EXIT_NO_VALID_HOST, EXIT_BAD_INPUT = 0, 1, 2
@@ -22,6 +24,27 @@ def _add_parsers(subparsers):
         command.add_parser(subparsers)
 
 
+_GLOBAL_OPTIONS = ('--config-file', '--config-dir')
+
+
+def _hoist_global_options(argv):
+    """Move ``--config-file``/``--config-dir`` in front of the subcommand.
+
+    oslo.config parses them before the subcommand, but users write them
+    anywhere (``preemptible-sched decide --scenario F --config-file C``).
+    """
+    hoisted, rest = [], []
+    args = iter(argv)
+    for arg in args:
+        if arg in _GLOBAL_OPTIONS:
+            hoisted += [arg, next(args, '')]
+        elif arg.split('=', 1)[0] in _GLOBAL_OPTIONS:
+            hoisted.append(arg)
+        else:
+            rest.append(arg)
+    return hoisted + rest
+
+
 def _option_source(group, name):
     """Where the value of ``[group] name`` came from, for error messages."""
     location = CONF.get_location(name, group)
@@ -30,6 +53,22 @@ def _option_source(group, name):
     if location.location == cfg.Locations.set_default:
         return 'scenario config'
     return 'default'
+
+
+_BAD_VALUE = re.compile(r"Value for option (?P<name>\S+) from .*?"
+                        r"detail='(?P<file>[^']*)'.*? is not valid: "
+                        r"(?P<reason>.*)", re.S)
+
+
+def _describe_bad_value(error):
+    """``FILE: [group] option: reason`` for oslo's ConfigFileValueError."""
+    match = _BAD_VALUE.match(str(error))
+    if not match:
+        return str(error)
+    groups = [group.name for group, opts in opts_mod.list_opts()
+              if any(opt.dest == match['name'] for opt in opts)]
+    return '%s: [%s] %s: %s' % (match['file'], '|'.join(groups) or '?',
+                                match['name'], match['reason'])
 
 
 def _fail(message):
@@ -43,8 +82,10 @@ def main(argv=None):
         'command', title='Commands', handler=_add_parsers,
         help='Run "preemptible-sched COMMAND --help" for its options.'))
     try:
-        CONF(sys.argv[1:] if argv is None else argv,
+        CONF(_hoist_global_options(sys.argv[1:] if argv is None else argv),
              project='preemptible-sched')
+    except cfg.ConfigFileValueError as error:
+        return _fail(_describe_bad_value(error))
     except cfg.Error as error:
         return _fail(error)
     try:
@@ -52,6 +93,8 @@ def main(argv=None):
     except exception.UnknownPlugin as error:
         return _fail('%s: %s' % (_option_source(error.group, error.option),
                                  error))
+    except cfg.ConfigFileValueError as error:
+        return _fail(_describe_bad_value(error))
     except (exception.InvalidInput, cfg.Error) as error:
         return _fail(error)
     finally:

@@ -1,0 +1,222 @@
+"""``preemptible-sched decide``: output, exit codes and bad input."""
+
+import copy
+import io
+import json
+import os
+import tempfile
+from unittest import mock
+
+from preemptible_sched.cmd import sched
+from tests import base
+
+SCENARIO = os.path.join(os.path.dirname(__file__), '..', '..', '..', 'etc',
+                        'preemptible-sched', 'scenarios',
+                        'paper-snapshot-1.json')
+
+
+class DecideTestCase(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.tmp = tempfile.mkdtemp()
+        self.addCleanup(lambda: [os.unlink(os.path.join(self.tmp, f))
+                                 for f in os.listdir(self.tmp)])
+        with open(SCENARIO) as stream:
+            self.data = json.load(stream)
+
+    def write(self, data, name='scenario.json'):
+        path = os.path.join(self.tmp, name)
+        with open(path, 'w') as stream:
+            stream.write(data if isinstance(data, str) else json.dumps(data))
+        return path
+
+    def run_cli(self, *argv):
+        out, err = io.StringIO(), io.StringIO()
+        with mock.patch('sys.stdout', out), mock.patch('sys.stderr', err):
+            code = sched.main(list(argv))
+        return code, out.getvalue(), err.getvalue()
+
+    def decide(self, data, *extra):
+        return self.run_cli('decide', '--scenario', self.write(data), *extra)
+
+    def assertBadInput(self, result, *fragments):
+        code, out, err = result
+        self.assertEqual(2, code)
+        self.assertEqual('', out)
+        self.assertEqual(1, len(err.splitlines()), err)
+        self.assertNotIn('Traceback', err)
+        for fragment in fragments:
+            self.assertIn(fragment, err)
+
+
+class TestDecide(DecideTestCase):
+
+    def test_paper_snapshot_json(self):
+        code, out, err = self.run_cli('decide', '--scenario', SCENARIO)
+        self.assertEqual(0, code, err)
+        result = json.loads(out)
+        self.assertEqual('placed', result['result'])
+        self.assertEqual([{'instance': 'new', 'host': 'host-B',
+                           'terminate': ['BP1'],
+                           'termination_cost': 660.0}], result['selected'])
+        by_name = {host['name']: host for host in result['hosts']}
+        # Raw weight = minus the cheapest partial period on each host.
+        self.assertEqual(
+            {'host-A': -1620.0, 'host-B': -660.0, 'host-C': -1800.0,
+             'host-D': -1140.0},
+            {name: host['weights']['termination_cost']['raw']
+             for name, host in by_name.items()})
+        self.assertEqual(['AP2'], by_name['host-A']['terminate'])
+        self.assertEqual(1.0, by_name['host-B']['weights'][
+            'termination_cost']['normalized'])
+        self.assertEqual(0.0, by_name['host-C']['weights'][
+            'termination_cost']['normalized'])
+
+    def test_paper_snapshot_table(self):
+        code, out, err = self.run_cli('decide', '--scenario', SCENARIO,
+                                      '--format', 'table')
+        self.assertEqual(0, code, err)
+        self.assertIn('new -> host-B, terminate: BP1', out)
+        self.assertRegex(out, r'host-C +normal +yes +-1800/0 +0 +CP1')
+
+    def test_no_valid_host_exits_1(self):
+        self.data['request']['preemptible'] = True
+        code, out, err = self.decide(self.data)
+        self.assertEqual(1, code, err)
+        result = json.loads(out)
+        self.assertEqual('no_valid_host', result['result'])
+        self.assertEqual([], result['selected'])
+
+    def test_config_file_overrides_scenario_config(self):
+        conf = self.write('[preemptible]\nmode = plain\n', 'plain.conf')
+        code, out, _ = self.run_cli('decide', '--scenario', SCENARIO,
+                                    '--config-file', conf)
+        self.assertEqual(1, code)
+
+    def test_failed_filter_is_reported(self):
+        self.data['hosts'][0]['enabled'] = False
+        code, out, _ = self.decide(self.data)
+        host_a = json.loads(out)['hosts'][0]
+        self.assertEqual((False, 'compute'),
+                         (host_a['passed'], host_a['failed_filter']))
+
+    def test_multi_instance_lists_every_pass(self):
+        self.data['request']['num_instances'] = 2
+        code, out, _ = self.decide(self.data)
+        result = json.loads(out)
+        self.assertEqual([('host-B', ['BP1']), ('host-D', ['DP2'])],
+                         [(s['host'], s['terminate'])
+                          for s in result['selected']])
+        self.assertEqual(2, len(result['passes']))
+
+    def test_yaml_scenario(self):
+        import yaml
+        code, out, _ = self.run_cli(
+            'decide', '--scenario', self.write(yaml.safe_dump(self.data),
+                                               'scenario.yaml'))
+        self.assertEqual('host-B', json.loads(out)['selected'][0]['host'])
+
+
+class TestBadInput(DecideTestCase):
+
+    def test_malformed_json(self):
+        path = self.write('{"hosts": [\n  {"name": }\n]}')
+        self.assertBadInput(self.run_cli('decide', '--scenario', path),
+                            path, 'line 2 column 12', 'malformed JSON')
+
+    def test_unreadable_file(self):
+        path = os.path.join(self.tmp, 'missing.json')
+        self.assertBadInput(self.run_cli('decide', '--scenario', path),
+                            path, 'cannot read file')
+
+    def test_unknown_flavor(self):
+        self.data['hosts'][2]['instances'][1]['flavor'] = 'huge'
+        self.assertBadInput(self.decide(self.data), 'scenario.json',
+                            'hosts[2].instances[1].flavor',
+                            "unknown flavor 'huge'")
+
+    def test_unknown_request_flavor(self):
+        self.data['request']['flavor'] = 'xl'
+        self.assertBadInput(self.decide(self.data), 'request.flavor',
+                            "unknown flavor 'xl'")
+
+    def test_negative_size(self):
+        self.data['hosts'][1]['vcpus'] = -8
+        self.assertBadInput(self.decide(self.data), 'scenario.json',
+                            'hosts[1].vcpus', 'less than the minimum of 0')
+
+    def test_negative_runtime(self):
+        self.data['hosts'][0]['instances'][0]['runtime_s'] = -1
+        self.assertBadInput(self.decide(self.data),
+                            'hosts[0].instances[0].runtime_s')
+
+    def test_missing_field(self):
+        del self.data['hosts'][3]['memory_mb']
+        self.assertBadInput(self.decide(self.data), 'scenario.json',
+                            'hosts[3].memory_mb', 'missing required field')
+
+    def test_missing_request(self):
+        del self.data['request']
+        self.assertBadInput(self.decide(self.data), 'request',
+                            'missing required field')
+
+    def test_instance_without_size(self):
+        del self.data['hosts'][0]['instances'][0]['flavor']
+        self.assertBadInput(self.decide(self.data), 'hosts[0].instances[0]',
+                            'needs a "flavor"')
+
+    def test_wrong_type(self):
+        self.data['hosts'][0]['instances'][0]['preemptible'] = 'yes'
+        self.assertBadInput(self.decide(self.data),
+                            'hosts[0].instances[0].preemptible',
+                            "'yes' is not of type 'boolean'")
+
+    def test_unknown_field(self):
+        self.data['hosts'][0]['cpus'] = 8
+        self.assertBadInput(self.decide(self.data), 'hosts[0]',
+                            "unknown field(s): 'cpus'")
+
+    def test_duplicate_instance_id(self):
+        self.data['hosts'][1]['instances'][0]['id'] = 'A1'
+        self.assertBadInput(self.decide(self.data),
+                            'hosts[1].instances[0].id', 'duplicate')
+
+    def test_unknown_plugin_in_scenario_config(self):
+        self.data['config']['filter_scheduler']['enabled_filters'] = [
+            'compute', 'ressources']
+        self.assertBadInput(self.decide(self.data), 'scenario.json',
+                            'config.filter_scheduler.enabled_filters',
+                            "'ressources'", 'valid: affinity')
+
+    def test_unknown_plugin_in_config_file(self):
+        data = copy.deepcopy(self.data)
+        del data['config']['preemptible']
+        conf = self.write('[preemptible]\ntermination_costs = bogus\n',
+                          'bad.conf')
+        self.assertBadInput(self.decide(data, '--config-file', conf),
+                            conf, "'bogus'", 'valid: billing_period')
+
+    def test_bad_option_value_in_scenario(self):
+        self.data['config']['filter_scheduler']['host_subset_size'] = 'many'
+        self.assertBadInput(self.decide(self.data),
+                            'config.filter_scheduler.host_subset_size',
+                            'bad value')
+
+    def test_unknown_option_in_scenario(self):
+        self.data['config']['preemptible']['billing_period'] = 60
+        self.assertBadInput(self.decide(self.data),
+                            'config.preemptible.billing_period',
+                            'unknown option')
+
+    def test_bad_option_value_in_config_file(self):
+        conf = self.write('[preemptible]\nmode = eager\n', 'bad.conf')
+        data = copy.deepcopy(self.data)
+        del data['config']['preemptible']
+        self.assertBadInput(self.decide(data, '--config-file', conf),
+                            conf + ': [preemptible] mode:', "'eager'")
+
+    def test_malformed_config_file(self):
+        conf = self.write('[preemptible\nmode = plain\n', 'broken.conf')
+        self.assertBadInput(self.run_cli('decide', '--scenario', SCENARIO,
+                                         '--config-file', conf), conf)
