@@ -1,1 +1,1 @@
-"""preemptible_sched: preemptible instances and QoS classes for OpenStack-style schedulers."""
+"""preemptible_sched: preemptible instances and QoS classes for clouds."""

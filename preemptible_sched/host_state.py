@@ -216,7 +216,7 @@ class HostState:
         even with every preemptible instance gone. Memoised like
         :meth:`termination_plan`.
         """
-        key = (resources, self.generation)
+        key = (resources, self.generation, self.planner.now)
         if self._count_memo is not None and self._count_memo[0] == key:
             return self._count_memo[1]
         if self.full.fits(resources):

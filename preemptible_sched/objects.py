@@ -70,8 +70,9 @@ class Instance:
 class Aggregate:
     """A host aggregate: a name and metadata (key=value strings).
 
-    Metadata may override weigher multipliers (key ``<name>_weight_multiplier``)
-    and carries ``availability_zone`` and attributes matched by filters.
+    Metadata may override weigher multipliers (key
+    ``<name>_weight_multiplier``) and carries ``availability_zone`` and
+    attributes matched by filters.
     """
 
     name: str

@@ -14,7 +14,6 @@ import json
 import os
 
 import jsonschema
-from oslo_config import cfg
 import yaml
 
 from preemptible_sched import exception

@@ -45,11 +45,11 @@ class TerminationCostHandler:
             if not multiplier:
                 continue
             value = plugin.cost(instance, host_state, now)
-            if value < 0:
+            if not value >= 0:
                 # A negative cost would make terminating more instances
                 # cheaper, which no exact selector can honour.
                 raise ValueError('termination cost %r returned %r for '
-                                 'instance %s: costs must be >= 0'
+                                 'instance %s: costs must be numbers >= 0'
                                  % (plugin.name, value, instance.id))
             total += multiplier * value
         return total

@@ -26,8 +26,12 @@ def normalize(weights, minval=None, maxval=None):
     if not weights:
         return []
     if minval is not None or maxval is not None:
-        low = min(weights) if minval is None else minval
-        high = max(weights) if maxval is None else maxval
+        low = minval
+        high = maxval
+        if low is None:
+            low = min(min(weights), high)
+        if high is None:
+            high = max(max(weights), low)
         weights = [min(max(w, low), high) for w in weights]
     else:
         low, high = min(weights), max(weights)
@@ -35,6 +39,15 @@ def normalize(weights, minval=None, maxval=None):
         return [0.0] * len(weights)
     span = float(high - low)
     return [(w - low) / span for w in weights]
+
+
+def _rank_last(weights):
+    """Replace None weights by one less than the lowest other weight."""
+    if None not in weights:
+        return weights
+    known = [weight for weight in weights if weight is not None]
+    floor = min(known) - 1 if known else -1.0
+    return [floor if weight is None else weight for weight in weights]
 
 
 class BaseHostWeigher:
@@ -50,7 +63,12 @@ class BaseHostWeigher:
     maxval = None
 
     def _weigh_object(self, host_view, spec):
-        """Raw weight of one host for ``spec``; higher is better."""
+        """Raw weight of one host for ``spec``; higher is better.
+
+        None means the host cannot take the request at all (possible only
+        when the filters let such a host through): it is then weighed one
+        below the lowest weight of the other hosts, so it ranks last.
+        """
         raise NotImplementedError()
 
     def weigh_objects(self, host_views, spec):
@@ -120,7 +138,8 @@ class WeightHandler:
         debug = LOG.isEnabledFor(logging.DEBUG)
         for weigher in self.weighers:
             raw = weigher.weigh_objects(host_views, spec)
-            normalized = normalize(raw, weigher.minval, weigher.maxval)
+            normalized = normalize(_rank_last(raw), weigher.minval,
+                                   weigher.maxval)
             default = weigher.default_multiplier()
             for item, raw_weight, norm in zip(weighed, raw, normalized):
                 host = item.view.host

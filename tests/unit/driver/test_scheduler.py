@@ -1,4 +1,4 @@
-"""select_destinations in the three modes, and its invariants on random clouds."""
+"""select_destinations in the three modes; invariants on random clouds."""
 
 from hypothesis import given
 from hypothesis import settings

@@ -1,4 +1,4 @@
-"""The termination selector against hand-made cases and an exhaustive oracle."""
+"""The termination selector against hand-made cases and an oracle."""
 
 import itertools
 

@@ -1,0 +1,41 @@
+"""Kubernetes 1.9 ``BalancedResourceAllocation``: keep CPU and RAM in step.
+
+With ``requested`` the full-view usage plus the new instance, the CPU and
+memory fractions are ``requested / capacity`` (1 when the capacity is 0) and
+the score is ``10 - 10 * |cpu_fraction - memory_fraction|``; when either
+fraction reaches 1 the host would be full and the score is 0, as in
+Kubernetes. Higher is better: it prefers hosts where the request leaves
+the two resources equally used, so neither is stranded. A negative
+multiplier would prefer unbalanced hosts and is rarely useful.
+
+``minval``/``maxval`` are fixed at 0 and 10 for the reason given in
+``least_requested``: the normalised weight is score / 10 and the weighted
+sum of the two ranks hosts as Kubernetes does.
+
+Options: ``[filter_scheduler] balanced_allocation_weight_multiplier``
+(default 1.0), overridable per aggregate by metadata of the same name.
+"""
+
+from preemptible_sched import weighers
+
+MAX_SCORE = 10.0
+
+
+def _fraction(capacity, requested):
+    return 1.0 if capacity <= 0 else requested / capacity
+
+
+class BalancedAllocationWeigher(weighers.BaseHostWeigher):
+    """Score 0-10: 10 when CPU and memory end up equally used."""
+
+    minval = 0.0
+    maxval = MAX_SCORE
+
+    def _weigh_object(self, host_view, spec):
+        capacity = host_view.host.capacity
+        requested = host_view.used + spec.resources
+        cpu = _fraction(capacity.vcpus, requested.vcpus)
+        memory = _fraction(capacity.memory_mb, requested.memory_mb)
+        if cpu >= 1.0 or memory >= 1.0:
+            return 0.0
+        return MAX_SCORE - MAX_SCORE * abs(cpu - memory)

@@ -1,0 +1,42 @@
+"""Kubernetes 1.9 ``LeastRequestedPriority``: prefer the emptiest hosts.
+
+For CPU and memory, with ``requested`` the full-view usage plus the new
+instance, the score is ``10 * (capacity - requested) / capacity`` clamped to
+[0, 10] (0 when the capacity is 0); the raw weight is the mean of the two,
+so it lies in [0, 10] and a higher value means more room left (spread). Set
+the multiplier negative to prefer the fullest hosts (much like Kubernetes'
+``MostRequested``).
+
+``minval``/``maxval`` are fixed at 0 and 10 instead of the observed
+extremes: the normalised weight is then score / 10, a fixed scale, so the
+weighted sum with ``balanced_allocation`` ranks hosts exactly as the
+Kubernetes weighted sum of scores does, and a tiny spread between hosts is
+not stretched to the full [0, 1].
+
+Options: ``[filter_scheduler] least_requested_weight_multiplier`` (default
+1.0), overridable per aggregate by metadata of the same name.
+"""
+
+from preemptible_sched import weighers
+
+MAX_SCORE = 10.0
+
+
+def _score(capacity, requested):
+    if capacity <= 0:
+        return 0.0
+    score = MAX_SCORE * (capacity - requested) / capacity
+    return min(max(score, 0.0), MAX_SCORE)
+
+
+class LeastRequestedWeigher(weighers.BaseHostWeigher):
+    """Score 0-10: mean free CPU and memory share after placing the request."""
+
+    minval = 0.0
+    maxval = MAX_SCORE
+
+    def _weigh_object(self, host_view, spec):
+        capacity = host_view.host.capacity
+        requested = host_view.used + spec.resources
+        return (_score(capacity.vcpus, requested.vcpus) +
+                _score(capacity.memory_mb, requested.memory_mb)) / 2.0

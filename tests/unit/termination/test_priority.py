@@ -1,0 +1,22 @@
+from preemptible_sched.termination import priority
+from tests import base
+
+
+class TestPriorityCost(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.plugin = priority.PriorityCost()
+        self.state = base.make_host_state()
+
+    def _cost(self, value):
+        instance = base.make_instance('p1', preemptible=True, priority=value)
+        return self.plugin.cost(instance, self.state, 100)
+
+    def test_cost_is_priority(self):
+        self.assertEqual(0.0, self._cost(0))
+        self.assertEqual(9.0, self._cost(9))
+        self.assertEqual(2.5, self._cost(2.5))
+
+    def test_negative_priority_clamped_to_zero(self):
+        self.assertEqual(0.0, self._cost(-3))

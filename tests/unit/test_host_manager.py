@@ -1,0 +1,37 @@
+"""The host manager's indexes follow every add and remove."""
+
+from preemptible_sched import host_manager
+from preemptible_sched import objects
+from tests import base
+
+
+class TestHostManager(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.manager = host_manager.HostManager(base.FakePlanner())
+        for name in ('h1', 'h2'):
+            self.manager.add_host(objects.Host(name, 8, 16384, 500))
+
+    def test_instances_and_groups_are_indexed(self):
+        self.manager.add_instance('h1', base.make_instance('a', group='g'))
+        self.manager.add_instance('h2', base.make_instance('b', group='g'))
+        self.assertEqual({'a': 'h1', 'b': 'h2'}, self.manager.instance_hosts)
+        self.assertEqual(frozenset({'h1', 'h2'}),
+                         self.manager.hosts_of_group('g'))
+        host, instance = self.manager.remove_instance('a')
+        self.assertEqual(('h1', 'a'), (host, instance.id))
+        self.assertEqual(frozenset({'h2'}), self.manager.hosts_of_group('g'))
+        self.assertEqual(0, self.manager.host_states['h1'].full.num_instances)
+
+    def test_duplicates_are_refused(self):
+        self.manager.add_instance('h1', base.make_instance('a'))
+        self.assertRaises(ValueError, self.manager.add_instance, 'h2',
+                          base.make_instance('a'))
+        self.assertRaises(ValueError, self.manager.add_host,
+                          objects.Host('h1', 1, 1))
+
+    def test_time_is_the_planners(self):
+        self.manager.set_time(42.0)
+        self.assertEqual(42.0, self.manager.now)
+        self.assertEqual(42.0, self.manager.planner.now)

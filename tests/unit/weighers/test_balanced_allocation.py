@@ -1,0 +1,59 @@
+from preemptible_sched import weighers
+from preemptible_sched.weighers import balanced_allocation
+from tests import base
+
+
+class TestBalancedAllocationWeigher(base.TestCase):
+    """8 vCPU / 16384 MB blades unless told otherwise."""
+
+    def setUp(self):
+        super().setUp()
+        self.weigher = balanced_allocation.BalancedAllocationWeigher()
+        self.weigher.name = 'balanced_allocation'
+
+    def _score(self, used, request, preemptible=False, **host_kw):
+        instances = [base.make_instance('i', used, preemptible=preemptible)]
+        state = base.make_host_state(instances=instances, **host_kw)
+        return self.weigher._weigh_object(state.full,
+                                          base.make_spec(request))
+
+    def test_hand_computed(self):
+        # cpu 4 / 8 = 0.5; memory 8000 / 16384 = 0.48828125.
+        self.assertAlmostEqual(9.8828125,
+                               self._score((2, 4000, 0), (2, 4000, 0)))
+
+    def test_preemptible_usage_counts(self):
+        self.assertAlmostEqual(
+            9.8828125,
+            self._score((2, 4000, 0), (2, 4000, 0), preemptible=True))
+
+    def test_perfect_balance_is_ten(self):
+        self.assertEqual(10.0, self._score((1, 2000, 0), (3, 6000, 0),
+                                           memory_mb=16000))
+
+    def test_unbalanced(self):
+        # cpu 0.75, memory 0.125: 10 - 6.25.
+        self.assertAlmostEqual(3.75, self._score((0, 0, 0), (6, 2048, 0)))
+
+    def test_full_cpu_scores_zero(self):
+        self.assertEqual(0.0, self._score((6, 4000, 0), (2, 4000, 0)))
+
+    def test_full_memory_scores_zero(self):
+        self.assertEqual(0.0, self._score((0, 12384, 0), (2, 4000, 0)))
+
+    def test_zero_capacity_scores_zero(self):
+        self.assertEqual(0.0, self._score((0, 0, 0), (0, 0, 0), vcpus=0))
+
+    def test_fixed_bounds_normalise_to_score_over_ten(self):
+        self.assertEqual((0.0, 10.0),
+                         (self.weigher.minval, self.weigher.maxval))
+        views = [base.make_host_state(name, instances=[
+                     base.make_instance(name, used)]).full
+                 for name, used in (('skewed', (4, 0, 0)),
+                                    ('even', (1, 2048, 0)))]
+        handler = weighers.WeightHandler([self.weigher])
+        ranked = handler.get_weighed_objects(
+            views, base.make_spec((1, 2048, 0)))
+        # skewed: cpu 0.625, memory 0.125 -> 5; even: 0.25, 0.25 -> 10.
+        self.assertEqual([('even', 1.0), ('skewed', 0.5)],
+                         [(i.view.name, i.weight) for i in ranked])

@@ -1,0 +1,30 @@
+from preemptible_sched import weighers
+from preemptible_sched.weighers import disk
+from tests import base
+
+
+class TestDiskWeigher(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.weigher = disk.DiskWeigher()
+        self.weigher.name = 'disk'
+        self.spec = base.make_spec()
+
+    def test_raw_is_free_disk_on_full_view(self):
+        state = base.make_host_state(disk_gb=200, instances=[
+            base.make_instance('n1'),
+            base.make_instance('p1', (1, 100, 25), preemptible=True)])
+        # 200 - 40 - 25.
+        self.assertEqual([135.0],
+                         self.weigher.weigh_objects([state.full], self.spec))
+
+    def test_spreads_by_default_and_stacks_when_negative(self):
+        views = [base.make_host_state('big', disk_gb=1000).full,
+                 base.make_host_state('small', disk_gb=100).full]
+        handler = weighers.WeightHandler([self.weigher])
+        best = handler.get_weighed_objects(views, self.spec)[0]
+        self.assertEqual('big', best.view.name)
+        self.flags(group='filter_scheduler', disk_weight_multiplier=-1.0)
+        best = handler.get_weighed_objects(views, self.spec)[0]
+        self.assertEqual('small', best.view.name)

@@ -1,0 +1,71 @@
+from preemptible_sched import host_state
+from preemptible_sched import weighers
+from preemptible_sched.weighers import termination_cost
+from tests import base
+
+
+class RefusingPlanner(base.FakePlanner):
+    def plan(self, state, resources, cost=None):
+        raise AssertionError(f'planner asked about {state.name}')
+
+
+class TestTerminationCostWeigher(base.TestCase):
+    """A 4 vCPU request on 8 vCPU blades full of preemptible mediums."""
+
+    def setUp(self):
+        super().setUp()
+        self.weigher = termination_cost.TerminationCostWeigher()
+        self.weigher.name = 'termination_cost'
+        self.spec = base.make_spec((4, 8000, 40))
+
+    @staticmethod
+    def _plan(name, *costs):
+        victims = tuple(base.make_instance(f'{name}-v{i}',
+                                           preemptible=True)
+                        for i in range(len(costs)))
+        return host_state.TerminationPlan(name, victims, costs)
+
+    def _views(self):
+        # Two cheap victims beat one dear victim: the cost ranks, not
+        # the count.
+        planner = base.FakePlanner({
+            'cheap': self._plan('cheap', 600.0, 300.0),
+            'dear': self._plan('dear', 2000.0)})
+
+        def host(name, preemptible):
+            instances = [base.make_instance(f'{name}-p{i}',
+                                            preemptible=True)
+                         for i in range(preemptible)]
+            return base.make_host_state(name, instances=instances,
+                                        planner=planner).full
+
+        return [host('dear', 4), host('never', 4), host('cheap', 4),
+                host('fits', 2)]
+
+    def test_raw_weights(self):
+        self.assertEqual([-2000.0, None, -900.0, 0.0],
+                         self.weigher.weigh_objects(self._views(), self.spec))
+
+    def test_fitting_host_does_not_ask_planner(self):
+        state = base.make_host_state(planner=RefusingPlanner())
+        self.assertEqual(0.0,
+                         self.weigher._weigh_object(state.full, self.spec))
+
+    def test_unplaceable_everywhere(self):
+        views = [base.make_host_state(name, vcpus=2).full
+                 for name in ('a', 'b')]
+        self.assertEqual([None, None],
+                         self.weigher.weigh_objects(views, self.spec))
+        ranked = weighers.WeightHandler([self.weigher]).get_weighed_objects(
+            views, self.spec)
+        self.assertEqual([0.0, 0.0], [item.weight for item in ranked])
+
+    def test_ranking_with_default_multiplier(self):
+        handler = weighers.WeightHandler([self.weigher])
+        ranked = handler.get_weighed_objects(self._views(), self.spec)
+        self.assertEqual(['fits', 'cheap', 'dear', 'never'],
+                         [item.view.name for item in ranked])
+        # Default multiplier 10; bounds -2001 .. 0.
+        expected = [10.0, 10 * 1101 / 2001, 10 * 1 / 2001, 0.0]
+        for want, item in zip(expected, ranked):
+            self.assertAlmostEqual(want, item.weight)
