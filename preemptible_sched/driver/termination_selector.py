@@ -23,15 +23,14 @@ All comparisons are made on integers (resources scaled by 10**9, costs by
 10**6) so that the order of summation cannot change an answer.
 """
 
+import functools
+import heapq
+
 from preemptible_sched import host_state as host_state_mod
 
 RESOURCE_SCALE = 10 ** 9
 COST_SCALE = 10 ** 6
 _DIMS = (0, 1, 2)
-
-
-def _quantize(value, scale):
-    return int(round(value * scale))
 
 
 def solution_key(chosen, costs_q, resources_q, ids, need_q, capacity_q):
@@ -47,12 +46,17 @@ def solution_key(chosen, costs_q, resources_q, ids, need_q, capacity_q):
             tuple(sorted(ids[i] for i in chosen)))
 
 
+@functools.lru_cache(maxsize=4096)
+def _quantize_resources(resources):
+    # Instances mostly come in a few flavors: scale each size once.
+    return tuple(int(round(resources[d] * RESOURCE_SCALE)) for d in _DIMS)
+
+
 def quantize_problem(resources, costs, need, capacity):
-    resources_q = [tuple(_quantize(r[d], RESOURCE_SCALE) for d in _DIMS)
-                   for r in resources]
-    costs_q = [_quantize(c, COST_SCALE) for c in costs]
-    need_q = tuple(_quantize(need[d], RESOURCE_SCALE) for d in _DIMS)
-    capacity_q = tuple(_quantize(capacity[d], RESOURCE_SCALE) for d in _DIMS)
+    resources_q = [_quantize_resources(tuple(r)) for r in resources]
+    costs_q = [int(round(c * COST_SCALE)) for c in costs]
+    need_q = _quantize_resources(tuple(need))
+    capacity_q = _quantize_resources(tuple(capacity))
     return resources_q, costs_q, need_q, capacity_q
 
 
@@ -88,8 +92,40 @@ def select(resources, costs, ids, need, capacity):
     for d in needed:
         if sum(resources_q[i][d] for i in useful) < need_q[d]:
             return None
+    single = _best_single(useful, resources_q, costs_q, ids, need_q,
+                          capacity_q, needed)
+    if single is not None:
+        return single
     return _BranchAndBound(useful, resources_q, costs_q, ids, need_q,
                            capacity_q, needed).solve()
+
+
+def _best_single(useful, resources_q, costs_q, ids, need_q, capacity_q,
+                 needed):
+    """The answer when one victim provably suffices, else None.
+
+    Any set of two or more victims costs at least the two smallest costs
+    together; if the best lone victim that covers the whole need costs no
+    more than that, it wins (a tie on cost is won by the smaller set).
+    """
+    best_key = best = None
+    for i in useful:
+        size = resources_q[i]
+        if all(size[d] >= need_q[d] for d in needed):
+            # solution_key() of the set {i}, less its constant count.
+            key = (costs_q[i],
+                   sum((size[d] - max(need_q[d], 0)) / max(capacity_q[d], 1)
+                       for d in _DIMS),
+                   ids[i])
+            if best_key is None or key < best_key:
+                best_key, best = key, i
+    if best is None:
+        return None
+    if len(useful) > 1:
+        first, second = heapq.nsmallest(2, (costs_q[i] for i in useful))
+        if best_key[0] > first + second:
+            return None
+    return (best,)
 
 
 class _BranchAndBound:
