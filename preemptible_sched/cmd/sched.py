@@ -8,6 +8,7 @@ import re
 import sys
 
 from oslo_config import cfg
+from oslo_log import log as logging
 
 from preemptible_sched.cmd import decide
 from preemptible_sched.conf import CONF
@@ -81,6 +82,9 @@ def main(argv=None):
     CONF.register_cli_opt(cfg.SubCommandOpt(
         'command', title='Commands', handler=_add_parsers,
         help='Run "preemptible-sched COMMAND --help" for its options.'))
+    logging.register_options(CONF)
+    # stdout carries the command's output (JSON); logs go to stderr.
+    CONF.set_default('use_stderr', True)
     try:
         CONF(_hoist_global_options(sys.argv[1:] if argv is None else argv),
              project='preemptible-sched')
@@ -88,6 +92,7 @@ def main(argv=None):
         return _fail(_describe_bad_value(error))
     except cfg.Error as error:
         return _fail(error)
+    logging.setup(CONF, 'preemptible-sched')
     try:
         return CONF.command.func(CONF.command)
     except exception.UnknownPlugin as error:

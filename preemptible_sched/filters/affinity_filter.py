@@ -1,19 +1,19 @@
-"""Keep members of an ``affinity`` server group on the hosts it already uses.
-
-When the request belongs to a group with policy ``affinity`` and the
-scheduler has found hosts that already hold members of the group
-(``spec.group_hosts``), only those hosts pass. The first member of a group
-(no hosts yet) may go anywhere, and requests with another policy or no
-group are not affected. Disable it only if server groups are not used.
-
-Options: none.
-"""
+"""Keep an ``affinity`` server group on the hosts it already uses."""
 
 from preemptible_sched import filters
 
 
 class AffinityFilter(filters.BaseHostFilter):
-    """Pass only the hosts of the request's affinity group, if it has any."""
+    """Pass only the hosts of the request's affinity group, if it has any.
+
+    When the request belongs to a group with policy ``affinity`` and the
+    scheduler has found hosts that already hold members of the group
+    (``spec.group_hosts``), only those hosts pass. The first member of a group
+    (no hosts yet) may go anywhere, and requests with another policy or no
+    group are not affected. Disable it only if server groups are not used.
+
+    Options: none.
+    """
 
     def host_passes(self, host_view, spec):
         if spec.group_policy != 'affinity' or not spec.group_hosts:

@@ -1,20 +1,20 @@
-"""Keep members of an ``anti-affinity`` server group on distinct hosts.
-
-When the request belongs to a group with policy ``anti-affinity``, a host
-is rejected if the scheduler lists it among the group's hosts
-(``spec.group_hosts``) or if it already runs an instance of the group. The
-second check catches members placed earlier in the same multi-instance
-request, which ``group_hosts`` does not know about yet. Requests with
-another policy or no group are not affected.
-
-Options: none.
-"""
+"""Keep members of an ``anti-affinity`` server group on distinct hosts."""
 
 from preemptible_sched import filters
 
 
 class AntiAffinityFilter(filters.BaseHostFilter):
-    """Reject hosts that already hold a member of the anti-affinity group."""
+    """Reject hosts that already hold a member of the anti-affinity group.
+
+    When the request belongs to a group with policy ``anti-affinity``, a host
+    is rejected if the scheduler lists it among the group's hosts
+    (``spec.group_hosts``) or if it already runs an instance of the group. The
+    second check catches members placed earlier in the same multi-instance
+    request, which ``group_hosts`` does not know about yet. Requests with
+    another policy or no group are not affected.
+
+    Options: none.
+    """
 
     def host_passes(self, host_view, spec):
         if spec.group_policy != 'anti-affinity':

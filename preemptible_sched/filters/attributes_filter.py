@@ -1,21 +1,21 @@
-"""Keep only hosts that carry every ``key=value`` constraint of the request.
-
-A constraint matches when the host has the attribute ``key`` with that
-value, or when one of the host's aggregates sets metadata ``key`` to that
-value (a host in several aggregates may carry several values for one key;
-any of them matches). Values are compared as strings, so a constraint
-``gpus=2`` matches an attribute given as the integer 2. Use it to steer
-requests to hosts with special hardware or to a group of hosts an operator
-tagged through an aggregate.
-
-Options: none.
-"""
+"""Keep only hosts that carry every ``key=value`` constraint of the request."""
 
 from preemptible_sched import filters
 
 
 class AttributesFilter(filters.BaseHostFilter):
-    """Pass hosts matching every constraint by attribute or aggregate."""
+    """Pass hosts matching every constraint by attribute or aggregate.
+
+    A constraint matches when the host has the attribute ``key`` with that
+    value, or when one of the host's aggregates sets metadata ``key`` to that
+    value (a host in several aggregates may carry several values for one key;
+    any of them matches). Values are compared as strings, so a constraint
+    ``gpus=2`` matches an attribute given as the integer 2. Use it to steer
+    requests to hosts with special hardware or to a group of hosts an operator
+    tagged through an aggregate.
+
+    Options: none.
+    """
 
     def host_passes(self, host_view, spec):
         host = host_view.host

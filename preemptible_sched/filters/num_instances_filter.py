@@ -1,20 +1,20 @@
-"""Keep only hosts carrying fewer instances than a fixed limit.
-
-Every instance on the host counts, preemptible ones included, whatever
-view the request is judged on: the termination selector frees resources,
-not instance slots, so counting only normal instances could let a host
-exceed the limit. Use it to bound the per-host blast radius or a per-host
-limit of the hypervisor that is not a resource.
-
-Options: ``[filter_scheduler] max_instances_per_host``.
-"""
+"""Keep only hosts carrying fewer instances than a fixed limit."""
 
 from preemptible_sched.conf import CONF
 from preemptible_sched import filters
 
 
 class NumInstancesFilter(filters.BaseHostFilter):
-    """Pass hosts with fewer than ``max_instances_per_host`` instances."""
+    """Pass hosts with fewer than ``max_instances_per_host`` instances.
+
+    Every instance on the host counts, preemptible ones included, whatever view
+    the request is judged on: the termination selector frees resources, not
+    instance slots, so counting only normal instances could let a host exceed
+    the limit. Use it to bound the per-host blast radius or a per-host limit of
+    the hypervisor that is not a resource.
+
+    Options: ``[filter_scheduler] max_instances_per_host``.
+    """
 
     def host_passes(self, host_view, spec):
         limit = CONF.filter_scheduler.max_instances_per_host

@@ -1,21 +1,21 @@
-"""Cost of terminating an instance: its priority.
-
-The selector then terminates low-priority instances first (higher priority
-means more valuable, as in the Google trace where priorities run 0-11). Use
-it when preemptible instances come in classes of different importance.
-
-Costs must not be negative, so a negative priority costs 0, the same as
-priority 0: such an instance is among the first to go, and the exact
-selector's guarantee (adding a victim never lowers the cost) still holds.
-
-Options: ``[preemptible] priority_cost_multiplier``.
-"""
+"""Cost of terminating an instance: its priority."""
 
 from preemptible_sched import termination
 
 
 class PriorityCost(termination.BaseTerminationCost):
-    """Prefer terminating lower-priority instances; negative counts as 0."""
+    """Prefer terminating lower-priority instances; negative counts as 0.
+
+    The selector then terminates low-priority instances first (higher priority
+    means more valuable, as in the Google trace where priorities run 0-11). Use
+    it when preemptible instances come in classes of different importance.
+
+    Costs must not be negative, so a negative priority costs 0, the same as
+    priority 0: such an instance is among the first to go, and the exact
+    selector's guarantee (adding a victim never lowers the cost) still holds.
+
+    Options: ``[preemptible] priority_cost_multiplier``.
+    """
 
     def cost(self, instance, host_state, now):
         return max(0.0, float(instance.priority))

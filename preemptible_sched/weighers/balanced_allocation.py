@@ -1,20 +1,4 @@
-"""Kubernetes 1.9 ``BalancedResourceAllocation``: keep CPU and RAM in step.
-
-With ``requested`` the full-view usage plus the new instance, the CPU and
-memory fractions are ``requested / capacity`` (1 when the capacity is 0) and
-the score is ``10 - 10 * |cpu_fraction - memory_fraction|``; when either
-fraction reaches 1 the host would be full and the score is 0, as in
-Kubernetes. Higher is better: it prefers hosts where the request leaves
-the two resources equally used, so neither is stranded. A negative
-multiplier would prefer unbalanced hosts and is rarely useful.
-
-``minval``/``maxval`` are fixed at 0 and 10 for the reason given in
-``least_requested``: the normalised weight is score / 10 and the weighted
-sum of the two ranks hosts as Kubernetes does.
-
-Options: ``[filter_scheduler] balanced_allocation_weight_multiplier``
-(default 1.0), overridable per aggregate by metadata of the same name.
-"""
+"""Kubernetes 1.9 ``BalancedResourceAllocation``: keep CPU and RAM in step."""
 
 from preemptible_sched import weighers
 
@@ -26,7 +10,23 @@ def _fraction(capacity, requested):
 
 
 class BalancedAllocationWeigher(weighers.BaseHostWeigher):
-    """Score 0-10: 10 when CPU and memory end up equally used."""
+    """Score 0-10: 10 when CPU and memory end up equally used.
+
+    With ``requested`` the full-view usage plus the new instance, the CPU and
+    memory fractions are ``requested / capacity`` (1 when the capacity is 0)
+    and the score is ``10 - 10 * |cpu_fraction - memory_fraction|``; when
+    either fraction reaches 1 the host would be full and the score is 0, as in
+    Kubernetes. Higher is better: it prefers hosts where the request leaves the
+    two resources equally used, so neither is stranded. A negative multiplier
+    would prefer unbalanced hosts and is rarely useful.
+
+    ``minval``/``maxval`` are fixed at 0 and 10 for the reason given in
+    ``least_requested``: the normalised weight is score / 10 and the weighted
+    sum of the two ranks hosts as Kubernetes does.
+
+    Options: ``[filter_scheduler] balanced_allocation_weight_multiplier``
+    (default 1.0), overridable per aggregate by metadata of the same name.
+    """
 
     minval = 0.0
     maxval = MAX_SCORE

@@ -1,21 +1,4 @@
-"""Kubernetes 1.9 ``LeastRequestedPriority``: prefer the emptiest hosts.
-
-For CPU and memory, with ``requested`` the full-view usage plus the new
-instance, the score is ``10 * (capacity - requested) / capacity`` clamped to
-[0, 10] (0 when the capacity is 0); the raw weight is the mean of the two,
-so it lies in [0, 10] and a higher value means more room left (spread). Set
-the multiplier negative to prefer the fullest hosts (much like Kubernetes'
-``MostRequested``).
-
-``minval``/``maxval`` are fixed at 0 and 10 instead of the observed
-extremes: the normalised weight is then score / 10, a fixed scale, so the
-weighted sum with ``balanced_allocation`` ranks hosts exactly as the
-Kubernetes weighted sum of scores does, and a tiny spread between hosts is
-not stretched to the full [0, 1].
-
-Options: ``[filter_scheduler] least_requested_weight_multiplier`` (default
-1.0), overridable per aggregate by metadata of the same name.
-"""
+"""Kubernetes 1.9 ``LeastRequestedPriority``: prefer the emptiest hosts."""
 
 from preemptible_sched import weighers
 
@@ -30,7 +13,24 @@ def _score(capacity, requested):
 
 
 class LeastRequestedWeigher(weighers.BaseHostWeigher):
-    """Score 0-10: mean free CPU and memory share after placing the request."""
+    """Score 0-10: mean free CPU and memory share after placing the request.
+
+    For CPU and memory, with ``requested`` the full-view usage plus the new
+    instance, the score is ``10 * (capacity - requested) / capacity`` clamped
+    to [0, 10] (0 when the capacity is 0); the raw weight is the mean of the
+    two, so it lies in [0, 10] and a higher value means more room left
+    (spread). Set the multiplier negative to prefer the fullest hosts (much
+    like Kubernetes' ``MostRequested``).
+
+    ``minval``/``maxval`` are fixed at 0 and 10 instead of the observed
+    extremes: the normalised weight is then score / 10, a fixed scale, so the
+    weighted sum with ``balanced_allocation`` ranks hosts exactly as the
+    Kubernetes weighted sum of scores does, and a tiny spread between hosts is
+    not stretched to the full [0, 1].
+
+    Options: ``[filter_scheduler] least_requested_weight_multiplier`` (default
+    1.0), overridable per aggregate by metadata of the same name.
+    """
 
     minval = 0.0
     maxval = MAX_SCORE

@@ -1,24 +1,25 @@
-"""Prefer hosts where the request terminates the fewest preemptible instances.
-
-The raw weight is 0 when the request fits the host's full view and minus
-the smallest number of preemptible instances whose termination makes it fit
-otherwise. It is the simplest preemption-aware ranking: it ignores what the
-victims are worth (use ``termination_cost`` for that). A host where the
-request cannot fit even with every preemptible instance gone (only possible
-when the filters let such a host through) gets one less than the lowest
-weight of the other hosts, so it ranks below all of them; if no host can
-take the request at all, they all get -1 (all equal, so the weigher has no
-say). Keep the multiplier positive; a negative one would prefer terminating.
-
-Options: ``[filter_scheduler] preemptible_count_weight_multiplier`` (default
-1.0), overridable per aggregate by metadata of the same name.
-"""
+"""Prefer hosts where the request terminates the fewest instances."""
 
 from preemptible_sched import weighers
 
 
 class PreemptibleCountWeigher(weighers.BaseHostWeigher):
-    """Prefer hosts needing fewer terminations; 0 means none needed."""
+    """Prefer hosts needing fewer terminations; 0 means none needed.
+
+    The raw weight is 0 when the request fits the host's full view and minus
+    the smallest number of preemptible instances whose termination makes it fit
+    otherwise. It is the simplest preemption-aware ranking: it ignores what the
+    victims are worth (use ``termination_cost`` for that). A host where the
+    request cannot fit even with every preemptible instance gone (only possible
+    when the filters let such a host through) gets one less than the lowest
+    weight of the other hosts, so it ranks below all of them; if no host can
+    take the request at all, they all get -1 (all equal, so the weigher has no
+    say). Keep the multiplier positive; a negative one would prefer
+    terminating.
+
+    Options: ``[filter_scheduler] preemptible_count_weight_multiplier``
+    (default 1.0), overridable per aggregate by metadata of the same name.
+    """
 
     def _weigh_object(self, host_view, spec):
         if host_view.fits(spec.resources):

@@ -1,20 +1,20 @@
-"""Weigh hosts by free RAM on the full view.
-
-The raw weight is the free memory in MB counting every instance, preemptible
-ones included. With a positive multiplier the host with the most free RAM
-wins, which spreads instances over hosts; set the multiplier negative to
-stack them instead (fill one host before the next, leaving whole hosts free
-for large requests).
-
-Options: ``[filter_scheduler] ram_weight_multiplier`` (default 1.0),
-overridable per aggregate by metadata of the same name.
-"""
+"""Weigh hosts by free RAM on the full view."""
 
 from preemptible_sched import weighers
 
 
 class RAMWeigher(weighers.BaseHostWeigher):
-    """Prefer hosts with more free RAM (spread); negative multiplier packs."""
+    """Prefer hosts with more free RAM (spread); negative multiplier packs.
+
+    The raw weight is the free memory in MB counting every instance,
+    preemptible ones included. With a positive multiplier the host with the
+    most free RAM wins, which spreads instances over hosts; set the multiplier
+    negative to stack them instead (fill one host before the next, leaving
+    whole hosts free for large requests).
+
+    Options: ``[filter_scheduler] ram_weight_multiplier`` (default 1.0),
+    overridable per aggregate by metadata of the same name.
+    """
 
     def _weigh_object(self, host_view, spec):
         return host_view.free_memory_mb

@@ -1,26 +1,27 @@
-"""Prefer hosts where making room for the request costs the least.
-
-The raw weight is 0 when the request fits the host's full view and minus the
-cost of the cheapest termination set on the host otherwise, priced by the
-configured termination-cost plugins (``[preemptible] termination_costs``).
-Hosts are ranked by what would really be lost there, not by a sum over
-every preemptible instance they carry. A host where the request cannot fit
-even with every preemptible instance gone (only possible when the filters
-let such a host through) gets one less than the lowest weight of the other
-hosts, so it ranks below all of them; if no host can take the request at
-all, they all get -1 (all equal, so the weigher has no say). Keep the
-multiplier positive; a negative one would prefer expensive terminations.
-
-Options: ``[filter_scheduler] termination_cost_weight_multiplier`` (default
-10.0, so it dominates the resource weighers), overridable per aggregate by
-metadata of the same name.
-"""
+"""Prefer hosts where making room for the request costs the least."""
 
 from preemptible_sched import weighers
 
 
 class TerminationCostWeigher(weighers.BaseHostWeigher):
-    """Prefer hosts whose cheapest termination set costs less; 0 is free."""
+    """Prefer hosts whose cheapest termination set costs less; 0 is free.
+
+    The raw weight is 0 when the request fits the host's full view and minus
+    the cost of the cheapest termination set on the host otherwise, priced by
+    the configured termination-cost plugins (``[preemptible]
+    termination_costs``). Hosts are ranked by what would really be lost there,
+    not by a sum over every preemptible instance they carry. A host where the
+    request cannot fit even with every preemptible instance gone (only possible
+    when the filters let such a host through) gets one less than the lowest
+    weight of the other hosts, so it ranks below all of them; if no host can
+    take the request at all, they all get -1 (all equal, so the weigher has no
+    say). Keep the multiplier positive; a negative one would prefer expensive
+    terminations.
+
+    Options: ``[filter_scheduler] termination_cost_weight_multiplier`` (default
+    10.0, so it dominates the resource weighers), overridable per aggregate by
+    metadata of the same name.
+    """
 
     def _weigh_object(self, host_view, spec):
         if host_view.fits(spec.resources):
