@@ -1,0 +1,92 @@
+"""Compute drivers: what the scheduler loop asks of the hosts.
+
+A driver owns hosts and the instances on them. Requests to it are
+asynchronous: :meth:`ComputeDriver.spawn` and :meth:`ComputeDriver.terminate`
+return at once, and the outcome arrives later as a call on the
+:class:`ComputeEvents` sink the driver was given (from the clock's thread).
+Drivers are registered in the ``preemptible_sched.compute_drivers``
+namespace; ``fake`` emulates the blade testbed of the original evaluation.
+"""
+
+import dataclasses
+import typing
+
+
+class ComputeEvents:
+    """What a compute driver reports; the scheduler loop implements it.
+
+    ``at`` is the clock time the event happened at.
+    """
+
+    def instance_started(self, host, instance_id, at):
+        """The instance finished booting and is running."""
+
+    def instance_ended(self, host, instance_id, at):
+        """The instance's workload finished on its own."""
+
+    def instance_failed(self, host, instance_id, at, reason):
+        """Spawning failed, or the instance crashed."""
+
+    def instance_terminated(self, host, instance_id, at):
+        """A termination requested by the scheduler is done."""
+
+    def termination_failed(self, host, instance_id, at, reason):
+        """A termination requested by the scheduler did not happen."""
+
+    def host_down(self, host, at):
+        """The host stopped answering; its instances are lost."""
+
+    def host_up(self, host, at):
+        """The host is back (empty) and may take instances."""
+
+
+@dataclasses.dataclass
+class InstanceReport:
+    """An instance as the compute side sees it (``list_instances``)."""
+
+    id: str
+    state: str                      # 'building' | 'running'
+    started_at: typing.Optional[float] = None
+    cpu_utilization: float = 0.0    # share of the instance's vCPUs, 0..1
+
+
+class ComputeDriver:
+    """Base of every compute driver.
+
+    ``clock`` is the :class:`~preemptible_sched.clock.Clock` to schedule on;
+    ``events`` receives outcomes. Drivers never block the caller.
+    """
+
+    #: Entry-point name, set when the driver is loaded.
+    name = None
+
+    def __init__(self, clock, events=None):
+        self.clock = clock
+        self.events = events or ComputeEvents()
+
+    def host_specs(self):
+        """The hosts this driver owns, as :class:`objects.Host`."""
+        raise NotImplementedError()
+
+    def list_instances(self, host):
+        """The instances on ``host`` now: ``[InstanceReport]``."""
+        raise NotImplementedError()
+
+    def spawn(self, host, instance, image=None, duration=None):
+        """Start booting ``instance`` (an :class:`objects.Instance`).
+
+        ``image`` names what it boots from (drivers may boot faster from an
+        image the host already has); ``duration``, when known (a trace, an
+        emulated workload), is how long it runs before ending on its own.
+        Reports ``instance_started`` or ``instance_failed``.
+        """
+        raise NotImplementedError()
+
+    def terminate(self, host, instance_id):
+        """Start terminating ``instance_id`` on ``host``.
+
+        Idempotent: terminating an instance that is not there reports
+        ``instance_terminated`` at once. Reports ``instance_terminated`` or
+        ``termination_failed``.
+        """
+        raise NotImplementedError()

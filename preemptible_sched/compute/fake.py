@@ -1,0 +1,452 @@
+"""The ``fake`` compute driver: the emulated IBM HS21 blade testbed.
+
+It owns hosts and instances in memory and plays their life on the clock it
+is given (virtual time in the simulator and the tests, real time, possibly
+scaled, in the ``preemptible-compute`` agent). Nothing here reads the wall
+clock, and every random draw comes from generators seeded at construction,
+so the same seed and the same calls give the same events at the same
+times.
+
+What it emulates:
+
+* **Blades**: ``[fake_driver] host_count`` identical blades ``host-A``,
+  ``host-B``, ... of ``vcpus`` / ``memory_mb`` / ``disk_gb``, unless it is
+  given its hosts (a compute agent owns one).
+* **Boot**: an instance is ``building`` for a boot time drawn from
+  ``boot_times_hot`` when its host has already run its image, else from
+  ``boot_times_cold``, then ``running`` (``instance_started``). With a
+  ``duration`` it ends on its own that long after it started
+  (``instance_ended``).
+* **No overcommit**: a spawn the host cannot hold, counting every instance
+  it has (building or running, full sizes), fails with the reason. The
+  capacity is the one the scheduler is promised, ``(total - reserved) *
+  allocation ratio`` with the ``[compute]`` defaults for what the host
+  leaves unset; with the defaults that is the bare blade. A scheduler that
+  overcommits is caught here rather than silently tolerated.
+* **Termination**: ``termination_seconds`` after the request the instance
+  is gone (``instance_terminated``). Terminating an absent instance is
+  answered at once; every call to :meth:`FakeDriver.terminate` gets exactly
+  one answer, except that a host going down answers everything pending on
+  it with ``host_down``.
+* **Failures on demand** for tests and chaos runs: :meth:`fail_next_spawns`,
+  :meth:`fail_next_terminations`, :meth:`crash_instance`,
+  :meth:`host_down` and :meth:`host_up`.
+* **CPU utilisation** per instance, from the model chosen by
+  ``[fake_driver] utilization_model`` (see :mod:`.utilization`).
+
+Events are always delivered through the clock (``URGENT`` priority, as state
+changes), never from inside the call that caused them. The driver is not
+thread-safe: call it from the clock's thread (``clock.call_soon`` from
+elsewhere).
+"""
+
+import dataclasses
+import random
+import string
+
+from preemptible_sched import clock as clock_mod
+from preemptible_sched import compute
+from preemptible_sched.compute import utilization
+from preemptible_sched.conf import CONF
+from preemptible_sched import exception
+from preemptible_sched import objects
+
+DEFAULT_IMAGE = 'default'
+
+# Tolerance of the capacity check, for sums of fractional vCPUs.
+_EPSILON = 1e-9
+
+
+def blade_name(index):
+    """``host-A`` ... ``host-Z`` for indexes 0..25, then ``host-27``..."""
+    if index < len(string.ascii_uppercase):
+        return 'host-%s' % string.ascii_uppercase[index]
+    return 'host-%d' % (index + 1)
+
+
+def default_hosts():
+    """The blades of ``[fake_driver]``, as :class:`objects.Host`."""
+    conf = CONF.fake_driver
+    return [objects.Host(name=blade_name(index), vcpus=conf.vcpus,
+                         memory_mb=conf.memory_mb, disk_gb=conf.disk_gb)
+            for index in range(conf.host_count)]
+
+
+def _capacity(host):
+    def default(value, option):
+        return getattr(CONF.compute, option) if value is None else value
+
+    return objects.Resources(
+        (host.vcpus - default(host.reserved_vcpus, 'reserved_host_cpus'))
+        * default(host.cpu_allocation_ratio, 'cpu_allocation_ratio'),
+        (host.memory_mb - default(host.reserved_memory_mb,
+                                  'reserved_host_memory_mb'))
+        * default(host.ram_allocation_ratio, 'ram_allocation_ratio'),
+        (host.disk_gb - default(host.reserved_disk_gb,
+                                'reserved_host_disk_gb'))
+        * default(host.disk_allocation_ratio, 'disk_allocation_ratio'))
+
+
+def _boot_times(option):
+    values = [float(value) for value in getattr(CONF.fake_driver, option)]
+    if not values:
+        raise exception.InvalidInput('[fake_driver] %s' % option, None,
+                                     'needs at least one boot time')
+    return values
+
+
+def utilization_model():
+    """The utilisation model ``[fake_driver]`` configures.
+
+    Raises :class:`InvalidInput` for a ``replay`` without a trace or with a
+    malformed one, so a bad configuration stops the driver at start-up.
+    """
+    conf = CONF.fake_driver
+    if conf.utilization_model == 'constant':
+        return utilization.ConstantUtilization(conf.utilization_share)
+    if conf.utilization_model == 'random_walk':
+        return utilization.RandomWalkUtilization(conf.utilization_share,
+                                                 conf.utilization_step,
+                                                 conf.utilization_interval)
+    if not conf.utilization_trace:
+        raise exception.InvalidInput(
+            '[fake_driver] utilization_trace', None,
+            'required when utilization_model = replay')
+    return utilization.TraceUtilization.from_file(conf.utilization_trace)
+
+
+@dataclasses.dataclass(eq=False)
+class _FakeInstance:
+    instance: objects.Instance
+    image: str
+    state: str = 'building'
+    started_at: float = None
+    track: object = None
+    boot: clock_mod.Handle = None
+    end: clock_mod.Handle = None
+    termination: clock_mod.Handle = None
+    # Terminate calls waiting for this instance's termination.
+    terminate_calls: int = 0
+
+    def cancel_lifecycle(self):
+        for handle in (self.boot, self.end):
+            if handle is not None:
+                handle.cancel()
+        self.boot = self.end = None
+
+    def cancel_all(self):
+        self.cancel_lifecycle()
+        if self.termination is not None:
+            self.termination.cancel()
+            self.termination = None
+
+
+class _FakeHost:
+    def __init__(self, spec):
+        self.spec = spec
+        self.capacity = _capacity(spec)
+        self.up = True
+        self.instances = {}
+        self.images = set()
+        self.fail_spawns = 0
+        self.fail_terminations = 0
+
+    def used(self):
+        used = objects.Resources()
+        for fake in self.instances.values():
+            used = used + fake.instance.resources
+        return used
+
+    def shortage(self, resources):
+        """Names of the resources ``resources`` does not fit in, or []."""
+        free = self.capacity - self.used()
+        return [name for name, need, have in zip(resources._fields,
+                                                  resources, free)
+                if need > have + _EPSILON]
+
+
+class FakeDriver(compute.ComputeDriver):
+    """Emulated blades; see the module docstring for what it emulates.
+
+    ``hosts`` (a list of :class:`objects.Host`) replaces the configured
+    blades; ``seed`` replaces ``[fake_driver] random_seed``. Options are
+    read once, here: a bad boot-time list or utilisation trace raises
+    :class:`~preemptible_sched.exception.InvalidInput`.
+    """
+
+    def __init__(self, clock, events=None, hosts=None, seed=None):
+        super().__init__(clock, events)
+        conf = CONF.fake_driver
+        if hosts is None:
+            hosts = default_hosts()
+        self._hosts = {}
+        for host in hosts:
+            if host.name in self._hosts:
+                raise ValueError('host %s given twice' % host.name)
+            self._hosts[host.name] = _FakeHost(host)
+        seed = conf.random_seed if seed is None else seed
+        # Two generators, so the utilisation model never shifts boot times.
+        self._boot_rng = random.Random(seed)
+        self._utilization_rng = random.Random('utilization:%s' % (seed,))
+        self.boot_times_hot = _boot_times('boot_times_hot')
+        self.boot_times_cold = _boot_times('boot_times_cold')
+        self.termination_seconds = conf.termination_seconds
+        self.utilization = utilization_model()
+        self._fail_spawns = 0
+        self._fail_terminations = 0
+
+    # -- the driver interface ----------------------------------------------
+
+    def host_specs(self):
+        return [dataclasses.replace(host.spec, up=host.up)
+                for host in self._hosts.values()]
+
+    def list_instances(self, host):
+        now = self.clock.now()
+        reports = []
+        for fake in self._host(host).instances.values():
+            share = 0.0
+            if fake.state == 'running':
+                share = fake.track.at(now - fake.started_at)
+            reports.append(compute.InstanceReport(
+                id=fake.instance.id, state=fake.state,
+                started_at=fake.started_at, cpu_utilization=share))
+        return reports
+
+    def spawn(self, host, instance, image=None, duration=None):
+        """Boot ``instance`` on ``host``; see :class:`ComputeDriver`.
+
+        Fails (``instance_failed``, at once) when the host is unknown or
+        down, when an instance with the same id is on any host of this
+        driver, or when the host cannot hold it. An injected failure
+        (:meth:`fail_next_spawns`) lets the instance build and fails it at
+        the end of its boot time.
+        """
+        image = DEFAULT_IMAGE if image is None else image
+        reason = self._spawn_refusal(host, instance)
+        if reason is not None:
+            self._report('instance_failed', host, instance.id,
+                         reason)
+            return
+        fake_host = self._hosts[host]
+        hot = image in fake_host.images
+        boot_time = self._boot_rng.choice(self.boot_times_hot if hot
+                                     else self.boot_times_cold)
+        fake = _FakeInstance(instance=instance, image=image)
+        fake_host.instances[instance.id] = fake
+        if self._take_injected(fake_host, 'fail_spawns'):
+            fake.boot = self._later(boot_time, self._boot_failed, fake_host,
+                                    fake)
+        else:
+            fake.boot = self._later(boot_time, self._booted, fake_host, fake,
+                                    duration)
+
+    def terminate(self, host, instance_id):
+        """Terminate ``instance_id``; see :class:`ComputeDriver`.
+
+        An absent instance is answered ``instance_terminated`` at once. An
+        unknown or down host is answered ``termination_failed`` at once:
+        the compute side cannot confirm anything (a host that went down has
+        already reported ``host_down``, which loses its instances). A
+        second call for an instance already being terminated joins the
+        first and is answered with it. An injected failure
+        (:meth:`fail_next_terminations`) answers ``termination_failed``
+        after ``termination_seconds`` and leaves the instance as it was.
+        """
+        if host not in self._hosts:
+            self._report('termination_failed', host, instance_id,
+                         'no host %s on this driver' % host)
+            return
+        fake_host = self._hosts[host]
+        if not fake_host.up:
+            self._report('termination_failed', host, instance_id,
+                         'host %s is down' % host)
+            return
+        fake = fake_host.instances.get(instance_id)
+        if fake is None:
+            self._report('instance_terminated', host, instance_id)
+            return
+        if self._take_injected(fake_host, 'fail_terminations'):
+            self._later(self.termination_seconds, self._report_now,
+                        'termination_failed', host, instance_id,
+                        'injected termination failure')
+            return
+        fake.terminate_calls += 1
+        if fake.termination is None:
+            fake.cancel_lifecycle()
+            fake.termination = self._later(self.termination_seconds,
+                                           self._terminated, fake_host, fake)
+
+    # -- what the host knows -------------------------------------------------
+
+    def images(self, host):
+        """Images instances have started from on ``host`` (a new set)."""
+        return set(self._host(host).images)
+
+    def used(self, host):
+        """Resources held on ``host``: every instance present, full size."""
+        return self._host(host).used()
+
+    def capacity(self, host):
+        """What ``host`` can hold; spawns beyond it fail."""
+        return self._host(host).capacity
+
+    def is_up(self, host):
+        return self._host(host).up
+
+    # -- failure injection ---------------------------------------------------
+
+    def fail_next_spawns(self, count=1, host=None):
+        """Make the next ``count`` spawns (on ``host``, or on any) fail.
+
+        A spawn refused for another reason (capacity, duplicate id, host
+        down) does not use up an injected failure.
+        """
+        self._inject('fail_spawns', count, host)
+
+    def fail_next_terminations(self, count=1, host=None):
+        """Make the next ``count`` terminations (on ``host``, or any) fail.
+
+        Only terminations of an instance that is there use up an injected
+        failure; the instance keeps running, and its ``duration`` still
+        ends it.
+        """
+        self._inject('fail_terminations', count, host)
+
+    def crash_instance(self, host, instance_id, reason='crashed'):
+        """The instance dies now (building or running): ``instance_failed``.
+
+        Terminations pending on it are answered ``instance_terminated`` at
+        their time, as for an absent instance.
+        """
+        fake_host = self._host(host)
+        fake = fake_host.instances.pop(instance_id, None)
+        if fake is None:
+            raise LookupError('no instance %s on %s' % (instance_id, host))
+        fake.cancel_lifecycle()
+        self._report('instance_failed', host, instance_id, reason)
+
+    def host_down(self, host):
+        """``host`` stops now: its instances vanish, ``host_down``.
+
+        Boots, ends and terminations pending on the host are dropped: the
+        ``host_down`` event answers them all. Until :meth:`host_up`, spawns
+        to the host fail and terminations fail (nothing can be confirmed).
+        Taking down a host that is down does nothing.
+        """
+        fake_host = self._host(host)
+        if not fake_host.up:
+            return
+        fake_host.up = False
+        for fake in fake_host.instances.values():
+            fake.cancel_all()
+        fake_host.instances.clear()
+        self._report('host_down', host)
+
+    def host_up(self, host):
+        """``host`` is back, empty, and takes instances: ``host_up``.
+
+        Its image cache survives (the disk was not wiped), so the next boots
+        of images it ran before are hot. Bringing up a host that is up does
+        nothing.
+        """
+        fake_host = self._host(host)
+        if fake_host.up:
+            return
+        fake_host.up = True
+        self._report('host_up', host)
+
+    # -- internals -----------------------------------------------------------
+
+    def _host(self, host):
+        try:
+            return self._hosts[host]
+        except KeyError:
+            raise LookupError('no host %s on this fake driver (it owns %s)'
+                              % (host, ', '.join(self._hosts))) from None
+
+    def _spawn_refusal(self, host, instance):
+        if host not in self._hosts:
+            return 'no host %s on this driver' % host
+        fake_host = self._hosts[host]
+        if not fake_host.up:
+            return 'host %s is down' % host
+        for other in self._hosts.values():
+            if instance.id in other.instances:
+                return 'instance %s already exists on %s' % (
+                    instance.id, other.spec.name)
+        short = fake_host.shortage(instance.resources)
+        if short:
+            free = fake_host.capacity - fake_host.used()
+            return 'host %s cannot hold %s: not enough %s (free %s)' % (
+                host, tuple(instance.resources), ', '.join(short),
+                tuple(free))
+        return None
+
+    def _inject(self, counter, count, host):
+        if count < 0:
+            raise ValueError('count must be >= 0, got %r' % count)
+        if host is None:
+            setattr(self, '_' + counter, getattr(self, '_' + counter) + count)
+        else:
+            fake_host = self._host(host)
+            setattr(fake_host, counter, getattr(fake_host, counter) + count)
+
+    def _take_injected(self, fake_host, counter):
+        """Use up one injected failure, the host's own first."""
+        if getattr(fake_host, counter) > 0:
+            setattr(fake_host, counter, getattr(fake_host, counter) - 1)
+            return True
+        if getattr(self, '_' + counter) > 0:
+            setattr(self, '_' + counter, getattr(self, '_' + counter) - 1)
+            return True
+        return False
+
+    def _later(self, delay, callback, *args):
+        return self.clock.call_later(delay, callback, *args,
+                                     priority=clock_mod.URGENT)
+
+    def _report(self, event, host, *args):
+        """Deliver ``events.<event>(host, ..., at, ...)`` soon."""
+        self._later(0.0, self._report_now, event, host, *args)
+
+    def _report_now(self, event, host, instance_id=None, *rest):
+        # Looked up now: the scheduler loop may replace ``events``.
+        event = getattr(self.events, event)
+        at = self.clock.now()
+        if instance_id is None:
+            event(host, at)
+        else:
+            event(host, instance_id, at, *rest)
+
+    def _booted(self, fake_host, fake, duration):
+        fake.boot = None
+        fake.state = 'running'
+        fake.started_at = self.clock.now()
+        fake.track = self.utilization.start(self._utilization_rng)
+        fake_host.images.add(fake.image)
+        if duration is not None:
+            fake.end = self._later(duration, self._ended, fake_host, fake)
+        self.events.instance_started(fake_host.spec.name, fake.instance.id,
+                                     fake.started_at)
+
+    def _boot_failed(self, fake_host, fake):
+        fake.boot = None
+        del fake_host.instances[fake.instance.id]
+        self.events.instance_failed(fake_host.spec.name, fake.instance.id,
+                                    self.clock.now(), 'injected boot failure')
+
+    def _ended(self, fake_host, fake):
+        fake.end = None
+        del fake_host.instances[fake.instance.id]
+        self.events.instance_ended(fake_host.spec.name, fake.instance.id,
+                                   self.clock.now())
+
+    def _terminated(self, fake_host, fake):
+        fake.termination = None
+        if fake_host.instances.get(fake.instance.id) is fake:
+            del fake_host.instances[fake.instance.id]
+        for _ in range(fake.terminate_calls):
+            self.events.instance_terminated(fake_host.spec.name,
+                                            fake.instance.id,
+                                            self.clock.now())
