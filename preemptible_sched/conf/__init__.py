@@ -7,6 +7,8 @@ registers them here; nothing else in the project registers options.
 from oslo_config import cfg
 
 from preemptible_sched.conf import compute
+from preemptible_sched.conf import database
+from preemptible_sched.conf import fake_driver
 from preemptible_sched.conf import filter_scheduler
 from preemptible_sched.conf import preemptible
 from preemptible_sched.conf import scheduler
@@ -14,6 +16,8 @@ from preemptible_sched.conf import scheduler
 CONF = cfg.CONF
 
 compute.register_opts(CONF)
+database.register_opts(CONF)
+fake_driver.register_opts(CONF)
 filter_scheduler.register_opts(CONF)
 preemptible.register_opts(CONF)
 scheduler.register_opts(CONF)

@@ -1,11 +1,14 @@
 """The option list for oslo-config-generator and the docs."""
 
 from preemptible_sched.conf import compute
+from preemptible_sched.conf import database
+from preemptible_sched.conf import fake_driver
 from preemptible_sched.conf import filter_scheduler
 from preemptible_sched.conf import preemptible
 from preemptible_sched.conf import scheduler
 
-_MODULES = (compute, filter_scheduler, preemptible, scheduler)
+_MODULES = (compute, database, fake_driver, filter_scheduler, preemptible,
+            scheduler)
 
 
 def list_opts():

@@ -61,6 +61,22 @@ Possible values:
 
 * A positive number of seconds (3600 bills by the hour).
 """),
+    cfg.FloatOpt('termination_grace_seconds',
+                 default=0.0,
+                 min=0.0,
+                 help="""
+Seconds between the termination notice and the termination itself.
+
+Before terminating a preemptible instance the scheduler emits an
+``instance.termination_notice`` notification (as spot markets warn their
+users); the victims are terminated this long after it. The new instance is
+spawned only once every victim is confirmed gone.
+
+Possible values:
+
+* 0 (terminate at once) or a positive number of seconds (public spot
+  offers give 30 to 120 s).
+"""),
     cfg.FloatOpt('billing_period_cost_multiplier',
                  default=1.0,
                  min=0.0,

@@ -8,6 +8,64 @@ scheduler_group = cfg.OptGroup(
     help='General behaviour of the scheduler.')
 
 scheduler_opts = [
+    cfg.StrOpt('queue_policy',
+               default='fifo',
+               help="""
+Order in which pending requests are considered in each pass.
+
+Possible values:
+
+* A name from the ``preemptible_sched.queue_policies`` namespace:
+  ``fifo`` (oldest first) or ``priority`` (highest request priority first,
+  oldest first among equals).
+
+Related options:
+
+* ``on_no_valid_host``
+"""),
+    cfg.FloatOpt('watchdog_interval',
+                 default=10.0,
+                 min=0.1,
+                 help="""
+Longest time, in seconds, between two scheduling passes.
+
+Passes run on every event (a request arrives, an instance starts, ends or
+fails, a host goes up or down, a termination is done) and, when nothing
+happens, at least this often, so that time-dependent policies and waiting
+requests are looked at again.
+
+Possible values:
+
+* A positive number of seconds.
+"""),
+    cfg.StrOpt('on_no_valid_host',
+               default='fail',
+               choices=[
+                   ('fail', 'Nova semantics: the request fails at once '
+                    'with the reason.'),
+                   ('wait', 'Batch semantics: the request stays pending '
+                    'and is tried again in every pass until it fits.'),
+               ],
+               help="""
+What happens to a request no host can take, even after terminations.
+
+Related options:
+
+* ``watchdog_interval``
+"""),
+    cfg.IntOpt('max_attempts',
+               default=3,
+               min=1,
+               help="""
+How many times an instance is scheduled before a failing spawn fails it.
+
+When the compute side reports that a spawn failed, the request goes back to
+the pending queue until it has been tried this many times.
+
+Possible values:
+
+* A positive integer; 1 means never retry.
+"""),
     cfg.IntOpt('random_seed',
                default=0,
                help="""

@@ -1,0 +1,17 @@
+"""Durable state of the scheduler: SQLAlchemy models, API and migrations.
+
+While it runs, the scheduler keeps its working state in memory (the host
+manager). The database is the durable journal of that state: the hosts it
+knows, the requests it accepted, every instance with its lifecycle and
+accumulated times, the events, and above all the **decisions**. Each
+decision is journaled before the first termination or spawn it causes is
+issued, so a scheduler that crashes anywhere in between finds, on restart,
+every unfinished decision with the victims whose termination was confirmed,
+and completes it or rolls it back: no request is lost, no instance is
+terminated twice, and no host is left holding more than its capacity.
+
+:mod:`~preemptible_sched.db.api` is the only entry point for the rest of
+the scheduler; :mod:`~preemptible_sched.db.models` declares the tables and
+:mod:`~preemptible_sched.db.migration` creates and upgrades them with
+alembic. SQLite is the default; MariaDB/MySQL and PostgreSQL are supported.
+"""

@@ -1,0 +1,642 @@
+"""The durable state: the only way the scheduler reads and writes it.
+
+The database is the scheduler's **journal**. A decision (place this
+instance on that host, after terminating those preemptible victims) is
+written by :meth:`Store.journal_decision` *before* the first termination
+or spawn is issued, in one transaction that also claims the host for the
+new instance and marks every victim ``terminating``. From then on each step
+is recorded as it completes: :meth:`Store.confirm_termination` for every
+victim the compute side confirmed gone, :meth:`Store.set_decision_state`
+when spawning starts and when it is done. A scheduler restarted after a
+crash reads :meth:`Store.unfinished_decisions` and, for each, either
+completes it (terminates the victims not yet confirmed, then spawns) or
+undoes it with :meth:`Store.roll_back_decision` (the unconfirmed victims
+run on, the request is pending again). Hence no request is lost and no
+instance is terminated twice; and because the journal refuses a victim that
+is normal, on another host, or already being terminated, a bug upstream
+cannot make it kill what must not die.
+
+Every public method of :class:`Store` is one transaction of its own, so a
+store may be shared by several threads. Rows are returned detached from
+their session, with every column loaded: read them freely, but change the
+state only through the store. Times are the caller's clock readings.
+"""
+
+import contextlib
+import os
+import threading
+
+import sqlalchemy as sa
+from sqlalchemy import exc as sa_exc
+from sqlalchemy import orm
+from sqlalchemy import pool
+
+from preemptible_sched.conf import database as database_conf
+from preemptible_sched.db import migration
+from preemptible_sched.db import models
+from preemptible_sched import exception
+
+#: States in which an instance has left the system.
+ENDED_STATES = ('ended', 'terminated', 'preempted', 'error', 'deleted')
+
+#: Columns :meth:`Store.update_instance` may change.
+INSTANCE_FIELDS = frozenset(
+    column.key for column in models.Instance.__table__.columns) - {'id'}
+
+
+class NotFound(exception.PreemptibleSchedException, LookupError):
+    """No row with this key."""
+
+    def __init__(self, kind, key):
+        self.kind = kind
+        self.key = key
+        super().__init__('%s %r not found' % (kind, key))
+
+
+class Duplicate(exception.PreemptibleSchedException, ValueError):
+    """A row with this key exists already; nothing was written."""
+
+
+class Refused(exception.PreemptibleSchedException, ValueError):
+    """The change would break an invariant of the journal; nothing was
+    written. The message lists every reason at once."""
+
+    def __init__(self, what, reasons):
+        self.reasons = list(reasons)
+        super().__init__('%s refused: %s' % (what, '; '.join(self.reasons)))
+
+
+# One lock per SQLite file for the whole process: SQLite has one writer at
+# a time, and two stores on the same file in one process (a restarted loop
+# in a test) must not make each other fail with "database is locked".
+_SQLITE_LOCKS = {}
+_SQLITE_LOCKS_GUARD = threading.Lock()
+
+
+def _sqlite_lock(url):
+    if url.database in (None, '', ':memory:'):
+        return threading.RLock()
+    path = os.path.abspath(url.database)
+    with _SQLITE_LOCKS_GUARD:
+        return _SQLITE_LOCKS.setdefault(path, threading.RLock())
+
+
+def _enable_sqlite_foreign_keys(dbapi_connection, connection_record):
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute('PRAGMA foreign_keys=ON')
+    finally:
+        cursor.close()
+
+
+def _as_tuple(value):
+    """A tuple of states from one state or an iterable of them."""
+    if isinstance(value, str):
+        return (value,)
+    return tuple(value)
+
+
+class Store:
+    """The scheduler's state in the database at ``url``.
+
+    ``url`` is a SQLAlchemy URL; see ``[database] connection``. Call
+    :meth:`upgrade` once before use to create or migrate the schema.
+    ``engine_kw`` go to :func:`sqlalchemy.create_engine`.
+    """
+
+    def __init__(self, url, **engine_kw):
+        self.url = sa.engine.make_url(url)
+        self.is_sqlite = self.url.get_backend_name() == 'sqlite'
+        if self.is_sqlite:
+            connect_args = dict(engine_kw.pop('connect_args', {}))
+            # Sessions run on many threads, one at a time (the lock).
+            connect_args.setdefault('check_same_thread', False)
+            engine_kw['connect_args'] = connect_args
+            if self.url.database in (None, '', ':memory:'):
+                # One connection, or every session would see its own
+                # empty in-memory database.
+                engine_kw.setdefault('poolclass', pool.StaticPool)
+            self._lock = _sqlite_lock(self.url)
+        else:
+            engine_kw.setdefault('pool_pre_ping', True)
+            self._lock = contextlib.nullcontext()
+        self.engine = sa.create_engine(self.url, **engine_kw)
+        if self.is_sqlite:
+            sa.event.listen(self.engine, 'connect',
+                            _enable_sqlite_foreign_keys)
+        self._sessionmaker = orm.sessionmaker(self.engine,
+                                              expire_on_commit=False)
+
+    @classmethod
+    def from_config(cls, conf, **engine_kw):
+        """The store ``[database] connection`` names (SQLite by default)."""
+        return cls(database_conf.get_connection_url(conf), **engine_kw)
+
+    def __repr__(self):
+        return '<Store %s>' % self.url.render_as_string(hide_password=True)
+
+    def upgrade(self):
+        """Create or migrate the schema to the newest revision.
+
+        Idempotent: a database at the newest revision is left unchanged.
+        """
+        with self._lock:
+            migration.upgrade(self.engine)
+
+    def dispose(self):
+        """Close every pooled connection."""
+        self.engine.dispose()
+
+    @contextlib.contextmanager
+    def _transaction(self):
+        with self._lock:
+            with self._sessionmaker() as session, session.begin():
+                yield session
+
+    # Rows are locked with SELECT ... FOR UPDATE (SQLite has the process
+    # lock instead), always in the order requests, instances, decisions,
+    # each by ascending key, so two transactions never wait on each other.
+
+    @staticmethod
+    def _lock_rows(session, model, keys):
+        key = sa.inspect(model).primary_key[0]
+        query = (sa.select(model).where(key.in_(sorted(set(keys))))
+                 .order_by(key).with_for_update()
+                 .execution_options(populate_existing=True))
+        return {getattr(row, key.key): row for row in session.scalars(query)}
+
+    def _lock_row(self, session, model, key):
+        row = self._lock_rows(session, model, [key]).get(key)
+        if row is None:
+            raise NotFound(model.__tablename__[:-1], key)
+        return row
+
+    @staticmethod
+    def _get(session, model, key):
+        row = session.get(model, key)
+        if row is None:
+            raise NotFound(model.__tablename__[:-1], key)
+        return row
+
+    @staticmethod
+    def _add_event(session, kind, at, request_id=None, instance_id=None,
+                   host=None, payload=None):
+        event = models.Event(kind=kind, at=at, request_id=request_id,
+                             instance_id=instance_id, host=host,
+                             payload=payload)
+        session.add(event)
+        return event
+
+    # Hosts.
+
+    def save_host(self, host, at):
+        """Insert or update the row of :class:`objects.Host` ``host``."""
+        try:
+            return self._save_host(host, at)
+        except sa_exc.IntegrityError:
+            # Another writer inserted it between our read and our insert:
+            # it exists now, so this time it is an update.
+            return self._save_host(host, at)
+
+    def _save_host(self, host, at):
+        with self._transaction() as session:
+            row = session.get(models.Host, host.name, with_for_update=True)
+            if row is None:
+                row = models.Host(name=host.name)
+                session.add(row)
+            row.vcpus = host.vcpus
+            row.memory_mb = host.memory_mb
+            row.disk_gb = host.disk_gb
+            row.attributes = dict(host.attributes)
+            row.availability_zone = host.availability_zone
+            row.enabled = bool(host.enabled)
+            row.up = bool(host.up)
+            row.updated_at = at
+        return row
+
+    def set_host_up(self, name, up, at):
+        """Record that host ``name`` went up or down."""
+        with self._transaction() as session:
+            row = self._lock_row(session, models.Host, name)
+            row.up = bool(up)
+            row.updated_at = at
+        return row
+
+    def hosts(self):
+        """Every host, by name."""
+        with self._transaction() as session:
+            return list(session.scalars(
+                sa.select(models.Host).order_by(models.Host.name)))
+
+    # Requests.
+
+    def add_request(self, spec, at, duration_s=None, image=None):
+        """Store :class:`objects.RequestSpec` ``spec``, pending.
+
+        One ``pending`` instance row per instance of the request is created
+        in the same transaction. Raises :class:`Duplicate` if the request
+        or one of its instances exists already.
+        """
+        if spec.num_instances < 1:
+            raise ValueError('request %r asks for %r instances'
+                             % (spec.id, spec.num_instances))
+        instance_ids = [spec.instance_id(i)
+                        for i in range(spec.num_instances)]
+        if len(set(instance_ids)) != len(instance_ids):
+            raise Duplicate('request %r names an instance twice: %s'
+                            % (spec.id, ', '.join(instance_ids)))
+        try:
+            with self._transaction() as session:
+                self._check_new_request(session, spec.id, instance_ids)
+                request = models.Request(
+                    id=spec.id, spec=models.spec_to_dict(spec),
+                    duration_s=duration_s, image=image, status='pending',
+                    reason=None, attempts=0, submitted_at=at, updated_at=at)
+                session.add(request)
+                session.flush()
+                for instance_id in instance_ids:
+                    session.add(self._new_instance(spec, instance_id, at))
+        except sa_exc.IntegrityError as e:
+            raise Duplicate('request %r or one of its instances exists '
+                            'already: %s' % (spec.id, e.orig)) from e
+        return request
+
+    @staticmethod
+    def _check_new_request(session, request_id, instance_ids):
+        if session.get(models.Request, request_id) is not None:
+            raise Duplicate('request %r exists already' % request_id)
+        taken = session.scalars(
+            sa.select(models.Instance.id)
+            .where(models.Instance.id.in_(instance_ids))).all()
+        if taken:
+            raise Duplicate('instances of request %r exist already: %s'
+                            % (request_id, ', '.join(sorted(taken))))
+
+    @staticmethod
+    def _new_instance(spec, instance_id, at):
+        return models.Instance(
+            id=instance_id, request_id=spec.id, host=None, state='pending',
+            preemptible=bool(spec.preemptible),
+            vcpus=spec.resources.vcpus, memory_mb=spec.resources.memory_mb,
+            disk_gb=spec.resources.disk_gb, flavor=spec.flavor,
+            service_class=spec.service_class, group=spec.group,
+            priority=spec.priority, created_at=at, updated_at=at,
+            running_s=0.0, pending_s=0.0, overhead_s=0.0, preemptions=0)
+
+    def get_request(self, request_id):
+        with self._transaction() as session:
+            return self._get(session, models.Request, request_id)
+
+    def list_requests(self, status=None):
+        """Requests, oldest first; only those in ``status`` (one status or
+        several) if given."""
+        query = sa.select(models.Request).order_by(
+            models.Request.submitted_at, models.Request.id)
+        if status is not None:
+            query = query.where(models.Request.status.in_(_as_tuple(status)))
+        with self._transaction() as session:
+            return list(session.scalars(query))
+
+    def set_request_status(self, request_id, status, at, reason=None):
+        if status not in models.REQUEST_STATUSES:
+            raise ValueError('unknown request status %r (valid: %s)'
+                             % (status, ', '.join(models.REQUEST_STATUSES)))
+        with self._transaction() as session:
+            request = self._lock_row(session, models.Request, request_id)
+            request.status = status
+            request.reason = reason
+            request.updated_at = at
+        return request
+
+    def increment_attempts(self, request_id):
+        """Count one more scheduling attempt; returns the new count."""
+        with self._transaction() as session:
+            request = self._lock_row(session, models.Request, request_id)
+            request.attempts += 1
+        return request.attempts
+
+    # Instances.
+
+    def get_instance(self, instance_id):
+        with self._transaction() as session:
+            return self._get(session, models.Instance, instance_id)
+
+    def list_instances(self, states=None, host=None, request_id=None):
+        """Instances in admission order, filtered by every argument given.
+
+        ``states`` is one state or several.
+        """
+        query = sa.select(models.Instance).order_by(
+            models.Instance.created_at, models.Instance.id)
+        if states is not None:
+            query = query.where(models.Instance.state.in_(_as_tuple(states)))
+        if host is not None:
+            query = query.where(models.Instance.host == host)
+        if request_id is not None:
+            query = query.where(models.Instance.request_id == request_id)
+        with self._transaction() as session:
+            return list(session.scalars(query))
+
+    def update_instance(self, instance_id, at=None, **fields):
+        """Set ``fields`` (column names) of an instance.
+
+        With ``at`` (the time of the change) ``updated_at`` is set, and a
+        change of state fills in the time it implies unless given:
+        ``started_at`` on entering ``running``, ``ended_at`` on entering
+        one of :data:`ENDED_STATES`. The accumulated times and counters
+        (``running_s``, ``preemptions``...) are the caller's to compute.
+        Unknown fields or states raise :class:`ValueError`.
+        """
+        unknown = sorted(set(fields) - INSTANCE_FIELDS)
+        if unknown:
+            raise ValueError('unknown instance fields: %s (valid: %s)'
+                             % (', '.join(unknown),
+                                ', '.join(sorted(INSTANCE_FIELDS))))
+        state = fields.get('state')
+        if 'state' in fields and state not in models.INSTANCE_STATES:
+            raise ValueError('unknown instance state %r (valid: %s)'
+                             % (state, ', '.join(models.INSTANCE_STATES)))
+        with self._transaction() as session:
+            instance = self._lock_row(session, models.Instance, instance_id)
+            old_state = instance.state
+            for name, value in fields.items():
+                setattr(instance, name, value)
+            if at is not None:
+                instance.updated_at = at
+                if state is not None and state != old_state:
+                    if state == 'running' and 'started_at' not in fields:
+                        instance.started_at = at
+                    if state in ENDED_STATES and 'ended_at' not in fields:
+                        instance.ended_at = at
+        return instance
+
+    # Decisions: the journal.
+
+    def journal_decision(self, request_id, instance_id, host, victims, at):
+        """Journal the decision to place ``instance_id`` on ``host`` after
+        terminating ``victims``; returns the decision id.
+
+        In one transaction: the decision is inserted (``journaled``); the
+        instance is claimed (``host``, ``scheduled_at`` and ``decision_id``
+        set; it stays ``pending`` until spawned); every victim becomes
+        ``terminating``, ``terminated_by`` the decision; an event
+        ``decision.journaled`` is recorded.
+
+        Raises :class:`Refused`, with nothing written, unless the request
+        is pending, the instance is an unclaimed pending instance of it,
+        and every victim is a preemptible instance ``running`` or
+        ``building`` on ``host``: a normal instance is never terminated,
+        nor one twice.
+        """
+        victims = list(victims)
+        with self._transaction() as session:
+            request = self._lock_rows(
+                session, models.Request, [request_id]).get(request_id)
+            rows = self._lock_rows(session, models.Instance,
+                                   [instance_id] + victims)
+            reasons = self._journal_problems(
+                request_id, request, instance_id, host, victims, rows)
+            if reasons:
+                raise Refused('decision for instance %r on host %r'
+                              % (instance_id, host), reasons)
+            decision = models.Decision(
+                request_id=request_id, instance_id=instance_id, host=host,
+                victims=victims, confirmed=[], state='journaled',
+                created_at=at, updated_at=at, reason=None)
+            session.add(decision)
+            session.flush()
+            instance = rows[instance_id]
+            instance.host = host
+            instance.scheduled_at = at
+            instance.decision_id = decision.id
+            instance.updated_at = at
+            for victim_id in victims:
+                victim = rows[victim_id]
+                victim.state = 'terminating'
+                victim.terminated_by = decision.id
+                victim.updated_at = at
+            self._add_event(session, 'decision.journaled', at,
+                            request_id=request_id, instance_id=instance_id,
+                            host=host, payload={'decision_id': decision.id,
+                                                'victims': victims})
+        return decision.id
+
+    @staticmethod
+    def _journal_problems(request_id, request, instance_id, host, victims,
+                          rows):
+        reasons = []
+        if request is None:
+            reasons.append('request %r not found' % request_id)
+        elif request.status != 'pending':
+            reasons.append('request %r is %s, not pending'
+                           % (request_id, request.status))
+        instance = rows.get(instance_id)
+        if instance is None:
+            reasons.append('instance %r not found' % instance_id)
+        elif instance.request_id != request_id:
+            reasons.append('instance %r belongs to request %r'
+                           % (instance_id, instance.request_id))
+        elif instance.state != 'pending':
+            reasons.append('instance %r is %s, not pending'
+                           % (instance_id, instance.state))
+        elif instance.decision_id is not None:
+            reasons.append('instance %r is already claimed by decision %d'
+                           % (instance_id, instance.decision_id))
+        if len(set(victims)) != len(victims):
+            reasons.append('a victim is listed twice: %s'
+                           % ', '.join(victims))
+        for victim_id in dict.fromkeys(victims):
+            victim = rows.get(victim_id)
+            if victim_id == instance_id:
+                reasons.append('instance %r cannot be its own victim'
+                               % victim_id)
+            elif victim is None:
+                reasons.append('victim %r not found' % victim_id)
+            elif not victim.preemptible:
+                reasons.append('victim %r is not preemptible' % victim_id)
+            elif victim.state not in models.VICTIM_STATES:
+                reasons.append('victim %r is %s, not running or building'
+                               % (victim_id, victim.state))
+            elif victim.host != host:
+                reasons.append('victim %r is on host %r, not %r'
+                               % (victim_id, victim.host, host))
+        return reasons
+
+    def _lock_decision(self, session, decision_id, extra_instances=()):
+        """Lock a decision with its request and instances, in lock order.
+
+        A decision's request, instance and victims never change once
+        journaled, so reading them before taking the locks is safe.
+        """
+        decision = self._get(session, models.Decision, decision_id)
+        request = self._lock_row(session, models.Request,
+                                 decision.request_id)
+        rows = self._lock_rows(
+            session, models.Instance,
+            [decision.instance_id] + list(decision.victims)
+            + list(extra_instances))
+        decision = self._lock_row(session, models.Decision, decision_id)
+        return decision, request, rows
+
+    def confirm_termination(self, decision_id, victim_id, at,
+                            final_state='terminated'):
+        """Record that the compute side confirmed ``victim_id`` gone.
+
+        In one transaction: the victim joins the decision's ``confirmed``
+        list, its state becomes ``final_state`` (``terminated``, or
+        ``preempted`` when its request may run it again) with
+        ``ended_at``, and an event ``decision.termination_confirmed`` is
+        recorded. A victim that left ``terminating`` by itself meanwhile
+        (it ended) keeps its state. Confirming twice changes nothing.
+        Returns the decision.
+        """
+        if final_state not in models.TERMINATION_STATES:
+            raise ValueError('final state %r is not one of %s' % (
+                final_state, ', '.join(models.TERMINATION_STATES)))
+        with self._transaction() as session:
+            decision, request, rows = self._lock_decision(
+                session, decision_id)
+            if victim_id not in decision.victims:
+                raise Refused('confirmation of decision %d' % decision_id,
+                              ['%r is not one of its victims (%s)' % (
+                                  victim_id, ', '.join(decision.victims))])
+            if victim_id in decision.confirmed:
+                return decision
+            if decision.state not in models.UNFINISHED_DECISION_STATES:
+                raise Refused('confirmation of decision %d' % decision_id,
+                              ['the decision is %s' % decision.state])
+            decision.confirmed = list(decision.confirmed) + [victim_id]
+            decision.updated_at = at
+            victim = rows[victim_id]
+            if (victim.state == 'terminating'
+                    and victim.terminated_by == decision.id):
+                victim.state = final_state
+                victim.ended_at = at
+                victim.updated_at = at
+            self._add_event(session, 'decision.termination_confirmed', at,
+                            request_id=decision.request_id,
+                            instance_id=victim_id, host=decision.host,
+                            payload={'decision_id': decision.id,
+                                     'state': victim.state})
+        return decision
+
+    def set_decision_state(self, decision_id, state, at, reason=None):
+        """Move an unfinished decision to ``state``; returns it.
+
+        ``spawning`` and ``done`` need every victim confirmed: the new
+        instance never starts on a host that may still run a victim.
+        ``rolled_back`` goes through :meth:`roll_back_decision`. A
+        finished decision keeps its state (setting the same state again
+        is allowed and changes nothing but ``reason``).
+        """
+        if state not in models.DECISION_STATES:
+            raise ValueError('unknown decision state %r (valid: %s)'
+                             % (state, ', '.join(models.DECISION_STATES)))
+        if state == 'rolled_back':
+            raise ValueError('use roll_back_decision() to roll back '
+                             'decision %d' % decision_id)
+        with self._transaction() as session:
+            decision = self._lock_row(session, models.Decision, decision_id)
+            what = 'decision %d: %s -> %s' % (decision_id, decision.state,
+                                             state)
+            if (decision.state != state and decision.state
+                    not in models.UNFINISHED_DECISION_STATES):
+                raise Refused(what, ['the decision is finished'])
+            if state in ('spawning', 'done') and decision.unconfirmed:
+                raise Refused(what, [
+                    'terminations not confirmed: %s'
+                    % ', '.join(decision.unconfirmed)])
+            decision.state = state
+            decision.updated_at = at
+            if reason is not None:
+                decision.reason = reason
+        return decision
+
+    def get_decision(self, decision_id):
+        with self._transaction() as session:
+            return self._get(session, models.Decision, decision_id)
+
+    def unfinished_decisions(self):
+        """Decisions a restarted scheduler must complete or roll back,
+        oldest first."""
+        query = (sa.select(models.Decision)
+                 .where(models.Decision.state.in_(
+                     models.UNFINISHED_DECISION_STATES))
+                 .order_by(models.Decision.created_at, models.Decision.id))
+        with self._transaction() as session:
+            return list(session.scalars(query))
+
+    def roll_back_decision(self, decision_id, at, reason):
+        """Undo an unfinished decision; returns it.
+
+        In one transaction: the decision becomes ``rolled_back``; the
+        victims whose termination is not confirmed run on (``running``,
+        ``terminated_by`` cleared); the new instance is unclaimed
+        (``pending``, no host, no decision); the request is pending again
+        (unless it was deleted meanwhile); an event ``decision.rolled_back``
+        is recorded. Rolling back twice changes nothing; a decision that
+        is done or failed is refused.
+        """
+        with self._transaction() as session:
+            decision, request, rows = self._lock_decision(
+                session, decision_id)
+            if decision.state == 'rolled_back':
+                return decision
+            if decision.state not in models.UNFINISHED_DECISION_STATES:
+                raise Refused('roll back of decision %d' % decision_id,
+                              ['the decision is %s' % decision.state])
+            restored = []
+            for victim_id in decision.unconfirmed:
+                victim = rows[victim_id]
+                if (victim.state == 'terminating'
+                        and victim.terminated_by == decision.id):
+                    victim.state = 'running'
+                    victim.terminated_by = None
+                    victim.updated_at = at
+                    restored.append(victim_id)
+            instance = rows[decision.instance_id]
+            if instance.decision_id == decision.id:
+                instance.host = None
+                instance.decision_id = None
+                instance.scheduled_at = None
+                instance.state = 'pending'
+                instance.updated_at = at
+            if request.status != 'deleted':
+                request.status = 'pending'
+                request.updated_at = at
+            decision.state = 'rolled_back'
+            decision.reason = reason
+            decision.updated_at = at
+            self._add_event(session, 'decision.rolled_back', at,
+                            request_id=decision.request_id,
+                            instance_id=decision.instance_id,
+                            host=decision.host,
+                            payload={'decision_id': decision.id,
+                                     'reason': reason,
+                                     'restored': restored,
+                                     'confirmed': list(decision.confirmed)})
+        return decision
+
+    # Events.
+
+    def record_event(self, kind, at, request_id=None, instance_id=None,
+                     host=None, payload=None):
+        with self._transaction() as session:
+            event = self._add_event(session, kind, at,
+                                    request_id=request_id,
+                                    instance_id=instance_id, host=host,
+                                    payload=payload)
+        return event
+
+    def list_events(self, kind=None, request_id=None, instance_id=None):
+        """Events in the order they were recorded, filtered by every
+        argument given."""
+        query = sa.select(models.Event).order_by(models.Event.id)
+        if kind is not None:
+            query = query.where(models.Event.kind == kind)
+        if request_id is not None:
+            query = query.where(models.Event.request_id == request_id)
+        if instance_id is not None:
+            query = query.where(models.Event.instance_id == instance_id)
+        with self._transaction() as session:
+            return list(session.scalars(query))

@@ -1,0 +1,69 @@
+"""Alembic migrations of the durable state, run from code.
+
+There is no ``alembic.ini``: :func:`alembic_config` builds the alembic
+configuration pointing at this directory, and :func:`upgrade` brings a
+database to the newest schema. Upgrading is idempotent; a database already
+at the head revision is left as it is.
+
+To write the next migration (from the top of the source tree)::
+
+    python -c "from preemptible_sched.db import migration; \\
+        migration.revision('add something', 'sqlite:////tmp/head.sqlite')"
+
+then review the generated file in ``versions/``: autogenerate is a draft.
+"""
+
+import os
+
+from alembic import command
+from alembic import config as alembic_config_mod
+from alembic import migration as alembic_migration
+from alembic import script as alembic_script
+
+MIGRATIONS_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def alembic_config(connection=None, url=None):
+    """An alembic :class:`~alembic.config.Config` for this package.
+
+    ``connection``, when given, is the SQLAlchemy connection ``env.py``
+    migrates (inside the caller's transaction); otherwise ``url`` is used.
+    """
+    config = alembic_config_mod.Config()
+    # ConfigParser interpolation: a literal % must be doubled.
+    config.set_main_option('script_location',
+                           MIGRATIONS_DIR.replace('%', '%%'))
+    if url is not None:
+        config.set_main_option('sqlalchemy.url', str(url).replace('%', '%%'))
+    if connection is not None:
+        config.attributes['connection'] = connection
+    return config
+
+
+def upgrade(engine, revision='head'):
+    """Migrate the database of ``engine`` to ``revision`` (the newest)."""
+    with engine.begin() as connection:
+        command.upgrade(alembic_config(connection=connection), revision)
+
+
+def current_revision(engine):
+    """The revision the database of ``engine`` is at, None if empty."""
+    with engine.connect() as connection:
+        context = alembic_migration.MigrationContext.configure(connection)
+        return context.get_current_revision()
+
+
+def head_revision():
+    """The newest revision shipped with this package."""
+    directory = alembic_script.ScriptDirectory.from_config(alembic_config())
+    return directory.get_current_head()
+
+
+def revision(message, url):
+    """Autogenerate a draft migration against the database at ``url``.
+
+    The database must be at the head revision; the draft holds the
+    difference between it and :mod:`preemptible_sched.db.models`.
+    """
+    return command.revision(alembic_config(url=url), message=message,
+                            autogenerate=True)

@@ -1,0 +1,295 @@
+"""The tables of the durable state, as SQLAlchemy 2 declarative models.
+
+The schema is created only by the alembic migrations in
+:mod:`preemptible_sched.db.migration`; these models must match them (a unit
+test compares the two on every backend).
+
+Times are seconds on the scheduler's clock (which may be virtual), stored
+as double-precision floats and always supplied by the caller, never taken
+from the database server. Sizes are in the units of
+:mod:`preemptible_sched.objects`: vCPUs, MB of memory, GB of disk.
+"""
+
+import typing
+
+import sqlalchemy as sa
+from sqlalchemy import orm
+
+from preemptible_sched import objects
+
+#: Lifecycle of a request.
+REQUEST_STATUSES = ('pending', 'placed', 'failed', 'deleted')
+
+#: Lifecycle of an instance. ``terminating`` marks a victim whose
+#: termination was journaled and is in flight.
+INSTANCE_STATES = ('pending', 'building', 'running', 'terminating', 'ended',
+                   'terminated', 'preempted', 'error', 'deleted')
+
+#: States an instance may be in to be chosen as a victim.
+VICTIM_STATES = ('running', 'building')
+
+#: How a confirmed victim ends: terminated for good, or preempted (its
+#: request may run it again later).
+TERMINATION_STATES = ('terminated', 'preempted')
+
+#: Lifecycle of a decision: journaled, then terminating its victims, then
+#: spawning the new instance, then done; or rolled back / failed.
+DECISION_STATES = ('journaled', 'terminating', 'spawning', 'done',
+                   'rolled_back', 'failed')
+
+#: Decisions a restarted scheduler must complete or roll back.
+UNFINISHED_DECISION_STATES = ('journaled', 'terminating', 'spawning')
+
+NAME_LENGTH = 255
+STATE_LENGTH = 32
+
+# Fixed constraint names, identical on every backend, so that a later
+# migration can drop or alter them by name.
+NAMING_CONVENTION = {
+    'ix': 'ix_%(table_name)s_%(column_0_N_name)s',
+    'uq': 'uq_%(table_name)s_%(column_0_N_name)s',
+    'ck': 'ck_%(table_name)s_%(constraint_name)s',
+    'fk': 'fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s',
+    'pk': 'pk_%(table_name)s',
+}
+
+# Transactions and foreign keys need InnoDB; ids and reasons may be any
+# Unicode.
+MYSQL_OPTIONS = {'mysql_engine': 'InnoDB', 'mysql_charset': 'utf8mb4'}
+
+# FLOAT is single precision on MySQL: 7 digits lose the fraction of a
+# clock reading such as 1.7e9. Double precision on every backend.
+Time = sa.Double
+Amount = sa.Double
+
+
+def _name(nullable=True, **kw):
+    return orm.mapped_column(sa.String(NAME_LENGTH), nullable=nullable, **kw)
+
+
+def _state():
+    return orm.mapped_column(sa.String(STATE_LENGTH), nullable=False)
+
+
+def _time(nullable=True):
+    return orm.mapped_column(Time, nullable=nullable)
+
+
+def _accumulated():
+    return orm.mapped_column(Amount, nullable=False, default=0.0,
+                             server_default=sa.text('0'))
+
+
+class Base(orm.DeclarativeBase):
+    metadata = sa.MetaData(naming_convention=NAMING_CONVENTION)
+
+    def __repr__(self):
+        mapper = sa.inspect(self).mapper
+        key = ', '.join('%s=%r' % (column.key, getattr(self, column.key))
+                        for column in mapper.primary_key)
+        return '<%s %s>' % (type(self).__name__, key)
+
+
+class Host(Base):
+    """A compute host as last reported, and whether it is up."""
+
+    __tablename__ = 'hosts'
+    __table_args__ = (MYSQL_OPTIONS,)
+
+    name: orm.Mapped[str] = _name(nullable=False, primary_key=True)
+    vcpus: orm.Mapped[float] = orm.mapped_column(Amount, nullable=False)
+    memory_mb: orm.Mapped[float] = orm.mapped_column(Amount, nullable=False)
+    disk_gb: orm.Mapped[float] = orm.mapped_column(Amount, nullable=False)
+    attributes: orm.Mapped[dict] = orm.mapped_column(sa.JSON, nullable=False)
+    availability_zone: orm.Mapped[typing.Optional[str]] = _name()
+    enabled: orm.Mapped[bool] = orm.mapped_column(sa.Boolean, nullable=False)
+    up: orm.Mapped[bool] = orm.mapped_column(sa.Boolean, nullable=False)
+    updated_at: orm.Mapped[float] = _time(nullable=False)
+
+    def to_object(self):
+        """The :class:`objects.Host` this row describes."""
+        return objects.Host(name=self.name, vcpus=self.vcpus,
+                            memory_mb=self.memory_mb, disk_gb=self.disk_gb,
+                            attributes=dict(self.attributes or {}),
+                            availability_zone=self.availability_zone,
+                            enabled=self.enabled, up=self.up)
+
+
+class Request(Base):
+    """A request for instances, with its :class:`objects.RequestSpec`."""
+
+    __tablename__ = 'requests'
+    __table_args__ = (MYSQL_OPTIONS,)
+
+    id: orm.Mapped[str] = _name(nullable=False, primary_key=True)
+    spec: orm.Mapped[dict] = orm.mapped_column(sa.JSON, nullable=False)
+    # How long its instances run, when the workload says so (traces do;
+    # the QoS policies and shortest-remaining-time-first use it).
+    duration_s: orm.Mapped[typing.Optional[float]] = _time()
+    image: orm.Mapped[typing.Optional[str]] = _name()
+    status: orm.Mapped[str] = _state()
+    reason: orm.Mapped[typing.Optional[str]] = orm.mapped_column(sa.Text)
+    attempts: orm.Mapped[int] = orm.mapped_column(
+        sa.Integer, nullable=False, default=0, server_default=sa.text('0'))
+    submitted_at: orm.Mapped[float] = _time(nullable=False)
+    updated_at: orm.Mapped[float] = _time(nullable=False)
+
+    def request_spec(self):
+        """The :class:`objects.RequestSpec` stored in :attr:`spec`."""
+        return spec_from_dict(self.spec)
+
+
+class Instance(Base):
+    """One instance of a request, from admission to its end.
+
+    ``host`` and ``decision_id`` are set when a decision claims a host for
+    it (the instance stays ``pending`` until it is spawned);
+    ``terminated_by`` is the decision that chose it as a victim.
+    ``running_s``, ``pending_s`` and ``overhead_s`` accumulate over the
+    instance's whole life, across preemptions; the QoS policies read them.
+    """
+
+    __tablename__ = 'instances'
+    __table_args__ = (
+        sa.Index(None, 'host', 'state'),
+        sa.Index(None, 'state'),
+        sa.Index(None, 'request_id'),
+        MYSQL_OPTIONS,
+    )
+
+    id: orm.Mapped[str] = _name(nullable=False, primary_key=True)
+    request_id: orm.Mapped[str] = orm.mapped_column(
+        sa.String(NAME_LENGTH), sa.ForeignKey('requests.id'), nullable=False)
+    host: orm.Mapped[typing.Optional[str]] = _name()
+    state: orm.Mapped[str] = _state()
+    preemptible: orm.Mapped[bool] = orm.mapped_column(
+        sa.Boolean, nullable=False)
+    vcpus: orm.Mapped[float] = orm.mapped_column(Amount, nullable=False)
+    memory_mb: orm.Mapped[float] = orm.mapped_column(Amount, nullable=False)
+    disk_gb: orm.Mapped[float] = orm.mapped_column(Amount, nullable=False)
+    flavor: orm.Mapped[typing.Optional[str]] = _name()
+    service_class: orm.Mapped[typing.Optional[str]] = _name()
+    group: orm.Mapped[typing.Optional[str]] = _name()
+    priority: orm.Mapped[float] = orm.mapped_column(
+        Amount, nullable=False, default=0.0, server_default=sa.text('0'))
+    created_at: orm.Mapped[float] = _time(nullable=False)
+    scheduled_at: orm.Mapped[typing.Optional[float]] = _time()
+    started_at: orm.Mapped[typing.Optional[float]] = _time()
+    ended_at: orm.Mapped[typing.Optional[float]] = _time()
+    updated_at: orm.Mapped[typing.Optional[float]] = _time()
+    running_s: orm.Mapped[float] = _accumulated()
+    pending_s: orm.Mapped[float] = _accumulated()
+    overhead_s: orm.Mapped[float] = _accumulated()
+    preemptions: orm.Mapped[int] = orm.mapped_column(
+        sa.Integer, nullable=False, default=0, server_default=sa.text('0'))
+    decision_id: orm.Mapped[typing.Optional[int]] = orm.mapped_column(
+        sa.Integer)
+    terminated_by: orm.Mapped[typing.Optional[int]] = orm.mapped_column(
+        sa.Integer)
+    reason: orm.Mapped[typing.Optional[str]] = orm.mapped_column(sa.Text)
+
+    @property
+    def resources(self):
+        return objects.Resources(self.vcpus, self.memory_mb, self.disk_gb)
+
+    def to_object(self):
+        """The :class:`objects.Instance` the host states account for."""
+        return objects.Instance(
+            id=self.id, resources=self.resources,
+            preemptible=self.preemptible,
+            started_at=(self.started_at if self.started_at is not None
+                        else 0.0),
+            flavor=self.flavor, service_class=self.service_class,
+            priority=self.priority, group=self.group)
+
+
+class Decision(Base):
+    """One journaled decision: place ``instance_id`` on ``host``, after
+    terminating ``victims``; ``confirmed`` lists the victims the compute
+    side confirmed gone."""
+
+    __tablename__ = 'decisions'
+    __table_args__ = (
+        sa.Index(None, 'state'),
+        sa.Index(None, 'request_id'),
+        sa.Index(None, 'instance_id'),
+        MYSQL_OPTIONS,
+    )
+
+    id: orm.Mapped[int] = orm.mapped_column(
+        sa.Integer, primary_key=True, autoincrement=True)
+    request_id: orm.Mapped[str] = orm.mapped_column(
+        sa.String(NAME_LENGTH), sa.ForeignKey('requests.id'), nullable=False)
+    instance_id: orm.Mapped[str] = orm.mapped_column(
+        sa.String(NAME_LENGTH), sa.ForeignKey('instances.id'),
+        nullable=False)
+    host: orm.Mapped[str] = _name(nullable=False)
+    victims: orm.Mapped[list] = orm.mapped_column(sa.JSON, nullable=False)
+    confirmed: orm.Mapped[list] = orm.mapped_column(sa.JSON, nullable=False)
+    state: orm.Mapped[str] = _state()
+    created_at: orm.Mapped[float] = _time(nullable=False)
+    updated_at: orm.Mapped[float] = _time(nullable=False)
+    reason: orm.Mapped[typing.Optional[str]] = orm.mapped_column(sa.Text)
+
+    @property
+    def unconfirmed(self):
+        """Victims whose termination is not confirmed yet, in order."""
+        return [v for v in self.victims if v not in self.confirmed]
+
+
+class Event(Base):
+    """Something that happened, for audit and for the metrics."""
+
+    __tablename__ = 'events'
+    __table_args__ = (
+        sa.Index(None, 'kind'),
+        MYSQL_OPTIONS,
+    )
+
+    id: orm.Mapped[int] = orm.mapped_column(
+        sa.Integer, primary_key=True, autoincrement=True)
+    at: orm.Mapped[float] = _time(nullable=False)
+    kind: orm.Mapped[str] = _name(nullable=False)
+    request_id: orm.Mapped[typing.Optional[str]] = _name()
+    instance_id: orm.Mapped[typing.Optional[str]] = _name()
+    host: orm.Mapped[typing.Optional[str]] = _name()
+    payload: orm.Mapped[typing.Optional[dict]] = orm.mapped_column(sa.JSON)
+
+
+def spec_to_dict(spec):
+    """A JSON-serialisable dict of every field of ``spec``."""
+    return {
+        'id': spec.id,
+        'resources': {'vcpus': spec.resources.vcpus,
+                      'memory_mb': spec.resources.memory_mb,
+                      'disk_gb': spec.resources.disk_gb},
+        'preemptible': bool(spec.preemptible),
+        'num_instances': spec.num_instances,
+        'flavor': spec.flavor,
+        'constraints': dict(spec.constraints),
+        'availability_zone': spec.availability_zone,
+        'group': spec.group,
+        'group_policy': spec.group_policy,
+        'group_hosts': sorted(spec.group_hosts),
+        'service_class': spec.service_class,
+        'priority': spec.priority,
+        'instance_ids': list(spec.instance_ids),
+    }
+
+
+def spec_from_dict(data):
+    """The :class:`objects.RequestSpec` of a dict from :func:`spec_to_dict`.
+
+    Fields missing from ``data`` take the RequestSpec defaults, so rows
+    written before a field existed still load.
+    """
+    fields = dict(data)
+    resources = fields.pop('resources', {})
+    fields['resources'] = objects.Resources(**resources)
+    if 'constraints' in fields:
+        fields['constraints'] = dict(fields['constraints'] or {})
+    if 'group_hosts' in fields:
+        fields['group_hosts'] = frozenset(fields['group_hosts'] or ())
+    if 'instance_ids' in fields:
+        fields['instance_ids'] = tuple(fields['instance_ids'] or ())
+    return objects.RequestSpec(**fields)
