@@ -24,7 +24,6 @@ All comparisons are made on integers (resources scaled by 10**9, costs by
 """
 
 import functools
-import heapq
 
 from preemptible_sched import host_state as host_state_mod
 
@@ -122,7 +121,13 @@ def _best_single(useful, resources_q, costs_q, ids, need_q, capacity_q,
     if best is None:
         return None
     if len(useful) > 1:
-        first, second = heapq.nsmallest(2, (costs_q[i] for i in useful))
+        first = second = None
+        for i in useful:
+            cost = costs_q[i]
+            if first is None or cost < first:
+                first, second = cost, first
+            elif second is None or cost < second:
+                second = cost
         if best_key[0] > first + second:
             return None
     return (best,)

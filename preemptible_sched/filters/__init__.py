@@ -19,6 +19,14 @@ class BaseHostFilter:
         """Return True if the host seen through ``host_view`` may take spec."""
         raise NotImplementedError()
 
+    def applies_to(self, spec):
+        """False when this filter would pass every host for ``spec``.
+
+        The handler then skips it altogether: most requests name no zone,
+        group or constraint, and a pass over every host costs time.
+        """
+        return True
+
     def filter_all(self, host_views, spec):
         """Return the views that pass; override for a vectorised filter."""
         return [view for view in host_views if self.host_passes(view, spec)]
@@ -46,6 +54,8 @@ class FilterHandler:
         for host_filter in self.filters:
             if not passed:
                 break
+            if not host_filter.applies_to(spec):
+                continue
             kept = host_filter.filter_all(passed, spec)
             if verdicts is not None and len(kept) != len(passed):
                 kept_names = {view.name for view in kept}

@@ -15,6 +15,9 @@ class AffinityFilter(filters.BaseHostFilter):
     Options: none.
     """
 
+    def applies_to(self, spec):
+        return spec.group_policy == 'affinity' and bool(spec.group_hosts)
+
     def host_passes(self, host_view, spec):
         if spec.group_policy != 'affinity' or not spec.group_hosts:
             return True

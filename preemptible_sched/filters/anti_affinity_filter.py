@@ -16,6 +16,9 @@ class AntiAffinityFilter(filters.BaseHostFilter):
     Options: none.
     """
 
+    def applies_to(self, spec):
+        return spec.group_policy == 'anti-affinity'
+
     def host_passes(self, host_view, spec):
         if spec.group_policy != 'anti-affinity':
             return True

@@ -17,6 +17,9 @@ class AttributesFilter(filters.BaseHostFilter):
     Options: none.
     """
 
+    def applies_to(self, spec):
+        return bool(spec.constraints)
+
     def host_passes(self, host_view, spec):
         host = host_view.host
         for key, value in spec.constraints.items():

@@ -13,6 +13,9 @@ class AvailabilityZoneFilter(filters.BaseHostFilter):
     Options: none here; see ``[compute] default_availability_zone``.
     """
 
+    def applies_to(self, spec):
+        return spec.availability_zone is not None
+
     def host_passes(self, host_view, spec):
         if spec.availability_zone is None:
             return True

@@ -141,6 +141,8 @@ class WeightHandler:
             normalized = normalize(_rank_last(raw), weigher.minval,
                                    weigher.maxval)
             default = weigher.default_multiplier()
+            if not explain and not debug and not any(normalized):
+                continue    # all equal: this weigher changes no ranking
             for item, raw_weight, norm in zip(weighed, raw, normalized):
                 host = item.view.host
                 multiplier = (weigher.weight_multiplier(host)
