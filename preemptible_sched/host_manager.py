@@ -56,5 +56,11 @@ class HostManager:
                 del hosts[host_name]
         return host_name, instance
 
+    def mark_started(self, instance_id, at):
+        """The instance began running at ``at`` (run times count from it)."""
+        state = self.host_states[self.instance_hosts[instance_id]]
+        state.instances[instance_id].started_at = at
+        state.generation += 1
+
     def hosts_of_group(self, group):
         return frozenset(self.group_hosts.get(group, ()))

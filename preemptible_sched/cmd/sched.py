@@ -11,13 +11,14 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from preemptible_sched.cmd import decide
+from preemptible_sched.cmd import testbed
 from preemptible_sched.conf import CONF
 from preemptible_sched.conf import opts as opts_mod
 from preemptible_sched import exception
 
 EXIT_OK, EXIT_NO_VALID_HOST, EXIT_BAD_INPUT = 0, 1, 2
 
-_COMMANDS = (decide,)
+_COMMANDS = (decide, testbed)
 
 
 def _add_parsers(subparsers):
@@ -85,6 +86,8 @@ def main(argv=None):
     logging.register_options(CONF)
     # stdout carries the command's output (JSON); logs go to stderr.
     CONF.set_default('use_stderr', True)
+    logging.set_defaults(default_log_levels=logging.get_default_log_levels() +
+                         ['alembic=WARN'])
     try:
         CONF(_hoist_global_options(sys.argv[1:] if argv is None else argv),
              project='preemptible-sched')

@@ -27,6 +27,7 @@ is all or nothing: if one instance cannot be placed, every change made for
 the earlier ones is rolled back.
 """
 
+import contextlib
 import dataclasses
 import logging
 import random
@@ -85,6 +86,10 @@ class Decision:
         return self.reason is None
 
 
+def _no_stopwatch(stage):
+    return contextlib.nullcontext()
+
+
 class FilterScheduler:
     """The preemptible-aware filter scheduler.
 
@@ -111,6 +116,10 @@ class FilterScheduler:
                                  if seed is None else seed)
         self.host_manager = host_manager.HostManager(
             termination_selector.TerminationPlanner(costs))
+        #: ``stopwatch(stage)`` gives a context manager timing that stage
+        #: (R4 filtering, R5 weighing and selection, T10 termination
+        #: planning); the scheduler loop sets a real one.
+        self.stopwatch = _no_stopwatch
 
     def _views_to_try(self, spec):
         """Which views to filter on, in order: True means the normal view."""
@@ -141,7 +150,7 @@ class FilterScheduler:
                 reason = ('No host can take instance %d of %d of request '
                           '%s (mode %s).' % (index + 1, spec.num_instances,
                                              spec.id, self.mode))
-                LOG.info(reason)
+                LOG.debug(reason)
                 return Decision(spec, [], reports, reason)
             self._apply(selection)
             selections.append(selection)
@@ -154,24 +163,28 @@ class FilterScheduler:
                     spec.group))
         states = self.host_manager.get_all_host_states()
         verdicts = {} if explain else None
-        for use_normal in self._views_to_try(spec):
-            if explain:
-                verdicts.clear()
-            passed = self.filter_handler.filter(
-                [state.view(use_normal) for state in states], spec, verdicts)
-            if passed:
-                break
-        weighed = self.weight_handler.get_weighed_objects(
-            [view.host.full for view in passed], spec, explain)
+        with self.stopwatch('R4'):
+            for use_normal in self._views_to_try(spec):
+                if explain:
+                    verdicts.clear()
+                passed = self.filter_handler.filter(
+                    [state.view(use_normal) for state in states], spec,
+                    verdicts)
+                if passed:
+                    break
+        with self.stopwatch('R5'):
+            weighed = self._ordered(self.weight_handler.get_weighed_objects(
+                [view.host.full for view in passed], spec, explain))
         may_terminate = self.mode != 'plain' and not spec.preemptible
         selection = None
-        for candidate in self._ordered(weighed):
-            plan = self._plan(candidate.view.host, spec, may_terminate)
-            if plan is not None:
-                selection = Selection(
-                    spec.new_instance(index, self.host_manager.now),
-                    candidate.view.name, plan)
-                break
+        with self.stopwatch('T10'):
+            for candidate in weighed:
+                plan = self._plan(candidate.view.host, spec, may_terminate)
+                if plan is not None:
+                    selection = Selection(
+                        spec.new_instance(index, self.host_manager.now),
+                        candidate.view.name, plan)
+                    break
         report = None
         if explain:
             report = self._report(states, use_normal, verdicts, weighed,

@@ -1,0 +1,247 @@
+"""``preemptible-sched testbed``: the paper's evaluation on emulated blades.
+
+Random normal and preemptible requests, with exponentially distributed
+inter-arrival times and durations, are submitted to the real scheduler loop
+running on the fake compute driver (four emulated IBM HS21 blades) under a
+virtual clock, until the first normal request that needs a termination.
+The command then prints every host with its instances (run time in
+minutes, preemptible ones marked) and which instances were terminated, at
+what cost, to make room.
+"""
+
+import json
+import random
+
+from preemptible_sched import clock as clock_mod
+from preemptible_sched.compute import fake
+from preemptible_sched.conf import CONF
+from preemptible_sched.db import api as db_api
+from preemptible_sched.loop import scheduler_loop
+from preemptible_sched import objects
+
+#: OpenStack's default flavors at the time of the evaluation.
+FLAVORS = {
+    'small': objects.Flavor('small', 1, 2000, 20),
+    'medium': objects.Flavor('medium', 2, 4000, 40),
+    'large': objects.Flavor('large', 4, 8000, 80),
+}
+FLAVOR_SETS = {'medium': ('medium',), 'mixed': ('small', 'medium', 'large')}
+
+
+def add_parser(subparsers):
+    parser = subparsers.add_parser(
+        'testbed', help='Run the preemptible-instance evaluation on the '
+        'emulated blade testbed.')
+    parser.add_argument('--seed', type=int, default=1,
+                        help='Seed of the workload, the boot times and the '
+                        'scheduler (default 1).')
+    parser.add_argument('--flavors', choices=sorted(FLAVOR_SETS),
+                        default='medium',
+                        help='"medium": every request is medium, as in the '
+                        'first evaluation; "mixed": small, medium and large '
+                        'at random.')
+    parser.add_argument('--format', choices=('json', 'table'),
+                        default='table', help='Output format.')
+    parser.add_argument('--preemptible-share', type=float, default=0.5,
+                        metavar='P', help='Probability that a request is '
+                        'preemptible (default 0.5).')
+    parser.add_argument('--mean-interarrival', type=float, default=600.0,
+                        metavar='SECONDS', help='Mean time between two '
+                        'requests (default 600).')
+    parser.add_argument('--mean-duration', type=float, default=4 * 3600.0,
+                        metavar='SECONDS', help='Mean run time of an '
+                        'instance (default 14400).')
+    parser.add_argument('--max-requests', type=int, default=10000,
+                        help='Give up after this many requests.')
+    parser.set_defaults(func=run)
+
+
+class Testbed:
+    """The evaluation procedure; :meth:`run` returns the report (a dict)."""
+
+    def __init__(self, seed=1, flavors='medium', preemptible_share=0.5,
+                 mean_interarrival=600.0, mean_duration=4 * 3600.0,
+                 max_requests=10000, store=None):
+        self.rng = random.Random(seed)
+        self.flavors = [FLAVORS[name] for name in FLAVOR_SETS[flavors]]
+        self.flavor_set = flavors
+        self.preemptible_share = preemptible_share
+        self.mean_interarrival = mean_interarrival
+        self.mean_duration = mean_duration
+        self.max_requests = max_requests
+        self.seed = seed
+        self.clock = clock_mod.VirtualClock()
+        self.driver = fake.FakeDriver(self.clock, seed=seed)
+        self.store = store or db_api.Store('sqlite://')
+        self.store.upgrade()
+        self.loop = scheduler_loop.SchedulerLoop(self.clock, self.driver,
+                                                 self.store)
+        self.loop.decision_observers.append(self._observe)
+        self.submitted = 0
+        self.report = None
+
+    def _observe(self, entry, decision, now):
+        if self.report is not None or entry.spec.preemptible:
+            return
+        if not any(s.terminate for s in decision.selections):
+            return
+        self.report = self._snapshot(entry, decision, now)
+        self.clock_stop_at = now
+
+    def _snapshot(self, entry, decision, now):
+        selection = decision.selections[0]
+        costs = dict(zip(selection.terminate, selection.plan.costs))
+        hosts = []
+        for state in self.loop.host_manager.get_all_host_states():
+            instances = []
+            members = list(state.instances.values())
+            if state.name == selection.host:
+                # The books already show the decision; show the host as it
+                # was when the request arrived.
+                members = [i for i in members
+                           if i.id != selection.instance.id] + \
+                    list(selection.plan.victims)
+            for instance in sorted(members, key=lambda i: i.started_at):
+                instances.append({
+                    'id': instance.id, 'flavor': instance.flavor,
+                    'preemptible': instance.preemptible,
+                    'vcpus': instance.resources.vcpus,
+                    'memory_mb': instance.resources.memory_mb,
+                    'disk_gb': instance.resources.disk_gb,
+                    'runtime_s': instance.runtime(now),
+                    'runtime_min': round(instance.runtime(now) / 60.0, 1),
+                    'terminated': instance.id in costs,
+                })
+            hosts.append({'name': state.name,
+                          'vcpus': state.capacity.vcpus,
+                          'memory_mb': state.capacity.memory_mb,
+                          'disk_gb': state.capacity.disk_gb,
+                          'instances': instances})
+        return {
+            'seed': self.seed, 'flavors': self.flavor_set,
+            'mode': CONF.preemptible.mode,
+            'termination_costs': list(CONF.preemptible.termination_costs),
+            'billing_period_s': CONF.preemptible.billing_period_seconds,
+            'time_s': now, 'requests_submitted': self.submitted,
+            'request': {'id': entry.id, 'flavor': entry.spec.flavor,
+                        'preemptible': False},
+            'placed_on': selection.host,
+            'terminated': [{'id': victim.id, 'host': selection.host,
+                            'runtime_min': round(victim.runtime(now) / 60.0,
+                                                 1),
+                            'cost': costs[victim.id]}
+                           for victim in selection.plan.victims],
+            'hosts': hosts,
+        }
+
+    def _submit_next(self):
+        if self.report is not None or self.submitted >= self.max_requests:
+            return
+        flavor = self.rng.choice(self.flavors)
+        preemptible = self.rng.random() < self.preemptible_share
+        duration = self.rng.expovariate(1.0 / self.mean_duration)
+        self.submitted += 1
+        self.loop.submit(objects.RequestSpec(
+            'req-%04d' % self.submitted, flavor.resources, preemptible,
+            flavor=flavor.name), duration=duration, image='cirros')
+        self.clock.call_later(
+            self.rng.expovariate(1.0 / self.mean_interarrival),
+            self._submit_next)
+
+    def run(self):
+        self.loop.start()
+        self._submit_next()
+        while self.report is None and self.submitted < self.max_requests:
+            if not self.clock.step():
+                break
+        if self.report is not None:
+            # Let the decision complete: victims gone, new instance booted.
+            deadline = self.clock.now() + 600
+            while (self._decision_state() in ('pending', 'building') and
+                   self.clock.now() < deadline and self.clock.step()):
+                pass
+            self.report['decision_state'] = self._decision_state()
+            self.report['victim_states'] = {
+                victim['id']: self.store.get_instance(victim['id']).state
+                for victim in self.report['terminated']}
+        self.loop.stop()
+        return self.report
+
+    def _decision_state(self):
+        request_id = self.report['request']['id']
+        states = {row.id: row.state
+                  for row in self.store.list_instances(request_id=request_id)}
+        return states.get(request_id)
+
+
+#: The scheduler configuration of the original evaluation; a --config-file
+#: still overrides each of these.
+PAPER_DEFAULTS = {
+    'filter_scheduler': {'enabled_filters': ['compute', 'resources'],
+                         'weighers': ['termination_cost']},
+    'preemptible': {'mode': 'dual_state',
+                    'termination_costs': ['billing_period'],
+                    'billing_period_seconds': 3600},
+}
+
+
+def set_paper_defaults(conf):
+    for group, values in PAPER_DEFAULTS.items():
+        for name, value in values.items():
+            conf.set_default(name, value, group=group)
+
+
+def to_table(report):
+    lines = ['Emulated testbed: %d blades, flavors %s, seed %d, mode %s, '
+             'termination costs %s (billing period %d min)' % (
+                 len(report['hosts']), report['flavors'], report['seed'],
+                 report['mode'], ', '.join(report['termination_costs']),
+                 report['billing_period_s'] // 60),
+             'After %d requests, at t = %.1f min, normal request %s (%s) '
+             'needs room:' % (report['requests_submitted'],
+                              report['time_s'] / 60.0,
+                              report['request']['id'],
+                              report['request']['flavor']), '']
+    header = ('host', 'instance', 'flavor', 'kind', 'run time (min)',
+              'terminated')
+    rows = [header]
+    for host in report['hosts']:
+        for instance in host['instances']:
+            rows.append((host['name'], instance['id'], instance['flavor'],
+                         'preemptible' if instance['preemptible']
+                         else 'normal', '%.1f' % instance['runtime_min'],
+                         'yes' if instance['terminated'] else ''))
+        if not host['instances']:
+            rows.append((host['name'], '-', '', '', '', ''))
+    widths = [max(len(str(row[i])) for row in rows)
+              for i in range(len(header))]
+    for row in rows:
+        lines.append('  '.join(str(cell).ljust(width)
+                               for cell, width in zip(row, widths)).rstrip())
+    lines.append('')
+    lines.append('Placed on %s, terminating %s.' % (
+        report['placed_on'], ', '.join(
+            '%s (ran %.1f min, cost %g)' % (v['id'], v['runtime_min'],
+                                            v['cost'])
+            for v in report['terminated'])))
+    lines.append('The new instance is %s.' % report.get('decision_state'))
+    return '\n'.join(lines)
+
+
+def run(args):
+    set_paper_defaults(CONF)
+    testbed = Testbed(seed=args.seed, flavors=args.flavors,
+                      preemptible_share=args.preemptible_share,
+                      mean_interarrival=args.mean_interarrival,
+                      mean_duration=args.mean_duration,
+                      max_requests=args.max_requests)
+    report = testbed.run()
+    if report is None:
+        print('No normal request needed a termination within %d requests.'
+              % args.max_requests)
+        return 1
+    if args.format == 'json':
+        print(json.dumps(report, indent=2))
+    else:
+        print(to_table(report))
+    return 0

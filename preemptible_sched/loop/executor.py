@@ -1,0 +1,198 @@
+"""Carrying out a decision without ever losing or repeating a step.
+
+For every placed instance:
+
+1. **journal** the decision in the database (the new instance claims its
+   host, the victims are marked ``terminating``) before anything happens;
+2. emit a termination notice for each victim and wait
+   ``[preemptible] termination_grace_seconds``;
+3. ask the compute side to **terminate** the victims, and record each
+   confirmation as it arrives;
+4. once every victim is confirmed gone, **spawn** the new instance;
+5. the decision is **done** when the instance runs.
+
+A scheduler that restarts calls :meth:`DecisionExecutor.recover`, which
+finishes or rolls back every decision the journal shows unfinished, after
+asking the compute side what really happened: a victim that is gone is
+confirmed (never terminated again), one still there is terminated, an
+instance already spawned is not spawned twice. Nothing is spawned on a host
+before every victim there is gone, so no host holds more than its capacity.
+"""
+
+import logging
+
+from preemptible_sched.conf import CONF
+
+LOG = logging.getLogger(__name__)
+
+#: Points at which tests may inject a crash (see ``crash_hook``).
+CRASH_POINTS = ('after_journal', 'after_notice', 'after_termination',
+                'before_spawn', 'after_spawn')
+
+TERMINATION_RETRIES = 3
+
+
+class SimulatedCrash(Exception):
+    """Raised by a crash hook: the scheduler process 'dies' here."""
+
+
+class DecisionExecutor:
+    """Runs the journal → notice → terminate → spawn protocol."""
+
+    def __init__(self, loop):
+        self.loop = loop
+        #: decision id → set of victim ids still to be confirmed
+        self.waiting = {}
+        self.termination_attempts = {}
+        #: called with a point name from CRASH_POINTS; tests make it raise
+        self.crash_hook = None
+
+    # -- helpers ---------------------------------------------------------
+
+    @property
+    def store(self):
+        return self.loop.store
+
+    @property
+    def driver(self):
+        return self.loop.driver
+
+    def _now(self):
+        return self.loop.clock.now()
+
+    def _crash(self, point, **context):
+        if self.crash_hook is not None:
+            self.crash_hook(point, **context)
+
+    # -- the protocol ----------------------------------------------------
+
+    def execute(self, pending, selection):
+        """Journal and start carrying out one placed instance."""
+        now = self._now()
+        victims = selection.terminate
+        decision_id = self.store.journal_decision(
+            pending.id, selection.instance.id, selection.host, victims, now)
+        self.loop.on_journaled(pending, selection, decision_id)
+        self._crash('after_journal', decision_id=decision_id)
+        if not victims:
+            self._spawn(decision_id)
+            return decision_id
+        for victim_id in victims:
+            self.loop.notify('instance.termination_notice', {
+                'instance_id': victim_id, 'host': selection.host,
+                'decision_id': decision_id,
+                'terminate_at': now +
+                CONF.preemptible.termination_grace_seconds})
+        self._crash('after_notice', decision_id=decision_id)
+        self.waiting[decision_id] = set(victims)
+        self.loop.call_later(CONF.preemptible.termination_grace_seconds,
+                             self._terminate, decision_id)
+        return decision_id
+
+    def _terminate(self, decision_id):
+        decision = self.store.get_decision(decision_id)
+        if decision.state in ('done', 'rolled_back', 'failed'):
+            return
+        self.store.set_decision_state(decision_id, 'terminating',
+                                      self._now())
+        for victim_id in sorted(self.waiting.get(decision_id, ())):
+            self.driver.terminate(decision.host, victim_id)
+
+    def on_terminated(self, host, instance_id):
+        """A victim is gone: confirm it; spawn once all are gone.
+
+        Returns False when ``instance_id`` was no victim of ours.
+        """
+        for decision_id, waiting in self.waiting.items():
+            if instance_id in waiting:
+                break
+        else:
+            return False
+        waiting.discard(instance_id)
+        self.store.confirm_termination(
+            decision_id, instance_id, self._now(),
+            final_state=self.loop.victim_final_state())
+        self.loop.notify('instance.terminated', {
+            'instance_id': instance_id, 'host': host,
+            'decision_id': decision_id})
+        self._crash('after_termination', decision_id=decision_id,
+                    instance_id=instance_id)
+        if not waiting:
+            del self.waiting[decision_id]
+            self._spawn(decision_id)
+        return True
+
+    def on_termination_failed(self, host, instance_id, reason):
+        """Try again a few times, then give the decision up."""
+        for decision_id, waiting in self.waiting.items():
+            if instance_id in waiting:
+                break
+        else:
+            return False
+        key = (decision_id, instance_id)
+        self.termination_attempts[key] = \
+            self.termination_attempts.get(key, 0) + 1
+        if self.termination_attempts[key] < TERMINATION_RETRIES:
+            LOG.warning('Termination of %s on %s failed (%s); retrying',
+                        instance_id, host, reason)
+            self.driver.terminate(host, instance_id)
+        else:
+            self.roll_back(decision_id, 'termination of %s on %s failed: %s'
+                           % (instance_id, host, reason))
+        return True
+
+    def _spawn(self, decision_id):
+        decision = self.store.get_decision(decision_id)
+        self._crash('before_spawn', decision_id=decision_id)
+        now = self._now()
+        self.store.set_decision_state(decision_id, 'spawning', now)
+        self.store.update_instance(decision.instance_id, at=now,
+                                   state='building')
+        request = self.store.get_request(decision.request_id)
+        instance = self.loop.instance_object(decision.instance_id)
+        self.driver.spawn(decision.host, instance, image=request.image,
+                          duration=request.duration_s)
+        self._crash('after_spawn', decision_id=decision_id)
+
+    def roll_back(self, decision_id, reason):
+        """Undo a decision whose victims could not all be terminated."""
+        self.waiting.pop(decision_id, None)
+        decision = self.store.get_decision(decision_id)
+        LOG.warning('Rolling back decision %s: %s', decision_id, reason)
+        self.store.roll_back_decision(decision_id, self._now(), reason)
+        self.loop.on_rolled_back(decision, reason)
+
+    # -- after a restart ---------------------------------------------------
+
+    def recover(self):
+        """Complete or roll back every decision the journal left open."""
+        for decision in self.store.unfinished_decisions():
+            present = self.loop.instances_on(decision.host)
+            if present is None:
+                self.roll_back(decision.id, 'host %s is gone' % decision.host)
+                continue
+            confirmed = set(decision.confirmed or ())
+            remaining = set()
+            for victim_id in decision.victims:
+                if victim_id in confirmed:
+                    continue
+                if victim_id in present:
+                    remaining.add(victim_id)
+                else:
+                    # Terminated before the crash; only the confirmation
+                    # was lost. Record it, never terminate again.
+                    self.store.confirm_termination(
+                        decision.id, victim_id, self._now(),
+                        final_state=self.loop.victim_final_state())
+            LOG.info('Recovering decision %s (%s): %d victim(s) left',
+                     decision.id, decision.state, len(remaining))
+            if remaining:
+                self.waiting[decision.id] = remaining
+                self._terminate(decision.id)
+            elif decision.instance_id in present:
+                self.store.set_decision_state(decision.id, 'spawning',
+                                              self._now())
+                self.loop.on_recovered_spawn(decision,
+                                             present[decision.instance_id])
+            else:
+                self._spawn(decision.id)

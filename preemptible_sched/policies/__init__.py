@@ -1,0 +1,49 @@
+"""Queue policies: the order in which pending requests are considered.
+
+A queue policy overrides :meth:`BaseQueuePolicy.sort_key` (one key per
+request; smaller goes first) or, for policies that compare requests with
+each other, :meth:`BaseQueuePolicy.order`. Policies are registered in the
+``preemptible_sched.queue_policies`` namespace.
+"""
+
+import dataclasses
+import typing
+
+from preemptible_sched import loadables
+from preemptible_sched import objects
+
+
+@dataclasses.dataclass
+class PendingRequest:
+    """A request waiting in the queue, with what policies may look at."""
+
+    spec: objects.RequestSpec
+    submitted_at: float
+    sequence: int
+    duration: typing.Optional[float] = None
+    image: typing.Optional[str] = None
+    attempts: int = 0
+
+    @property
+    def id(self):
+        return self.spec.id
+
+
+class BaseQueuePolicy:
+    """Base of every queue policy."""
+
+    #: Entry-point name, set when the policy is loaded.
+    name = None
+
+    def sort_key(self, request, now):
+        """Key of ``request`` (a :class:`PendingRequest`); smaller first."""
+        raise NotImplementedError()
+
+    def order(self, requests, now):
+        """The pending requests, first to be considered first."""
+        return sorted(requests, key=lambda r: self.sort_key(r, now))
+
+
+def load(name):
+    return loadables.load_plugins('preemptible_sched.queue_policies',
+                                  [name], 'scheduler', 'queue_policy')[0]

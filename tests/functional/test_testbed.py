@@ -1,0 +1,101 @@
+"""The testbed procedure: the victims are the cheapest set on the testbed.
+
+For many seeds, with same-size and mixed flavors, the emulated evaluation
+runs until the first normal request that needs a termination; an
+independent oracle then tries every subset of preemptible instances on every
+blade of the reported snapshot and checks that nothing cheaper would have
+made room.
+"""
+
+import itertools
+import json
+import os
+import subprocess
+import sys
+
+import fixtures
+
+from preemptible_sched.cmd import testbed
+from preemptible_sched.conf import CONF
+from tests import base
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
+PERIOD = 3600.0
+SIZES = {name: tuple(f.resources) for name, f in testbed.FLAVORS.items()}
+
+
+def cheapest_on_testbed(report):
+    """(cost, host) of the cheapest termination set anywhere."""
+    request = SIZES[report['request']['flavor']]
+    best = None
+    for host in report['hosts']:
+        capacity = (host['vcpus'], host['memory_mb'], host['disk_gb'])
+        used = [sum(i[key] for i in host['instances'])
+                for key in ('vcpus', 'memory_mb', 'disk_gb')]
+        candidates = [i for i in host['instances'] if i['preemptible']]
+        for size in range(len(candidates) + 1):
+            for subset in itertools.combinations(candidates, size):
+                freed = [sum(i[key] for i in subset)
+                         for key in ('vcpus', 'memory_mb', 'disk_gb')]
+                if all(used[d] - freed[d] + request[d] <= capacity[d] + 1e-6
+                       for d in range(3)):
+                    cost = sum(i['runtime_s'] % PERIOD for i in subset)
+                    if best is None or cost < best[0] - 1e-6:
+                        best = (cost, host['name'])
+    return best
+
+
+class TestTestbedProcedure(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        # The config fixture resets these defaults after the test.
+        testbed.set_paper_defaults(CONF)
+
+    def check(self, seed, flavors):
+        report = testbed.Testbed(seed=seed, flavors=flavors).run()
+        self.assertIsNotNone(report, 'seed %d never needed a termination'
+                             % seed)
+        victims = {v['id'] for v in report['terminated']}
+        self.assertTrue(victims)
+        by_id = {i['id']: (h['name'], i) for h in report['hosts']
+                 for i in h['instances']}
+        for victim in victims:
+            host, instance = by_id[victim]
+            self.assertTrue(instance['preemptible'], victim)
+            self.assertEqual(report['placed_on'], host)
+        cost = sum(by_id[v][1]['runtime_s'] % PERIOD for v in victims)
+        best_cost, _ = cheapest_on_testbed(report)
+        self.assertAlmostEqual(best_cost, cost, places=6,
+                               msg='seed %d %s' % (seed, flavors))
+        self.assertAlmostEqual(cost, sum(v['cost']
+                                         for v in report['terminated']),
+                               places=6)
+        # The decision completed: victims gone, new instance running.
+        self.assertEqual('running', report['decision_state'])
+        self.assertEqual({v: 'terminated' for v in victims},
+                         report['victim_states'])
+
+    def test_same_size_flavors(self):
+        for seed in range(1, 11):
+            self.check(seed, 'medium')
+
+    def test_mixed_flavors(self):
+        for seed in range(1, 11):
+            self.check(seed, 'mixed')
+
+
+class TestTestbedCommand(base.TestCase):
+
+    def test_json_output_on_a_fresh_configuration(self):
+        result = subprocess.run(
+            [sys.executable, '-m', 'preemptible_sched.cmd.sched', 'testbed',
+             '--seed', '1', '--format', 'json'], capture_output=True,
+            text=True, cwd=ROOT, timeout=300,
+            env=dict(os.environ,
+                     HOME=self.useFixture(fixtures.TempDir()).path))
+        self.assertEqual(0, result.returncode, result.stderr)
+        report = json.loads(result.stdout)
+        self.assertEqual(4, len(report['hosts']))
+        self.assertEqual(report['terminated'][0]['host'],
+                         report['placed_on'])
