@@ -34,6 +34,13 @@ class FakePlanner:
         return self.plans.get(state.name)
 
 
+class RefusingPlanner(FakePlanner):
+    """A planner that must not be asked (the request fits already)."""
+
+    def plan(self, state, resources, cost=None):
+        raise AssertionError('planner asked about %s' % state.name)
+
+
 def make_host_state(name='host', vcpus=8, memory_mb=16384, disk_gb=500,
                     instances=(), planner=None, **host_kw):
     """A :class:`HostState` of a blade with ``instances`` consumed."""

@@ -4,11 +4,6 @@ from preemptible_sched.weighers import preemptible_count
 from tests import base
 
 
-class RefusingPlanner(base.FakePlanner):
-    def plan(self, state, resources, cost=None):
-        raise AssertionError(f'planner asked about {state.name}')
-
-
 class TestPreemptibleCountWeigher(base.TestCase):
     """A 4 vCPU / 8000 MB request on 8 vCPU / 16384 MB blades."""
 
@@ -47,7 +42,7 @@ class TestPreemptibleCountWeigher(base.TestCase):
                          self.weigher.weigh_objects(self._views(), self.spec))
 
     def test_fitting_host_does_not_ask_planner(self):
-        state = base.make_host_state(planner=RefusingPlanner())
+        state = base.make_host_state(planner=base.RefusingPlanner())
         self.assertEqual(0, self.weigher._weigh_object(state.full, self.spec))
 
     def test_unplaceable_everywhere(self):

@@ -4,11 +4,6 @@ from preemptible_sched.weighers import termination_cost
 from tests import base
 
 
-class RefusingPlanner(base.FakePlanner):
-    def plan(self, state, resources, cost=None):
-        raise AssertionError(f'planner asked about {state.name}')
-
-
 class TestTerminationCostWeigher(base.TestCase):
     """A 4 vCPU request on 8 vCPU blades full of preemptible mediums."""
 
@@ -47,7 +42,7 @@ class TestTerminationCostWeigher(base.TestCase):
                          self.weigher.weigh_objects(self._views(), self.spec))
 
     def test_fitting_host_does_not_ask_planner(self):
-        state = base.make_host_state(planner=RefusingPlanner())
+        state = base.make_host_state(planner=base.RefusingPlanner())
         self.assertEqual(0.0,
                          self.weigher._weigh_object(state.full, self.spec))
 
