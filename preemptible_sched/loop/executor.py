@@ -141,8 +141,14 @@ class DecisionExecutor:
                            % (instance_id, host, reason))
         return True
 
+    def forget(self, decision_id):
+        """Stop waiting for a decision that ended otherwise (failed)."""
+        self.waiting.pop(decision_id, None)
+
     def _spawn(self, decision_id):
         decision = self.store.get_decision(decision_id)
+        if decision.state in ('done', 'rolled_back', 'failed'):
+            return      # given up meanwhile (request deleted, host down)
         self._crash('before_spawn', decision_id=decision_id)
         now = self._now()
         self.store.set_decision_state(decision_id, 'spawning', now)

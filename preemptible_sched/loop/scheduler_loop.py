@@ -212,10 +212,9 @@ class SchedulerLoop(compute.ComputeEvents):
         for row in self.store.list_instances(request_id=request_id,
                                              states=ACTIVE_STATES):
             if row.host is None or row.state == 'pending':
-                if row.host is not None:
-                    self.host_manager.remove_instance(row.id)
-                self.store.update_instance(row.id, at=now, state='deleted',
-                                           ended_at=now)
+                # Not spawned yet (maybe waiting for its victims to go):
+                # _finish also gives up its decision.
+                self._finish(row.id, 'deleted', now, reason='deleted')
             elif row.state in ('building', 'running'):
                 self._deleting.add(row.id)
                 self.driver.terminate(row.host, row.id)
@@ -451,3 +450,4 @@ class SchedulerLoop(compute.ComputeEvents):
                                                            'spawning'):
                 self.store.set_decision_state(decision.id, 'failed', at,
                                               reason=reason or state)
+                self.executor.forget(decision.id)

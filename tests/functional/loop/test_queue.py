@@ -168,3 +168,36 @@ class TestRestart(loop_fixtures.LoopTestCase):
         self.run_for(100)
         self.assertEqual('running', self.state('waiting'))
 
+
+
+class TestInFlight(loop_fixtures.LoopTestCase):
+
+    def fill_with_preemptible(self):
+        for i in range(4):
+            self.submit('p%d' % i, preemptible=True)
+        self.run_for(10)
+
+    def test_delete_while_victims_are_terminating(self):
+        self.flags(group='preemptible', termination_grace_seconds=30)
+        self.fill_with_preemptible()
+        self.submit('normal')
+        self.run_for(5)
+        self.loop.delete('normal')
+        self.run_for(60)
+        self.assertEqual('deleted', self.state('normal'))
+        self.assertNotIn('normal', {r.id for r in
+                                    self.driver.list_instances('host-A')})
+        self.assertEqual([], self.loop.store.unfinished_decisions())
+        self.assertEqual([], self.driver.refused)
+
+    def test_host_down_during_termination(self):
+        self.flags(group='preemptible', termination_grace_seconds=30)
+        self.fill_with_preemptible()
+        self.submit('normal')
+        self.run_for(5)
+        self.driver.host_down('host-A')
+        self.run_for(60)
+        self.assertEqual([], self.loop.store.unfinished_decisions())
+        self.assertEqual({}, self.loop.executor.waiting)
+        self.assertEqual(0, self.loop.host_manager.host_states[
+            'host-A'].full.num_instances)
