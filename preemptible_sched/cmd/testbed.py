@@ -10,12 +10,14 @@ what cost, to make room.
 """
 
 import json
+import logging
 import random
 
 from preemptible_sched import clock as clock_mod
 from preemptible_sched.compute import fake
 from preemptible_sched.conf import CONF
 from preemptible_sched.db import api as db_api
+from preemptible_sched import exception
 from preemptible_sched.loop import scheduler_loop
 from preemptible_sched import objects
 
@@ -33,8 +35,9 @@ def add_parser(subparsers):
         'testbed', help='Run the preemptible-instance evaluation on the '
         'emulated blade testbed.')
     parser.add_argument('--seed', type=int, default=1,
-                        help='Seed of the workload, the boot times and the '
-                        'scheduler (default 1).')
+                        help='Seed of the workload and of the emulated boot '
+                        'times (default 1); ties between equally good hosts '
+                        'use [scheduler] random_seed.')
     parser.add_argument('--flavors', choices=sorted(FLAVOR_SETS),
                         default='medium',
                         help='"medium": every request is medium, as in the '
@@ -157,17 +160,17 @@ class Testbed:
         if self.report is not None:
             # Let the decision complete: victims gone, new instance booted.
             deadline = self.clock.now() + 600
-            while (self._decision_state() in ('pending', 'building') and
+            while (self._new_instance_state() in ('pending', 'building') and
                    self.clock.now() < deadline and self.clock.step()):
                 pass
-            self.report['decision_state'] = self._decision_state()
+            self.report['new_instance_state'] = self._new_instance_state()
             self.report['victim_states'] = {
                 victim['id']: self.store.get_instance(victim['id']).state
                 for victim in self.report['terminated']}
         self.loop.stop()
         return self.report
 
-    def _decision_state(self):
+    def _new_instance_state(self):
         request_id = self.report['request']['id']
         states = {row.id: row.state
                   for row in self.store.list_instances(request_id=request_id)}
@@ -224,12 +227,33 @@ def to_table(report):
             '%s (ran %.1f min, cost %g)' % (v['id'], v['runtime_min'],
                                             v['cost'])
             for v in report['terminated'])))
-    lines.append('The new instance is %s.' % report.get('decision_state'))
+    lines.append('The new instance is %s.' % report.get('new_instance_state'))
     return '\n'.join(lines)
 
 
+def _check(args):
+    """Reject arguments that would make the procedure run forever."""
+    problems = []
+    if not 0 < args.preemptible_share < 1:
+        problems.append('--preemptible-share must be between 0 and 1 '
+                        '(exclusive): with only one kind of request no '
+                        'normal request ever needs a termination')
+    if args.mean_interarrival <= 0:
+        problems.append('--mean-interarrival must be > 0')
+    if args.mean_duration <= 0:
+        problems.append('--mean-duration must be > 0')
+    if args.max_requests < 1:
+        problems.append('--max-requests must be >= 1')
+    if problems:
+        raise exception.InvalidInput('testbed', None, '; '.join(problems))
+
+
 def run(args):
+    _check(args)
     set_paper_defaults(CONF)
+    # Spot requests that find no room fail by design here: not news.
+    logging.getLogger(scheduler_loop.__name__).setLevel(
+        logging.DEBUG if CONF.debug else logging.WARNING)
     testbed = Testbed(seed=args.seed, flavors=args.flavors,
                       preemptible_share=args.preemptible_share,
                       mean_interarrival=args.mean_interarrival,

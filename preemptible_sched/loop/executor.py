@@ -109,9 +109,7 @@ class DecisionExecutor:
         else:
             return False
         waiting.discard(instance_id)
-        self.store.confirm_termination(
-            decision_id, instance_id, self._now(),
-            final_state=self.loop.victim_final_state())
+        self._confirm(decision_id, instance_id)
         self.loop.notify('instance.terminated', {
             'instance_id': instance_id, 'host': host,
             'decision_id': decision_id})
@@ -145,6 +143,13 @@ class DecisionExecutor:
         """Stop waiting for a decision that ended otherwise (failed)."""
         self.waiting.pop(decision_id, None)
 
+    def _confirm(self, decision_id, victim_id):
+        now = self._now()
+        self.store.confirm_termination(
+            decision_id, victim_id, now,
+            final_state=self.loop.victim_final_state())
+        self.loop.on_victim_gone(victim_id, now)
+
     def _spawn(self, decision_id):
         decision = self.store.get_decision(decision_id)
         if decision.state in ('done', 'rolled_back', 'failed'):
@@ -162,11 +167,8 @@ class DecisionExecutor:
 
     def roll_back(self, decision_id, reason):
         """Undo a decision whose victims could not all be terminated."""
-        self.waiting.pop(decision_id, None)
-        decision = self.store.get_decision(decision_id)
         LOG.warning('Rolling back decision %s: %s', decision_id, reason)
-        self.store.roll_back_decision(decision_id, self._now(), reason)
-        self.loop.on_rolled_back(decision, reason)
+        self.loop.abandon(self.store.get_decision(decision_id), reason)
 
     # -- after a restart ---------------------------------------------------
 
@@ -187,9 +189,7 @@ class DecisionExecutor:
                 else:
                     # Terminated before the crash; only the confirmation
                     # was lost. Record it, never terminate again.
-                    self.store.confirm_termination(
-                        decision.id, victim_id, self._now(),
-                        final_state=self.loop.victim_final_state())
+                    self._confirm(decision.id, victim_id)
             LOG.info('Recovering decision %s (%s): %d victim(s) left',
                      decision.id, decision.state, len(remaining))
             if remaining:

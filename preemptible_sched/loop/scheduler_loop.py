@@ -19,6 +19,7 @@ the service (real clock) and the simulator (virtual clock) share it.
 import dataclasses
 import itertools
 import logging
+import time
 
 from preemptible_sched import clock as clock_mod
 from preemptible_sched.conf import CONF
@@ -73,7 +74,6 @@ class SchedulerLoop(compute.ComputeEvents):
         self._pass_handle = None
         self._watchdog_handle = None
         self._deleting = set()
-        self._handles = []
         self.alive = False
         self.passes = 0
         #: called with (pending request, decision, now) for every placed
@@ -83,17 +83,13 @@ class SchedulerLoop(compute.ComputeEvents):
     # -- plumbing ----------------------------------------------------------
 
     def call_later(self, delay, callback, *args, priority=None):
-        """Schedule a callback that dies with this loop."""
+        """Schedule a callback that dies with this loop (see :meth:`stop`)."""
         def guarded(*a):
             if self.alive:
                 callback(*a)
-        handle = self.clock.call_later(
+        return self.clock.call_later(
             delay, guarded, *args,
             priority=clock_mod.NORMAL if priority is None else priority)
-        self._handles.append(handle)
-        if len(self._handles) > 1024:
-            self._handles = [h for h in self._handles if not h.cancelled]
-        return handle
 
     def notify(self, event_type, payload):
         self.store.record_event(event_type, self.clock.now(),
@@ -141,11 +137,12 @@ class SchedulerLoop(compute.ComputeEvents):
         self.request_pass()
 
     def stop(self):
-        """Stop reacting: every callback of this loop is dropped."""
+        """Stop reacting: every callback of this loop becomes a no-op."""
         self.alive = False
-        for handle in self._handles:
-            handle.cancel()
-        self._handles = []
+        for handle in (self._pass_handle, self._watchdog_handle):
+            if handle is not None:
+                handle.cancel()
+        self._pass_handle = self._watchdog_handle = None
 
     def _load_instances(self):
         open_spawns = {decision.instance_id
@@ -209,16 +206,20 @@ class SchedulerLoop(compute.ComputeEvents):
         for key, entry in list(self.pending.items()):
             if entry.id == request_id:
                 del self.pending[key]
+        # First, so that rolling back its decisions leaves it deleted.
+        self.store.set_request_status(request_id, 'deleted', now)
         for row in self.store.list_instances(request_id=request_id,
                                              states=ACTIVE_STATES):
-            if row.host is None or row.state == 'pending':
-                # Not spawned yet (maybe waiting for its victims to go):
-                # _finish also gives up its decision.
-                self._finish(row.id, 'deleted', now, reason='deleted')
+            if row.state == 'pending' and row.decision_id is not None:
+                # Claimed, waiting for its victims: they keep running.
+                self.abandon(self.store.get_decision(row.decision_id),
+                              'request deleted', requeue=False)
+                row = self.store.get_instance(row.id)
+            if row.state == 'pending':
+                self._finish(row.id, 'deleted', now)
             elif row.state in ('building', 'running'):
                 self._deleting.add(row.id)
                 self.driver.terminate(row.host, row.id)
-        self.store.set_request_status(request_id, 'deleted', now)
         self.request_pass()
 
     # -- passes ----------------------------------------------------------
@@ -252,8 +253,10 @@ class SchedulerLoop(compute.ComputeEvents):
         for entry in queue:
             if entry.sequence not in self.pending:
                 continue
+            started = time.perf_counter()
             decision = self.scheduler.select_destinations(entry.spec,
                                                           now=now)
+            self.stats.add_decision(time.perf_counter() - started)
             if decision.placed:
                 del self.pending[entry.sequence]
                 for observer in self.decision_observers:
@@ -306,23 +309,60 @@ class SchedulerLoop(compute.ComputeEvents):
             'host': selection.host, 'terminate': selection.terminate,
             'decision_id': decision_id})
 
-    def on_rolled_back(self, decision, reason):
+    def abandon(self, decision, reason, requeue=True):
+        """Give up an unfinished decision; unconfirmed victims keep running.
+
+        A victim whose termination was already requested may still go: its
+        ``instance_terminated`` then finishes it like any other.
+        """
+        if decision.state not in ('journaled', 'terminating', 'spawning'):
+            return
+        self.executor.forget(decision.id)
+        self.store.roll_back_decision(decision.id, self.clock.now(), reason)
+        self.on_rolled_back(decision, reason, requeue)
+
+    def on_rolled_back(self, decision, reason, requeue=True):
         """The decision is undone in the store: mirror it in memory."""
-        gone = set(self.store.get_decision(decision.id).confirmed or ())
+        now = self.clock.now()
+        confirmed = set(self.store.get_decision(decision.id).confirmed or ())
         if decision.instance_id in self.host_manager.instance_hosts:
             self.host_manager.remove_instance(decision.instance_id)
+        host = self.host_manager.host_states.get(decision.host)
         for victim_id in decision.victims:
-            if victim_id not in gone and \
-                    victim_id not in self.host_manager.instance_hosts:
+            if victim_id in confirmed or \
+                    victim_id in self.host_manager.instance_hosts:
+                continue
+            if host is None or not host.up:
+                self._finish(victim_id, 'error', now, release=False,
+                             reason='host %s is gone' % decision.host)
+            else:
                 self.host_manager.add_instance(
                     decision.host, self.instance_object(victim_id))
+        if not requeue:
+            return
+        attempts = self.store.increment_attempts(decision.request_id)
         request = self.store.get_request(decision.request_id)
+        if request.status == 'deleted':
+            return
+        if attempts >= CONF.scheduler.max_attempts:
+            self._finish(decision.instance_id, 'error', now,
+                         reason='gave up after %d attempts: %s'
+                         % (attempts, reason))
+            return
         spec = request.request_spec()
         self._enqueue(dataclasses.replace(
             spec, num_instances=1, instance_ids=(decision.instance_id,)),
             request.submitted_at, request.duration_s, request.image,
-            request.attempts)
+            attempts)
         self.request_pass()
+
+    def on_victim_gone(self, instance_id, at):
+        """A victim's termination is confirmed (live or on recovery)."""
+        row = self.store.get_instance(instance_id)
+        if row.started_at is not None:
+            self.store.update_instance(
+                instance_id, at=at,
+                running_s=row.running_s + max(0.0, at - row.started_at))
 
     def on_recovered_spawn(self, decision, report):
         if report.state == 'running':
@@ -335,7 +375,8 @@ class SchedulerLoop(compute.ComputeEvents):
         row = self._row(instance_id)
         if row is None or row.state not in ('building', 'pending'):
             return
-        overhead = max(0.0, at - (row.scheduled_at or at))
+        overhead = max(0.0, at - (at if row.scheduled_at is None
+                                  else row.scheduled_at))
         self.store.update_instance(instance_id, at=at, state='running',
                                    started_at=at,
                                    overhead_s=row.overhead_s + overhead)
@@ -355,10 +396,14 @@ class SchedulerLoop(compute.ComputeEvents):
 
     def instance_terminated(self, host, instance_id, at):
         if self.executor.on_terminated(host, instance_id):
-            self._account_end(instance_id, at)
+            pass
         elif instance_id in self._deleting:
             self._deleting.discard(instance_id)
             self._finish(instance_id, 'deleted', at)
+        else:
+            # A victim of a decision given up after its termination was
+            # requested: it is gone all the same.
+            self._finish(instance_id, 'terminated', at)
         self.request_pass()
 
     def termination_failed(self, host, instance_id, at, reason):
@@ -387,8 +432,9 @@ class SchedulerLoop(compute.ComputeEvents):
             self.store.update_instance(instance_id, at=at, state='pending',
                                        host=None, decision_id=None,
                                        overhead_s=row.overhead_s + max(
-                                           0.0, at - (row.scheduled_at or
-                                                      at)))
+                                           0.0, at - (at if row.scheduled_at
+                                                      is None else
+                                                      row.scheduled_at)))
             self.store.set_request_status(row.request_id, 'pending', at)
             request = self.store.get_request(row.request_id)
             spec = request.request_spec()
@@ -407,6 +453,9 @@ class SchedulerLoop(compute.ComputeEvents):
         state.up = False
         self.store.set_host_up(host, False, at)
         self.notify('host.down', {'host': host})
+        for decision in self.store.unfinished_decisions():
+            if decision.host == host:
+                self.abandon(decision, 'host %s went down' % host)
         for instance_id in list(state.instances):
             self._finish(instance_id, 'error', at, reason='host %s went down'
                          % host)
@@ -423,13 +472,6 @@ class SchedulerLoop(compute.ComputeEvents):
 
     # -- bookkeeping -------------------------------------------------------
 
-    def _account_end(self, instance_id, at):
-        row = self.store.get_instance(instance_id)
-        if row.started_at is not None:
-            self.store.update_instance(
-                instance_id, at=at,
-                running_s=row.running_s + max(0.0, at - row.started_at))
-
     def _finish(self, instance_id, state, at, reason=None, release=True):
         row = self._row(instance_id)
         if row is None or row.state not in ACTIVE_STATES:
@@ -443,6 +485,10 @@ class SchedulerLoop(compute.ComputeEvents):
         self.store.update_instance(instance_id, at=at, **fields)
         if release and instance_id in self.host_manager.instance_hosts:
             self.host_manager.remove_instance(instance_id)
+        if state in ('ended', 'deleted'):
+            self.notify('instance.%s' % state, {
+                'instance_id': instance_id, 'host': row.host,
+                'request_id': row.request_id})
         if row.decision_id is not None:
             decision = self.store.get_decision(row.decision_id)
             if decision is not None and decision.state in ('journaled',

@@ -1,8 +1,11 @@
 """Per-stage timing of scheduling passes.
 
 Stage names follow the datacenter-scheduling reference architecture:
-``J3`` sort the queue, ``R1`` host states, ``R4`` filter, ``R5`` weigh and
-select, ``T10`` preemption (termination selection and journaling).
+``J3`` sorting the pending queue, ``R4`` filtering, ``R5`` weighing and
+choosing the host, ``T10`` choosing the termination set on it, ``T4``
+journaling the decision and handing it to the compute driver. Each
+``select_destinations`` call is also recorded whole, as the scheduling
+latency of one decision.
 
 This measures the scheduler's own computing time, so it reads a
 performance counter even under a virtual clock: it is what the simulator

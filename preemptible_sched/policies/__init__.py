@@ -9,6 +9,7 @@ each other, :meth:`BaseQueuePolicy.order`. Policies are registered in the
 import dataclasses
 import typing
 
+from preemptible_sched import exception
 from preemptible_sched import loadables
 from preemptible_sched import objects
 
@@ -45,5 +46,11 @@ class BaseQueuePolicy:
 
 
 def load(name):
-    return loadables.load_plugins('preemptible_sched.queue_policies',
-                                  [name], 'scheduler', 'queue_policy')[0]
+    """The queue policy called ``name``; InvalidInput if there is none."""
+    loaded = loadables.load_plugins('preemptible_sched.queue_policies',
+                                    [name or ''], 'scheduler',
+                                    'queue_policy')
+    if not loaded:
+        raise exception.InvalidInput('[scheduler] queue_policy', None,
+                                     'must name a queue policy')
+    return loaded[0]

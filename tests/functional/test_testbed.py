@@ -72,7 +72,7 @@ class TestTestbedProcedure(base.TestCase):
                                          for v in report['terminated']),
                                places=6)
         # The decision completed: victims gone, new instance running.
-        self.assertEqual('running', report['decision_state'])
+        self.assertEqual('running', report['new_instance_state'])
         self.assertEqual({v: 'terminated' for v in victims},
                          report['victim_states'])
 

@@ -5,10 +5,15 @@ configuration pointing at this directory, and :func:`upgrade` brings a
 database to the newest schema. Upgrading is idempotent; a database already
 at the head revision is left as it is.
 
-To write the next migration (from the top of the source tree)::
+To write the next migration (from the top of the source tree), bring a
+scratch database to the head revision first, then compare it with the
+models::
 
-    python -c "from preemptible_sched.db import migration; \\
-        migration.revision('add something', 'sqlite:////tmp/head.sqlite')"
+    python -c "import sqlalchemy; \\
+        from preemptible_sched.db import migration; \\
+        url = 'sqlite:////tmp/head.sqlite'; \\
+        migration.upgrade(sqlalchemy.create_engine(url)); \\
+        migration.revision('add something', url)"
 
 then review the generated file in ``versions/``: autogenerate is a draft.
 """

@@ -177,7 +177,7 @@ class TestInFlight(loop_fixtures.LoopTestCase):
             self.submit('p%d' % i, preemptible=True)
         self.run_for(10)
 
-    def test_delete_while_victims_are_terminating(self):
+    def test_delete_during_the_grace_period_spares_the_victims(self):
         self.flags(group='preemptible', termination_grace_seconds=30)
         self.fill_with_preemptible()
         self.submit('normal')
@@ -185,19 +185,60 @@ class TestInFlight(loop_fixtures.LoopTestCase):
         self.loop.delete('normal')
         self.run_for(60)
         self.assertEqual('deleted', self.state('normal'))
-        self.assertNotIn('normal', {r.id for r in
-                                    self.driver.list_instances('host-A')})
+        self.assertEqual([], self.driver.terminated)
+        self.assertEqual(['running'] * 4,
+                         [self.state('p%d' % i) for i in range(4)])
         self.assertEqual([], self.loop.store.unfinished_decisions())
+        # The books are right: the next normal request terminates one.
+        self.submit('next')
+        self.run_for(60)
+        self.assertEqual('running', self.state('next'))
+        self.assertEqual(1, len(self.driver.terminated))
         self.assertEqual([], self.driver.refused)
 
-    def test_host_down_during_termination(self):
-        self.flags(group='preemptible', termination_grace_seconds=30)
+    def test_delete_after_the_terminations_were_requested(self):
         self.fill_with_preemptible()
         self.submit('normal')
-        self.run_for(5)
-        self.driver.host_down('host-A')
+        self.run_for(0.1)      # journaled, termination under way
+        self.loop.delete('normal')
         self.run_for(60)
-        self.assertEqual([], self.loop.store.unfinished_decisions())
-        self.assertEqual({}, self.loop.executor.waiting)
-        self.assertEqual(0, self.loop.host_manager.host_states[
-            'host-A'].full.num_instances)
+        self.assertEqual('deleted', self.state('normal'))
+        victims = self.driver.terminated
+        self.assertEqual(1, len(victims))
+        self.assertEqual('terminated', self.state(victims[0]))
+        self.assertEqual(3, len(self.driver.list_instances('host-A')))
+        self.assertEqual(6.0, self.loop.host_manager.host_states[
+            'host-A'].full.vcpus_used)
+
+
+class TestHostLostMidDecision(loop_fixtures.LoopTestCase):
+
+    hosts = 2
+
+    def test_request_is_requeued_when_its_host_is_lost(self):
+        self.flags(group='preemptible', termination_grace_seconds=30)
+        for i in range(4):
+            self.submit('n%d' % i)
+        self.run_for(10)
+        for i in range(4):
+            self.submit('p%d' % i, preemptible=True)
+        self.run_for(10)
+        self.submit('vip')
+        self.run_for(5)
+        store = self.loop.store
+        lost_host = store.get_instance('vip').host
+        (victim,) = store.get_decision(
+            store.get_instance('vip').decision_id).victims
+        on_lost_host = {row.id for row in store.list_instances(
+            host=lost_host, states=('running',))}
+        self.driver.host_down(lost_host)
+        self.run_for(60)
+        self.assertEqual([], store.unfinished_decisions())
+        self.assertEqual({'error'}, {self.state(i) for i in on_lost_host})
+        self.assertIn('is gone', store.get_instance(victim).reason)
+        # Placed again, on the blade that is left.
+        row = store.get_instance('vip')
+        self.assertEqual('running', row.state)
+        self.assertNotEqual(lost_host, row.host)
+        self.assertEqual([], self.driver.refused)
+        self.assertEqual(1, store.get_request('vip').attempts)
