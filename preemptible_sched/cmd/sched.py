@@ -10,6 +10,7 @@ import sys
 from oslo_config import cfg
 from oslo_log import log as logging
 
+from preemptible_sched.cmd import client
 from preemptible_sched.cmd import decide
 from preemptible_sched.cmd import testbed
 from preemptible_sched.conf import CONF
@@ -18,7 +19,7 @@ from preemptible_sched import exception
 
 EXIT_OK, EXIT_NO_VALID_HOST, EXIT_BAD_INPUT = 0, 1, 2
 
-_COMMANDS = (decide, testbed)
+_COMMANDS = (decide, testbed, client)
 
 
 def _add_parsers(subparsers):

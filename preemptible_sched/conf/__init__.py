@@ -12,6 +12,7 @@ from preemptible_sched.conf import fake_driver
 from preemptible_sched.conf import filter_scheduler
 from preemptible_sched.conf import preemptible
 from preemptible_sched.conf import scheduler
+from preemptible_sched.conf import service
 
 CONF = cfg.CONF
 
@@ -21,3 +22,4 @@ fake_driver.register_opts(CONF)
 filter_scheduler.register_opts(CONF)
 preemptible.register_opts(CONF)
 scheduler.register_opts(CONF)
+service.register_opts(CONF)

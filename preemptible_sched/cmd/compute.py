@@ -1,0 +1,52 @@
+"""``preemptible-compute --driver fake --host NAME``: a compute agent.
+
+Owns one emulated blade (``[fake_driver] vcpus``, ``memory_mb``,
+``disk_gb``) named ``NAME`` and serves it to the scheduler service over
+oslo.messaging until SIGTERM or SIGINT (see
+:mod:`preemptible_sched.service.compute_agent`). Exit codes as
+``preemptible-scheduler``.
+"""
+
+import sys
+
+from oslo_config import cfg
+
+from preemptible_sched.cmd import scheduler
+
+#: Drivers an agent can run: they must be able to own one given host.
+AGENT_DRIVERS = ('fake',)
+
+cli_opts = [
+    # Checked by _build rather than with choices: oslo.config reports a
+    # bad choice on the command line as exit code 1.
+    cfg.StrOpt('driver',
+               default='fake',
+               help='Compute driver of the agent: "fake" (the only one) '
+               'emulates one blade of the testbed.'),
+    cfg.StrOpt('host',
+               required=True,
+               help='Name of the host the agent owns, unique among the '
+               'agents of one scheduler (e.g. host-A).'),
+]
+
+
+def _build(conf):
+    from preemptible_sched.service import compute_agent
+    if conf.driver not in AGENT_DRIVERS:
+        raise ValueError('--driver: unknown agent driver %r (valid: %s)'
+                         % (conf.driver, ', '.join(AGENT_DRIVERS)))
+    if not conf.host.strip():
+        raise ValueError('--host: the host name must not be empty')
+    return compute_agent.ComputeAgent(
+        conf, compute_agent.blade(conf.host, conf))
+
+
+def main(argv=None):
+    scheduler.quiet_eventlet()
+    return scheduler.serve('preemptible-compute',
+                           sys.argv[1:] if argv is None else argv, _build,
+                           cli_opts)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

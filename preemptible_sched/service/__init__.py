@@ -1,0 +1,145 @@
+"""The scheduler service and the compute agents, over oslo.messaging.
+
+* :mod:`.scheduler_service`: ``preemptible-scheduler``, the scheduler loop
+  behind an RPC server (``submit``, ``show``, ``list``, ``delete``);
+* :mod:`.compute_agent`: ``preemptible-compute``, one emulated blade
+  serving ``spawn``, ``terminate`` and ``list_instances``;
+* :mod:`.rpcapi`: the clients of both;
+* :mod:`.notifications`: the versioned notifications the loop emits.
+
+The transport is oslo.messaging's ``[DEFAULT] transport_url``; this module
+registers oslo.messaging's options and makes ``fake://`` (in-process) the
+default. ``fake://`` passes messages between every user in the process of
+the same ``[DEFAULT] control_exchange``, so in-process tests give each test
+an exchange of its own.
+"""
+
+import concurrent.futures
+import threading
+
+import oslo_messaging
+from oslo_messaging import opts as messaging_opts
+
+from preemptible_sched.conf import service as service_conf
+from preemptible_sched import exception
+
+#: oslo.messaging's notification driver unless configured: versioned
+#: notifications on the transport (``[oslo_messaging_notifications]
+#: driver = noop`` turns them off).
+DEFAULT_NOTIFICATION_DRIVER = 'messagingv2'
+
+#: Attempts to send a notification unless configured. The loop notifies
+#: from its clock's thread: oslo.messaging's default (-1, forever) would
+#: stop the scheduler while the broker is away; a lost notification is the
+#: lesser harm (oslo.messaging logs it).
+DEFAULT_NOTIFICATION_RETRY = 3
+
+
+def register_messaging_opts(conf):
+    """Register oslo.messaging's options on ``conf``, with our defaults.
+
+    Idempotent. Registering after the configuration files were parsed is
+    fine: oslo.config reads the values when they are looked up.
+    """
+    for group, opts in messaging_opts.list_opts():
+        conf.register_opts(opts, group=group)
+    conf.set_default('transport_url', service_conf.DEFAULT_TRANSPORT_URL)
+    conf.set_default('driver', [DEFAULT_NOTIFICATION_DRIVER],
+                     group='oslo_messaging_notifications')
+    conf.set_default('retry', DEFAULT_NOTIFICATION_RETRY,
+                     group='oslo_messaging_notifications')
+
+
+def get_rpc_transport(conf):
+    """The RPC transport ``[DEFAULT] transport_url`` names."""
+    register_messaging_opts(conf)
+    return oslo_messaging.get_rpc_transport(conf)
+
+
+def broker_addresses(conf, default_port=5672):
+    """``[(host, port)]`` of the brokers ``[DEFAULT] transport_url`` names;
+    None for the in-process ``fake://``."""
+    register_messaging_opts(conf)
+    url = oslo_messaging.TransportURL.parse(conf, conf.transport_url)
+    if url.transport.split('+')[0] == 'fake':
+        return None
+    return [(host.hostname or '127.0.0.1', host.port or default_port)
+            for host in url.hosts] or [('127.0.0.1', default_port)]
+
+
+def get_notification_transport(conf):
+    """The transport notifications go to (oslo.messaging's rules: the
+    ``[oslo_messaging_notifications] transport_url``, else the RPC one)."""
+    register_messaging_opts(conf)
+    return oslo_messaging.get_notification_transport(conf)
+
+
+class NotReady(exception.PreemptibleSchedException):
+    """The service is starting or stopping and cannot take the request."""
+
+
+class ClockBridge:
+    """Runs functions in the clock's thread for the messaging threads.
+
+    oslo.messaging calls endpoints on its own threads, but the scheduler
+    loop and the fake driver are not thread-safe: everything they do runs
+    in the thread of their clock. :meth:`call` schedules a function there
+    (``call_soon`` is thread-safe) and waits for its result or exception,
+    at most ``timeout`` wall-clock seconds. Calls wait for :meth:`open`
+    (the service has started) as long; :meth:`close` fails every call
+    still waiting, so a stopping service does not hang its callers.
+    """
+
+    def __init__(self, clock, timeout):
+        self.clock = clock
+        self.timeout = timeout
+        self._open = threading.Event()
+        self._closed = False
+        self._lock = threading.Lock()
+        self._waiting = set()
+
+    def open(self):
+        self._open.set()
+
+    def is_open(self):
+        """Whether calls are taken (opened, and not closed)."""
+        return self._open.is_set() and not self._closed
+
+    def close(self):
+        with self._lock:
+            self._closed = True
+            waiting, self._waiting = self._waiting, set()
+        self._open.set()
+        for future in waiting:
+            # Only a call not started yet is cancelled; one running ends.
+            future.cancel()
+
+    def call(self, function, *args):
+        """``function(*args)`` in the clock's thread; its result."""
+        if not self._open.wait(self.timeout):
+            raise NotReady('the service is still starting')
+        future = concurrent.futures.Future()
+        with self._lock:
+            if self._closed:
+                raise NotReady('the service is stopping')
+            self._waiting.add(future)
+        self.clock.call_soon(self._run, future, function, args)
+        try:
+            return future.result(self.timeout)
+        except concurrent.futures.CancelledError:
+            raise NotReady('the service is stopping') from None
+        except concurrent.futures.TimeoutError:
+            raise NotReady('no result within %g s' % self.timeout) from None
+        finally:
+            with self._lock:
+                self._waiting.discard(future)
+
+    @staticmethod
+    def _run(future, function, args):
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            future.set_result(function(*args))
+        except Exception as error:
+            # The caller gets it (an RPC error reply); the clock goes on.
+            future.set_exception(error)

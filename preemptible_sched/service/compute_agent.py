@@ -1,0 +1,143 @@
+"""``preemptible-compute``: an agent owning one emulated blade.
+
+The agent runs a :class:`~preemptible_sched.compute.fake.FakeDriver` that
+owns exactly one host, on a :class:`~preemptible_sched.clock.RealClock`
+sped up by ``[service] time_scale``. It serves, on ``[service]
+compute_topic`` with its host name as server:
+
+* ``spawn`` and ``terminate`` (casts), carried out by the fake driver;
+* ``list_instances`` (a call): what the blade runs, with the agent's clock;
+* ``report_host`` (fanout cast): register now.
+
+It reports to the scheduler (:class:`~.rpcapi.SchedulerReportsAPI`): its
+host when it starts, when asked and every ``[service] heartbeat_interval``
+seconds; and every event of its fake driver, as it happens.
+
+Like the scheduler, the agent is single-threaded where it matters: the
+fake driver is only touched in the clock's thread; messaging threads hand
+work over with ``call_soon``.
+"""
+
+import logging
+import uuid
+
+import oslo_messaging
+
+from preemptible_sched import clock as clock_mod
+from preemptible_sched.compute import fake
+from preemptible_sched.compute import rpc as compute_rpc
+from preemptible_sched import objects
+from preemptible_sched import service
+from preemptible_sched.service import rpcapi
+
+LOG = logging.getLogger(__name__)
+
+
+def blade(name, conf):
+    """The :class:`objects.Host` of one ``[fake_driver]`` blade."""
+    return objects.Host(
+        name=name, vcpus=conf.fake_driver.vcpus,
+        memory_mb=conf.fake_driver.memory_mb,
+        disk_gb=conf.fake_driver.disk_gb)
+
+
+class ComputeEndpoint:
+    """What the scheduler may ask of the agent (RPC API 1.0)."""
+
+    target = oslo_messaging.Target(version=rpcapi.RPC_API_VERSION)
+
+    def __init__(self, agent):
+        self.agent = agent
+
+    def spawn(self, ctxt, host, instance, image=None, duration=None):
+        self.agent.clock.call_soon(
+            self.agent.driver.spawn, host,
+            compute_rpc.instance_from_dict(instance), image, duration)
+
+    def terminate(self, ctxt, host, instance_id):
+        self.agent.clock.call_soon(self.agent.driver.terminate, host,
+                                   instance_id)
+
+    def list_instances(self, ctxt, host):
+        return self.agent.bridge.call(self.agent.list_instances, host)
+
+    def report_host(self, ctxt):
+        self.agent.clock.call_soon(self.agent.register)
+
+
+class ComputeAgent:
+    """One emulated blade, served over oslo.messaging.
+
+    ``host`` is its :class:`objects.Host`; ``transport`` an RPC transport
+    (the configured one if not given); ``seed`` the fake driver's seed
+    (``[fake_driver] random_seed`` if not given). :meth:`run` serves until
+    :meth:`stop`.
+    """
+
+    def __init__(self, conf, host, transport=None, seed=None):
+        self.conf = conf
+        self.host = host
+        self.boot_id = uuid.uuid4().hex
+        self.clock = clock_mod.RealClock(conf.service.time_scale)
+        self.transport = transport or service.get_rpc_transport(conf)
+        self.reports = rpcapi.SchedulerReportsAPI(self.transport, conf)
+        self.driver = fake.FakeDriver(self.clock, events=self.reports,
+                                      hosts=[host], seed=seed)
+        self.bridge = service.ClockBridge(self.clock,
+                                          conf.service.rpc_timeout)
+        target = oslo_messaging.Target(topic=conf.service.compute_topic,
+                                       server=host.name)
+        self._server = oslo_messaging.get_rpc_server(
+            self.transport, target, [ComputeEndpoint(self)])
+
+    # -- in the clock's thread -----------------------------------------------
+
+    def register(self):
+        """Tell the scheduler this host is here (and whether it is up)."""
+        spec, = self.driver.host_specs()
+        self.reports.register_host(spec, self.boot_id)
+
+    def list_instances(self, host):
+        """What ``list_instances`` answers: the reports and our clock."""
+        return {'now': self.clock.now(),
+                'instances': [compute_rpc.report_to_dict(report) for report
+                              in self.driver.list_instances(host)]}
+
+    def _beat(self):
+        self.register()
+        # The interval is wall-clock seconds; the clock may run faster.
+        self.clock.call_later(
+            self.conf.service.heartbeat_interval * self.clock.time_scale,
+            self._beat)
+
+    # -- from any thread -----------------------------------------------------
+
+    def start(self):
+        """Start serving and reporting; the clock must then run."""
+        self._server.start()
+        self.bridge.open()
+        self.clock.call_soon(self._beat)
+        LOG.info('Compute agent of host %s started (boot %s)',
+                 self.host.name, self.boot_id)
+
+    def run(self):
+        """Start, and run the clock in this thread until :meth:`stop`."""
+        self.start()
+        try:
+            self.clock.run()
+        finally:
+            self.shutdown()
+
+    def stop(self):
+        """Make :meth:`run` return (any thread, a signal handler too)."""
+        self.clock.stop()
+        # RealClock.run() forgets a stop() that came before it started
+        # (a signal while the service starts): stop again first thing.
+        self.clock.call_soon(self.clock.stop)
+
+    def shutdown(self):
+        """Stop serving; wait for the messaging threads."""
+        self.bridge.close()
+        self._server.stop()
+        self._server.wait()
+        LOG.info('Compute agent of host %s stopped', self.host.name)

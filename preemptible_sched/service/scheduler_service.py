@@ -1,0 +1,334 @@
+"""``preemptible-scheduler``: the scheduler loop behind oslo.messaging.
+
+The service builds, from the configuration:
+
+* the :class:`~preemptible_sched.db.api.Store` (``[database]``), migrated
+  to the newest schema;
+* a real clock sped up by ``[service] time_scale``, resumed from the
+  latest time the store recorded, so a restarted scheduler's timeline never
+  goes back;
+* the compute driver ``[service] compute_driver`` (``rpc``: remote
+  ``preemptible-compute`` agents; ``fake``: emulated blades in-process);
+* the :class:`~preemptible_sched.loop.scheduler_loop.SchedulerLoop`, with a
+  :class:`~.notifications.Notifier`.
+
+It serves the client API (``submit``, ``show``, ``list``, ``delete``) on
+``[service] scheduler_topic`` and, with the ``rpc`` driver, the agents'
+reports on ``<scheduler_topic>_reports`` (one thread, so reports are handled
+in the order they arrive). The clock runs in the thread calling
+:meth:`SchedulerService.run` and every callback of the loop runs there:
+``submit`` and ``delete`` are handed over with
+:class:`~preemptible_sched.service.ClockBridge`; ``show`` and ``list`` read
+the store directly (it is thread-safe).
+
+Start-up with the ``rpc`` driver: serve the reports, ask every agent to
+register, wait up to ``[service] host_wait_seconds`` for the hosts the
+store knows, then start the loop, which recovers every decision a crash
+left open (asking the agents what runs), and only then take requests.
+"""
+
+import logging
+import socket
+import uuid
+
+import oslo_messaging
+import sqlalchemy as sa
+import stevedore
+
+from preemptible_sched import clock as clock_mod
+from preemptible_sched.compute import rpc as compute_rpc
+from preemptible_sched.conf import service as service_conf
+from preemptible_sched.db import api as db_api
+from preemptible_sched.db import models
+from preemptible_sched import exception
+from preemptible_sched.loop import scheduler_loop
+from preemptible_sched import service
+from preemptible_sched.service import notifications
+from preemptible_sched.service import rpcapi
+
+LOG = logging.getLogger(__name__)
+
+DRIVER_NAMESPACE = 'preemptible_sched.compute_drivers'
+
+#: Longest request or instance id the store holds.
+MAX_ID_LENGTH = models.NAME_LENGTH
+
+
+class ServiceClock(clock_mod.RealClock):
+    """A :class:`RealClock` that starts no earlier than ``not_before``.
+
+    The times in the store are readings of the previous run's clock, which
+    ran ``time_scale`` times faster than the wall clock: resuming from the
+    latest of them keeps run times, overheads and the journal's order
+    consistent across restarts.
+    """
+
+    def __init__(self, time_scale=1.0, not_before=None):
+        super().__init__(time_scale)
+        if not_before is not None and not_before > self._epoch:
+            self._epoch = float(not_before)
+
+
+def latest_time(store):
+    """The latest clock reading the store recorded, or None."""
+    columns = (models.Event.at, models.Instance.updated_at,
+               models.Request.updated_at, models.Decision.updated_at)
+    with store.engine.connect() as connection:
+        readings = [connection.scalar(sa.select(sa.func.max(column)))
+                    for column in columns]
+    return max((r for r in readings if r is not None), default=None)
+
+
+def load_driver_class(name):
+    """The compute driver class registered as ``name``."""
+    names = stevedore.ExtensionManager(DRIVER_NAMESPACE).names()
+    if name not in names:
+        raise exception.UnknownPlugin('service', 'compute_driver',
+                                      DRIVER_NAMESPACE, [name], names)
+    return stevedore.DriverManager(DRIVER_NAMESPACE, name).driver
+
+
+# -- the client API ----------------------------------------------------------
+
+def request_spec_from_wire(data):
+    """The :class:`objects.RequestSpec` a client sent, validated.
+
+    A missing ``id`` is generated. Raises :class:`InvalidInput` listing
+    every problem at once.
+    """
+    if not isinstance(data, dict):
+        raise exception.InvalidInput('request', None,
+                                     'must be an object, got %r' % (data,))
+    data = dict(data)
+    if data.get('id') is None:
+        data['id'] = 'req-%s' % uuid.uuid4().hex[:12]
+    try:
+        spec = models.spec_from_dict(data)
+    except (TypeError, ValueError) as error:
+        raise exception.InvalidInput('request', None, str(error)) from None
+    problems = []
+    if not isinstance(spec.id, str) or not spec.id.strip():
+        problems.append('id: must be a non-empty string')
+    elif len(spec.id) > MAX_ID_LENGTH - 8:
+        problems.append('id: longer than %d characters'
+                        % (MAX_ID_LENGTH - 8))
+    if not isinstance(spec.num_instances, int) or spec.num_instances < 1:
+        problems.append('num_instances: must be a positive integer, got %r'
+                        % (spec.num_instances,))
+    for name, value in zip(spec.resources._fields, spec.resources):
+        if not isinstance(value, (int, float)) or value < 0:
+            problems.append('resources.%s: must be a number >= 0, got %r'
+                            % (name, value))
+    if not problems and not any(spec.resources):
+        problems.append('resources: the request asks for nothing')
+    if problems:
+        source = 'request %s' % spec.id if spec.id else 'request'
+        raise exception.InvalidInput(source, None, '; '.join(problems))
+    return spec
+
+
+def _check_duration(duration):
+    if duration is not None and (not isinstance(duration, (int, float))
+                                 or duration <= 0):
+        raise exception.InvalidInput('request', 'duration',
+                                     'must be a positive number of seconds, '
+                                     'got %r' % (duration,))
+
+
+def describe_instance(row):
+    return {'id': row.id, 'state': row.state, 'host': row.host,
+            'preemptible': row.preemptible, 'created_at': row.created_at,
+            'scheduled_at': row.scheduled_at, 'started_at': row.started_at,
+            'ended_at': row.ended_at, 'reason': row.reason}
+
+
+def describe_request(store, request_id):
+    """A request and its instances, as the client API returns them."""
+    request = store.get_request(request_id)
+    return {'id': request.id, 'status': request.status,
+            'reason': request.reason, 'spec': dict(request.spec),
+            'duration_s': request.duration_s, 'image': request.image,
+            'attempts': request.attempts,
+            'submitted_at': request.submitted_at,
+            'updated_at': request.updated_at,
+            'instances': [describe_instance(row) for row in
+                          store.list_instances(request_id=request_id)]}
+
+
+class SchedulerEndpoint:
+    """The client API of the scheduler service (RPC API 1.0)."""
+
+    target = oslo_messaging.Target(version=rpcapi.RPC_API_VERSION)
+
+    def __init__(self, scheduler):
+        self.scheduler = scheduler
+
+    @oslo_messaging.expected_exceptions(db_api.Duplicate,
+                                        exception.InvalidInput,
+                                        service.NotReady)
+    def submit(self, ctxt, spec, duration=None, image=None):
+        request_spec = request_spec_from_wire(spec)
+        _check_duration(duration)
+        loop = self.scheduler.loop
+        request_id = self.scheduler.bridge.call(loop.submit, request_spec,
+                                                duration, image)
+        return describe_request(self.scheduler.store, request_id)
+
+    @oslo_messaging.expected_exceptions(db_api.NotFound)
+    def show(self, ctxt, request_id):
+        return describe_request(self.scheduler.store, request_id)
+
+    @oslo_messaging.expected_exceptions(exception.InvalidInput)
+    def list(self, ctxt, status=None):
+        if status is not None and status not in models.REQUEST_STATUSES:
+            raise exception.InvalidInput(
+                'list', 'status', 'unknown status %r (valid: %s)' % (
+                    status, ', '.join(models.REQUEST_STATUSES)))
+        store = self.scheduler.store
+        return [describe_request(store, request.id)
+                for request in store.list_requests(status=status)]
+
+    @oslo_messaging.expected_exceptions(db_api.NotFound, service.NotReady)
+    def delete(self, ctxt, request_id):
+        store = self.scheduler.store
+        store.get_request(request_id)
+        self.scheduler.bridge.call(self.scheduler.loop.delete, request_id)
+        return describe_request(store, request_id)
+
+
+# -- the service -------------------------------------------------------------
+
+class SchedulerService:
+    """The scheduler loop, its clock, driver and store, served over RPC.
+
+    ``transport`` and ``notification_transport`` default to the configured
+    ones (in-process tests pass their own); ``store`` to ``[database]`` (a
+    given store is not disposed of).
+    """
+
+    def __init__(self, conf, transport=None, notification_transport=None,
+                 store=None):
+        self.conf = conf
+        self._owns_store = store is None
+        self.store = store or db_api.Store.from_config(conf)
+        self.store.upgrade()
+        self.clock = ServiceClock(conf.service.time_scale,
+                                  not_before=latest_time(self.store))
+        self.transport = transport or service.get_rpc_transport(conf)
+        self.notifier = notifications.Notifier(
+            notification_transport
+            or service.get_notification_transport(conf))
+        self.driver = self._make_driver(conf.service.compute_driver)
+        self.loop = scheduler_loop.SchedulerLoop(
+            self.clock, self.driver, self.store, notifier=self.notifier)
+        self.bridge = service.ClockBridge(self.clock,
+                                          conf.service.rpc_timeout)
+        server = socket.gethostname()
+        self._api_server = oslo_messaging.get_rpc_server(
+            self.transport,
+            oslo_messaging.Target(topic=conf.service.scheduler_topic,
+                                  server=server),
+            [SchedulerEndpoint(self)])
+        self._reports_server = None
+        self._started = []
+        if self.remote:
+            self._reports_server = oslo_messaging.get_rpc_server(
+                self.transport,
+                oslo_messaging.Target(
+                    topic=service_conf.report_topic(conf), server=server),
+                [compute_rpc.ComputeReportsEndpoint(self.driver)])
+
+    @property
+    def ready(self):
+        """Whether the loop has started and requests are taken."""
+        return self.bridge.is_open()
+
+    @property
+    def remote(self):
+        """Whether the hosts are remote agents (the ``rpc`` driver)."""
+        return isinstance(self.driver, compute_rpc.RPCComputeDriver)
+
+    def _make_driver(self, name):
+        cls = load_driver_class(name)
+        if issubclass(cls, compute_rpc.RPCComputeDriver):
+            driver = cls(self.clock,
+                         compute_api=rpcapi.ComputeAPI(self.transport,
+                                                       self.conf),
+                         known_hosts=[row.to_object()
+                                      for row in self.store.hosts()])
+            driver.on_host_added = self._host_added
+        else:
+            driver = cls(self.clock)
+        driver.name = name
+        return driver
+
+    def _host_added(self, host, at):
+        """A new agent registered while running: schedule on its host.
+
+        The loop has no hook for hosts that appear after its start, so
+        the service adds it to the store and the host manager itself.
+        """
+        LOG.info('Host %s registered', host.name)
+        self.store.save_host(host, at)
+        self.loop.host_manager.add_host(host)
+        self.loop.request_pass()
+
+    # -- life cycle ----------------------------------------------------------
+
+    def start(self):
+        """Serve, wait for the known hosts, and start the loop (soon, in
+        the clock's thread)."""
+        if self.remote:
+            # One thread: the reports are handled in the order they came.
+            self._reports_server.start(override_pool_size=1)
+            self._started.append(self._reports_server)
+            self.driver.announce()
+            missing = self.driver.wait_for_hosts(
+                self.conf.service.host_wait_seconds)
+            if missing:
+                LOG.warning('No agent registered for %s within %g s: '
+                            'taken as down', ', '.join(missing),
+                            self.conf.service.host_wait_seconds)
+        self._api_server.start()
+        self._started.append(self._api_server)
+        self.clock.call_soon(self._start_loop)
+
+    def _start_loop(self):
+        self.loop.start()
+        if self.remote:
+            self.driver.start_delivery()
+        self.bridge.open()
+        LOG.info('Scheduler service ready: %d host(s), %d pending '
+                 'request(s)', len(self.loop.host_manager.host_states),
+                 len(self.loop.pending))
+
+    def run(self):
+        """Start, and run the clock in this thread until :meth:`stop`.
+
+        An exception of the loop ends the run (after :meth:`shutdown`)
+        and propagates: a restarted service recovers from the store.
+        """
+        self.start()
+        try:
+            self.clock.run()
+        finally:
+            self.shutdown()
+
+    def stop(self):
+        """Make :meth:`run` return (any thread, a signal handler too)."""
+        self.clock.stop()
+        # RealClock.run() forgets a stop() that came before it started
+        # (a signal while the service starts): stop again first thing.
+        self.clock.call_soon(self.clock.stop)
+
+    def shutdown(self):
+        """Stop serving and the loop; call once the clock has stopped."""
+        self.bridge.close()
+        while self._started:
+            server = self._started.pop()
+            server.stop()
+            server.wait()
+        self.loop.stop()
+        if self._owns_store:
+            self.store.dispose()
+        LOG.info('Scheduler service stopped')

@@ -1,0 +1,106 @@
+"""``preemptible-scheduler`` and ``preemptible-compute`` as processes:
+start-up errors and a clean stop."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import fixtures
+
+from preemptible_sched.db import api as db_api
+from tests import base
+
+WAIT = 60.0
+
+
+class TestServiceCommands(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.tmp = self.useFixture(fixtures.TempDir()).path
+        self.db_path = os.path.join(self.tmp, 'state.sqlite')
+
+    def config(self, text=''):
+        path = os.path.join(self.tmp, 'service.conf')
+        with open(path, 'w') as stream:
+            stream.write('[database]\nconnection = sqlite:///%s\n%s'
+                         % (self.db_path, text))
+        return path
+
+    def command(self, module, *args):
+        return [sys.executable, '-m', 'preemptible_sched.cmd.' + module,
+                '--config-file', self.config()] + list(args)
+
+    def run_command(self, argv):
+        result = subprocess.run(argv, capture_output=True, text=True,
+                                timeout=WAIT)
+        return result.returncode, result.stdout, result.stderr
+
+    def assertBadInput(self, result, *fragments):
+        code, out, err = result
+        self.assertEqual(2, code, err)
+        self.assertEqual(1, len(err.splitlines()), err)
+        self.assertNotIn('Traceback', err)
+        for fragment in fragments:
+            self.assertIn(fragment, err)
+
+    def test_compute_needs_a_host(self):
+        self.assertBadInput(self.run_command(self.command('compute')),
+                            'preemptible-compute:', 'host')
+
+    def test_compute_knows_only_the_fake_driver(self):
+        self.assertBadInput(
+            self.run_command(self.command('compute', '--driver', 'libvirt',
+                                          '--host', 'h')),
+            'driver', 'libvirt')
+
+    def test_scheduler_with_an_unknown_driver(self):
+        self.config('[service]\ncompute_driver = libvirt\n')
+        argv = [sys.executable, '-m', 'preemptible_sched.cmd.scheduler',
+                '--config-file', os.path.join(self.tmp, 'service.conf')]
+        self.assertBadInput(self.run_command(argv),
+                            "[service] compute_driver", "'libvirt'",
+                            'fake, rpc')
+
+    def test_scheduler_with_a_bad_option_value(self):
+        self.config('[service]\ntime_scale = fast\n')
+        argv = [sys.executable, '-m', 'preemptible_sched.cmd.scheduler',
+                '--config-file', os.path.join(self.tmp, 'service.conf')]
+        self.assertBadInput(self.run_command(argv), 'time_scale')
+
+    def test_scheduler_stops_cleanly_on_sigterm(self):
+        path = self.config('[service]\ncompute_driver = fake\n'
+                           'time_scale = 10\n')
+        log_path = os.path.join(self.tmp, 'scheduler.log')
+        with open(log_path, 'w') as log:
+            process = subprocess.Popen(
+                [sys.executable, '-m', 'preemptible_sched.cmd.scheduler',
+                 '--config-file', path], stdout=log, stderr=log)
+        self.addCleanup(self._kill, process)
+        store = db_api.Store('sqlite:///' + self.db_path)
+        self.addCleanup(store.dispose)
+        deadline = time.monotonic() + WAIT
+        while not (os.path.exists(self.db_path) and self._hosts(store)):
+            if process.poll() is not None or time.monotonic() > deadline:
+                with open(log_path) as log:
+                    self.fail('the scheduler did not start: %s' % log.read())
+            time.sleep(0.1)
+        self.assertEqual(['host-A', 'host-B', 'host-C', 'host-D'],
+                         self._hosts(store))
+        process.send_signal(signal.SIGTERM)
+        self.assertEqual(0, process.wait(WAIT))
+
+    @staticmethod
+    def _hosts(store):
+        try:
+            return [host.name for host in store.hosts()]
+        except Exception:
+            return []   # not migrated yet
+
+    @staticmethod
+    def _kill(process):
+        if process.poll() is None:
+            process.kill()
+            process.wait(WAIT)

@@ -1,0 +1,108 @@
+"""``preemptible-sched submit|list|show|delete``: arguments and refusals.
+
+Talking to a running service is tested in ``tests/functional/service``.
+"""
+
+import io
+from unittest import mock
+
+from preemptible_sched.cmd import client
+from preemptible_sched.cmd import sched
+from tests import base
+
+
+class CLITestCase(base.TestCase):
+
+    def run_cli(self, *argv):
+        out, err = io.StringIO(), io.StringIO()
+        with mock.patch('sys.stdout', out), mock.patch('sys.stderr', err):
+            code = sched.main(list(argv))
+        return code, out.getvalue(), err.getvalue()
+
+    def assertRefused(self, code, fragments, argv):
+        result, out, err = self.run_cli(*argv)
+        self.assertEqual(code, result, err)
+        self.assertEqual('', out)
+        self.assertEqual(1, len(err.splitlines()), err)
+        self.assertNotIn('Traceback', err)
+        for fragment in fragments:
+            self.assertIn(fragment, err)
+
+
+class TestSubmitArguments(CLITestCase):
+
+    def test_needs_a_size(self):
+        self.assertRefused(2, ['--flavor', '--vcpus'], ['submit'])
+        self.assertRefused(2, ['--memory-mb'], ['submit', '--vcpus', '2'])
+
+    def test_flavor_or_sizes(self):
+        self.assertRefused(2, ['not both', '--vcpus'],
+                           ['submit', '--flavor', 'medium', '--vcpus', '2'])
+
+    def test_bad_values(self):
+        self.assertRefused(2, ['--num-instances', '0'],
+                           ['submit', '--flavor', 'small',
+                            '--num-instances', '0'])
+        self.assertRefused(2, ['--duration'],
+                           ['submit', '--flavor', 'small', '--duration',
+                            '-3'])
+        self.assertRefused(2, ['--memory-mb', '>= 0'],
+                           ['submit', '--vcpus', '1', '--memory-mb', '-1'])
+        self.assertRefused(2, ['asks for nothing'],
+                           ['submit', '--vcpus', '0', '--memory-mb', '0'])
+        self.assertRefused(2, ['--id'],
+                           ['submit', '--flavor', 'small', '--id', ' '])
+
+    def test_request_from_a_flavor(self):
+        args = mock.Mock(flavor='large', vcpus=None, memory_mb=None,
+                         disk_gb=None, preemptible_instances=True,
+                         num_instances=3, duration=None, request_id='r',
+                         priority=1.0)
+        self.assertEqual(
+            {'id': 'r', 'resources': {'vcpus': 4, 'memory_mb': 8000,
+                                      'disk_gb': 80},
+             'preemptible': True, 'num_instances': 3, 'flavor': 'large',
+             'priority': 1.0},
+            client.request_spec(args))
+
+    def test_request_from_sizes(self):
+        args = mock.Mock(flavor=None, vcpus=0.5, memory_mb=512.0,
+                         disk_gb=None, preemptible_instances=False,
+                         num_instances=1, duration=60.0, request_id=None,
+                         priority=0.0)
+        spec = client.request_spec(args)
+        self.assertEqual({'vcpus': 0.5, 'memory_mb': 512.0, 'disk_gb': 0.0},
+                         spec['resources'])
+        self.assertIsNone(spec['id'])
+        self.assertIsNone(spec['flavor'])
+
+
+class TestTransport(CLITestCase):
+
+    def test_fake_transport_is_refused(self):
+        for argv in (['list'], ['show', 'r'], ['delete', 'r'],
+                     ['submit', '--flavor', 'small']):
+            self.assertRefused(2, ['[DEFAULT] transport_url', 'fake://'],
+                               argv)
+
+    def test_unreachable_broker(self):
+        with mock.patch('preemptible_sched.service.broker_addresses',
+                        return_value=[('127.0.0.1', 9)]):
+            self.assertRefused(1, ['cannot reach the message broker',
+                                   '127.0.0.1:9'], ['list'])
+
+
+class TestTable(base.TestCase):
+
+    def test_request_table(self):
+        request = {'id': 'r1', 'status': 'placed', 'spec': {
+            'resources': {'vcpus': 2, 'memory_mb': 4000, 'disk_gb': 40},
+            'preemptible': True, 'flavor': None, 'num_instances': 2},
+            'instances': [{'id': 'r1-0', 'state': 'running',
+                           'host': 'host-A'},
+                          {'id': 'r1-1', 'state': 'pending', 'host': None}]}
+        self.assertEqual(
+            'ID  STATUS  REQUEST                          INSTANCES\n'
+            'r1  placed  preemptible 2cpu/4000MB/40GB x2  '
+            'r1-0 running@host-A, r1-1 pending',
+            client.request_table([request]))

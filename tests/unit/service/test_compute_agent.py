@@ -1,0 +1,123 @@
+"""A compute agent on ``fake://``: what it serves and what it reports."""
+
+import threading
+import time
+import uuid
+
+import oslo_messaging
+
+from preemptible_sched.compute import rpc
+from preemptible_sched.conf import CONF
+from preemptible_sched.conf import service as service_conf
+from preemptible_sched import objects
+from preemptible_sched import service
+from preemptible_sched.service import compute_agent
+from preemptible_sched.service import rpcapi
+from tests import base
+
+
+class Reports:
+    """Stands for the scheduler's driver behind the reports endpoint."""
+
+    def __init__(self):
+        self.log = []
+        self.lock = threading.Lock()
+
+    def register(self, host, boot_id):
+        with self.lock:
+            self.log.append(('register', host.name, boot_id))
+
+    def report(self, event, host, *args):
+        with self.lock:
+            self.log.append((event, host) + args)
+
+    def seen(self, entry):
+        with self.lock:
+            return entry in self.log
+
+
+class AgentTestCase(base.TestCase):
+
+    HEARTBEAT = 0.2
+
+    def setUp(self):
+        super().setUp()
+        self.flags(group='service', time_scale=50.0,
+                   heartbeat_interval=self.HEARTBEAT)
+        service.register_messaging_opts(CONF)
+        # fake:// queues are shared by the process, per exchange.
+        self.flags(control_exchange='test-%s' % uuid.uuid4().hex)
+        self.transport = service.get_rpc_transport(CONF)
+        self.addCleanup(self.transport.cleanup)
+        self.reports = Reports()
+        server = oslo_messaging.get_rpc_server(
+            self.transport,
+            oslo_messaging.Target(topic=service_conf.report_topic(CONF),
+                                  server='scheduler'),
+            [rpc.ComputeReportsEndpoint(self.reports)])
+        server.start()
+        self.addCleanup(server.wait)
+        self.addCleanup(server.stop)
+        self.agent = compute_agent.ComputeAgent(
+            CONF, compute_agent.blade('host-A', CONF),
+            transport=self.transport, seed=1)
+        thread = threading.Thread(target=self.agent.run, daemon=True)
+        thread.start()
+        self.addCleanup(thread.join, 30)
+        self.addCleanup(self.agent.stop)
+        self.api = rpcapi.ComputeAPI(self.transport, CONF)
+
+    def wait_for(self, predicate, what):
+        deadline = time.monotonic() + 30
+        while not predicate():
+            if time.monotonic() > deadline:
+                self.fail('timed out waiting for %s' % what)
+            time.sleep(0.02)
+
+
+class TestComputeAgent(AgentTestCase):
+
+    def test_blade_from_the_configuration(self):
+        self.assertEqual(objects.Host('host-A', 8, 16384, 500),
+                         compute_agent.blade('host-A', CONF))
+
+    def test_registers_and_beats(self):
+        entry = ('register', 'host-A', self.agent.boot_id)
+        self.wait_for(lambda: self.reports.log.count(entry) >= 2,
+                      'two registrations')
+
+    def test_spawn_list_and_terminate(self):
+        instance = objects.Instance('i1', objects.Resources(2, 4000, 40))
+        self.api.spawn('host-A', rpc.instance_to_dict(instance))
+        self.wait_for(lambda: self.reports.seen(
+            ('instance_started', 'host-A', 'i1')), 'i1 started')
+        answer = self.api.list_instances('host-A')
+        self.assertEqual(['i1'], [r['id'] for r in answer['instances']])
+        self.assertEqual('running', answer['instances'][0]['state'])
+        self.assertLessEqual(answer['instances'][0]['started_at'],
+                             answer['now'])
+        self.api.terminate('host-A', 'i1')
+        self.wait_for(lambda: self.reports.seen(
+            ('instance_terminated', 'host-A', 'i1')), 'i1 terminated')
+        self.assertEqual([], self.api.list_instances('host-A')['instances'])
+
+    def test_spawn_beyond_capacity_fails(self):
+        large = objects.Instance('big', objects.Resources(16, 1, 1))
+        self.api.spawn('host-A', rpc.instance_to_dict(large))
+        self.wait_for(lambda: any(e[:3] == ('instance_failed', 'host-A',
+                                            'big')
+                                  for e in list(self.reports.log)),
+                      'big failed')
+
+
+class TestAnnounce(AgentTestCase):
+
+    # No heartbeat during the test: only the start and the announce.
+    HEARTBEAT = 3600.0
+
+    def test_announce_makes_it_register(self):
+        entry = ('register', 'host-A', self.agent.boot_id)
+        self.wait_for(lambda: self.reports.seen(entry), 'registration')
+        self.api.announce()
+        self.wait_for(lambda: self.reports.log.count(entry) == 2,
+                      'a registration on request')

@@ -1,0 +1,280 @@
+"""The ``rpc`` compute driver, its wire format and the reports endpoint."""
+
+import oslo_messaging
+
+from preemptible_sched import clock as clock_mod
+from preemptible_sched import compute
+from preemptible_sched.compute import rpc
+from preemptible_sched import objects
+from tests import base
+
+
+def blade(name, up=True):
+    return objects.Host(name=name, vcpus=8, memory_mb=16384, disk_gb=500,
+                        up=up)
+
+
+class FakeComputeAPI:
+    """Records what the driver asks of the agents."""
+
+    def __init__(self):
+        self.calls = []
+        self.answers = {}
+
+    def spawn(self, host, instance, image=None, duration=None):
+        self.calls.append(('spawn', host, instance['id'], image, duration))
+
+    def terminate(self, host, instance_id):
+        self.calls.append(('terminate', host, instance_id))
+
+    def list_instances(self, host):
+        answer = self.answers[host]
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    def announce(self):
+        self.calls.append(('announce',))
+
+
+class Sink(compute.ComputeEvents):
+    """Records events as ``(name, args...)``; knows hosts it was told of."""
+
+    def __init__(self):
+        self.log = []
+
+    def __getattribute__(self, name):
+        if name in ('instance_started', 'instance_ended', 'instance_failed',
+                    'instance_terminated', 'termination_failed', 'host_down',
+                    'host_up', 'host_added'):
+            return lambda *args: self.log.append((name,) + args)
+        return super().__getattribute__(name)
+
+
+class DriverTestCase(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.clock = clock_mod.VirtualClock(start=100.0)
+        self.api = FakeComputeAPI()
+        self.sink = Sink()
+        self.driver = rpc.RPCComputeDriver(
+            self.clock, self.sink, compute_api=self.api,
+            known_hosts=[blade('host-A'), blade('host-B')])
+
+    def events(self):
+        self.clock.run()
+        return list(self.sink.log)
+
+    def start(self):
+        """What the service does: the loop reads the hosts, then events
+        are delivered."""
+        self.driver.host_specs()
+        self.driver.start_delivery()
+
+
+class TestHosts(DriverTestCase):
+
+    def test_needs_a_compute_api(self):
+        self.assertRaises(ValueError, rpc.RPCComputeDriver, self.clock)
+
+    def test_known_hosts_are_down_until_registered(self):
+        self.driver.register(blade('host-A'), 'boot-1')
+        self.assertEqual([('host-A', True), ('host-B', False)],
+                         [(h.name, h.up) for h in self.driver.host_specs()])
+        self.assertEqual(['host-B'], self.driver.wait_for_hosts(0))
+
+    def test_wait_for_hosts(self):
+        self.driver.register(blade('host-A'), 'boot-1')
+        self.driver.register(blade('host-B'), 'boot-2')
+        self.assertEqual([], self.driver.wait_for_hosts(0))
+
+    def test_nothing_is_told_before_delivery(self):
+        self.driver.register(blade('host-A'), 'boot-1')
+        self.driver.register(blade('host-C'), 'boot-3')
+        self.driver.report('instance_started', 'host-A', 'i1')
+        self.assertEqual([], self.events())
+
+    def test_host_registering_after_host_specs_is_added(self):
+        self.driver.host_specs()
+        self.driver.register(blade('host-C'), 'boot-3')
+        self.driver.register(blade('host-A'), 'boot-1')
+        self.driver.start_delivery()
+        self.assertEqual([('host_up', 'host-A', 100.0),
+                          ('host_added', blade('host-C'), 100.0)],
+                         self.events())
+
+    def test_host_in_host_specs_is_not_added_again(self):
+        self.driver.register(blade('host-C'), 'boot-3')
+        self.start()
+        self.driver.register(blade('host-C'), 'boot-3')
+        self.assertEqual([], self.events())
+
+    def test_host_registering_while_delivering(self):
+        self.start()
+        self.driver.register(blade('host-C'), 'boot-3')
+        self.driver.register(blade('host-C'), 'boot-3')
+        self.assertEqual([('host_added', blade('host-C'), 100.0)],
+                         self.events())
+
+    def test_on_host_added_without_loop_support(self):
+        added = []
+        self.sink = compute.ComputeEvents()
+        self.driver.events = self.sink
+        self.driver.on_host_added = lambda host, at: added.append(host.name)
+        self.start()
+        self.driver.register(blade('host-C'), 'boot-3')
+        self.clock.run()
+        self.assertEqual(['host-C'], added)
+
+    def test_restarted_agent_loses_its_instances(self):
+        self.driver.register(blade('host-A'), 'boot-1')
+        self.start()
+        self.driver.register(blade('host-A'), 'boot-2')
+        self.assertEqual([('host_down', 'host-A', 100.0),
+                          ('host_up', 'host-A', 100.0)], self.events())
+
+    def test_host_down_and_up_reported_by_the_agent(self):
+        self.driver.register(blade('host-A'), 'boot-1')
+        self.start()
+        self.driver.report('host_down', 'host-A')
+        self.driver.report('host_down', 'host-A')
+        self.assertEqual([('host_down', 'host-A', 100.0)], self.events())
+        self.assertFalse(self.driver.host_specs()[0].up)
+        self.driver.report('host_up', 'host-A')
+        self.assertEqual(('host_up', 'host-A', 100.0), self.events()[-1])
+
+
+class TestEvents(DriverTestCase):
+
+    def test_held_until_delivery_then_in_order(self):
+        self.driver.report('instance_started', 'host-A', 'i1')
+        self.driver.report('instance_failed', 'host-A', 'i2', 'boom')
+        self.clock.run(until=150.0)
+        self.assertEqual([], self.sink.log)
+        self.start()
+        self.assertEqual([('instance_started', 'host-A', 'i1', 150.0),
+                          ('instance_failed', 'host-A', 'i2', 150.0, 'boom')],
+                         self.events())
+
+    def test_stamped_with_our_clock(self):
+        self.start()
+        self.clock.run(until=200.0)
+        self.driver.report('instance_terminated', 'host-B', 'v1')
+        self.driver.report('termination_failed', 'host-B', 'v2', 'no')
+        self.driver.report('instance_ended', 'host-B', 'i3')
+        self.assertEqual([('instance_terminated', 'host-B', 'v1', 200.0),
+                          ('termination_failed', 'host-B', 'v2', 200.0, 'no'),
+                          ('instance_ended', 'host-B', 'i3', 200.0)],
+                         self.events())
+
+    def test_unknown_event(self):
+        self.assertRaises(ValueError, self.driver.report, 'explode', 'h')
+
+
+class TestRequests(DriverTestCase):
+
+    def instance(self, instance_id='i1'):
+        return objects.Instance(id=instance_id,
+                                resources=objects.Resources(2, 4000, 40),
+                                preemptible=True, flavor='medium')
+
+    def test_spawn_and_terminate_go_to_the_agent(self):
+        self.driver.register(blade('host-A'), 'boot-1')
+        self.driver.spawn('host-A', self.instance(), image='img',
+                          duration=60.0)
+        self.driver.terminate('host-A', 'v1')
+        self.assertEqual([('spawn', 'host-A', 'i1', 'img', 60.0),
+                          ('terminate', 'host-A', 'v1')], self.api.calls)
+
+    def test_refused_for_unknown_or_down_hosts(self):
+        self.start()
+        self.driver.spawn('host-Z', self.instance())
+        self.driver.terminate('host-B', 'v1')
+        self.assertEqual([], self.api.calls)
+        self.assertEqual(
+            [('instance_failed', 'host-Z', 'i1', 100.0,
+              'no agent registered for host host-Z'),
+             ('termination_failed', 'host-B', 'v1', 100.0,
+              'host host-B is down')], self.events())
+
+    def test_list_instances_moves_start_times_to_our_clock(self):
+        self.api.answers['host-A'] = {'now': 1000.0, 'instances': [
+            {'id': 'i1', 'state': 'running', 'started_at': 990.0,
+             'cpu_utilization': 0.5},
+            {'id': 'i2', 'state': 'building', 'started_at': None}]}
+        reports = self.driver.list_instances('host-A')
+        self.assertEqual([compute.InstanceReport('i1', 'running', 90.0, 0.5),
+                          compute.InstanceReport('i2', 'building', None)],
+                         reports)
+
+    def test_list_instances_timeout(self):
+        self.api.answers['host-A'] = oslo_messaging.MessagingTimeout('late')
+        error = self.assertRaises(rpc.ComputeUnreachable,
+                                  self.driver.list_instances, 'host-A')
+        self.assertIn('host-A', str(error))
+
+    def test_list_instances_of_unknown_host(self):
+        self.assertRaises(LookupError, self.driver.list_instances, 'host-Z')
+
+
+class TestWireFormat(base.TestCase):
+
+    def test_host_round_trip(self):
+        host = objects.Host(
+            name='h', vcpus=8, memory_mb=16384, disk_gb=500,
+            attributes={'reputation': 'high'},
+            aggregates=(objects.Aggregate('fast', {'ssd': 'true'}),),
+            availability_zone='az1', cpu_allocation_ratio=2.0,
+            metrics={'cpu_utilization': {'avg': 25.0}})
+        data = rpc.host_to_dict(host)
+        self.assertEqual(host, rpc.host_from_dict(data))
+
+    def test_host_from_a_newer_agent(self):
+        data = rpc.host_to_dict(blade('h'))
+        data['gpus'] = 2
+        self.assertEqual(blade('h'), rpc.host_from_dict(data))
+
+    def test_instance_round_trip(self):
+        instance = objects.Instance(
+            id='i', resources=objects.Resources(1, 2000, 20),
+            preemptible=True, started_at=5.0, flavor='small',
+            service_class='gold', priority=2.0, group='g')
+        data = rpc.instance_to_dict(instance)
+        self.assertEqual([1, 2000, 20], data['resources'])
+        self.assertEqual(vars(instance), vars(rpc.instance_from_dict(data)))
+
+    def test_report_round_trip(self):
+        report = compute.InstanceReport('i', 'running', 3.0, 0.25)
+        self.assertEqual(report, rpc.report_from_dict(
+            rpc.report_to_dict(report)))
+
+
+class TestReportsEndpoint(base.TestCase):
+
+    def test_forwards_to_the_driver(self):
+        calls = []
+
+        class Driver:
+            def register(self, host, boot_id):
+                calls.append(('register', host.name, boot_id))
+
+            def report(self, event, host, *args):
+                calls.append((event, host) + args)
+
+        endpoint = rpc.ComputeReportsEndpoint(Driver())
+        endpoint.register_host({}, rpc.host_to_dict(blade('h')), 'b')
+        endpoint.instance_started({}, 'h', 'i', at=1.0)
+        endpoint.instance_ended({}, 'h', 'i')
+        endpoint.instance_failed({}, 'h', 'i', 'why')
+        endpoint.instance_terminated({}, 'h', 'i')
+        endpoint.termination_failed({}, 'h', 'i', 'why')
+        endpoint.host_down({}, 'h')
+        endpoint.host_up({}, 'h')
+        self.assertEqual([('register', 'h', 'b'),
+                          ('instance_started', 'h', 'i'),
+                          ('instance_ended', 'h', 'i'),
+                          ('instance_failed', 'h', 'i', 'why'),
+                          ('instance_terminated', 'h', 'i'),
+                          ('termination_failed', 'h', 'i', 'why'),
+                          ('host_down', 'h'), ('host_up', 'h')], calls)

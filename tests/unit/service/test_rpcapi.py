@@ -1,0 +1,136 @@
+"""The RPC clients: what they send, and how errors come back."""
+
+from unittest import mock
+
+import oslo_messaging
+
+from preemptible_sched.conf import CONF
+from preemptible_sched.db import api as db_api
+from preemptible_sched import exception
+from preemptible_sched import objects
+from preemptible_sched import service
+from preemptible_sched.service import rpcapi
+from tests import base
+
+
+class ClientTestCase(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.transport = service.get_rpc_transport(CONF)
+        self.addCleanup(self.transport.cleanup)
+        self.client = mock.Mock()
+        self.client.prepare.return_value = self.client
+        patcher = mock.patch.object(oslo_messaging, 'get_rpc_client',
+                                    return_value=self.client)
+        self.get_rpc_client = patcher.start()
+        self.addCleanup(patcher.stop)
+
+
+class TestSchedulerAPI(ClientTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.api = rpcapi.SchedulerAPI(self.transport, CONF, retry=2)
+
+    def test_target_and_timeout(self):
+        _, target = self.get_rpc_client.call_args.args
+        self.assertEqual(CONF.service.scheduler_topic, target.topic)
+        self.assertEqual('1.0', target.version)
+        self.assertEqual({'timeout': CONF.service.rpc_timeout, 'retry': 2},
+                         self.get_rpc_client.call_args.kwargs)
+
+    def test_calls(self):
+        self.api.submit({'id': 'r'}, 60.0, 'img')
+        self.api.show('r')
+        self.api.list('failed')
+        self.api.delete('r')
+        self.assertEqual(
+            [mock.call({}, 'submit', spec={'id': 'r'}, duration=60.0,
+                       image='img'),
+             mock.call({}, 'show', request_id='r'),
+             mock.call({}, 'list', status='failed'),
+             mock.call({}, 'delete', request_id='r')],
+            self.client.call.call_args_list)
+
+    def assertTranslated(self, raised, expected, message):
+        self.client.call.side_effect = raised
+        error = self.assertRaises(expected, self.api.show, 'r')
+        self.assertIn(message, str(error))
+
+    def test_remote_errors(self):
+        self.assertTranslated(
+            oslo_messaging.RemoteError('NotFound', "request 'r' not found"),
+            rpcapi.RequestNotFound, "request 'r' not found")
+        self.assertTranslated(
+            oslo_messaging.RemoteError('Duplicate', 'exists'),
+            rpcapi.BadRequest, 'exists')
+        self.assertTranslated(
+            oslo_messaging.RemoteError('InvalidInput', 'bad'),
+            rpcapi.BadRequest, 'bad')
+        self.assertTranslated(
+            oslo_messaging.RemoteError('NotReady', 'starting'),
+            rpcapi.ServiceUnavailable, 'starting')
+        self.assertTranslated(
+            oslo_messaging.RemoteError('ZeroDivisionError', 'oops'),
+            rpcapi.ServiceError, 'oops')
+
+    def test_errors_of_the_fake_transport(self):
+        self.assertTranslated(db_api.NotFound('request', 'r'),
+                              rpcapi.RequestNotFound, "'r'")
+        self.assertTranslated(exception.InvalidInput('request', None, 'x'),
+                              rpcapi.BadRequest, 'request: x')
+
+    def test_no_answer(self):
+        self.assertTranslated(oslo_messaging.MessagingTimeout('late'),
+                              rpcapi.ServiceUnavailable,
+                              CONF.service.scheduler_topic)
+        self.assertTranslated(
+            oslo_messaging.MessageDeliveryFailure('no broker'),
+            rpcapi.ServiceUnavailable, 'no broker')
+
+
+class TestComputeAPI(ClientTestCase):
+
+    def test_casts_and_calls_to_one_host(self):
+        api = rpcapi.ComputeAPI(self.transport, CONF)
+        api.spawn('host-A', {'id': 'i'}, image='img', duration=5.0)
+        api.terminate('host-A', 'v')
+        api.list_instances('host-B')
+        api.announce()
+        self.assertEqual(
+            [mock.call(server='host-A'), mock.call(server='host-A'),
+             mock.call(server='host-B'), mock.call(fanout=True)],
+            self.client.prepare.call_args_list)
+        self.assertEqual(
+            [mock.call({}, 'spawn', host='host-A', instance={'id': 'i'},
+                       image='img', duration=5.0),
+             mock.call({}, 'terminate', host='host-A', instance_id='v'),
+             mock.call({}, 'report_host')],
+            self.client.cast.call_args_list)
+        self.client.call.assert_called_once_with({}, 'list_instances',
+                                                 host='host-B')
+
+
+class TestSchedulerReportsAPI(ClientTestCase):
+
+    def test_reports_on_the_report_topic(self):
+        api = rpcapi.SchedulerReportsAPI(self.transport, CONF)
+        _, target = self.get_rpc_client.call_args.args
+        self.assertEqual(CONF.service.scheduler_topic + '_reports',
+                         target.topic)
+        api.register_host(objects.Host('h', 8, 16384), 'boot')
+        api.instance_started('h', 'i', 1.0)
+        api.instance_failed('h', 'i', 2.0, 'why')
+        api.host_down('h', 3.0)
+        method, kwargs = self.client.cast.call_args_list[0].args[1:], \
+            self.client.cast.call_args_list[0].kwargs
+        self.assertEqual(('register_host',), method)
+        self.assertEqual('h', kwargs['host']['name'])
+        self.assertEqual(
+            [mock.call({}, 'instance_started', host='h', instance_id='i',
+                       at=1.0),
+             mock.call({}, 'instance_failed', host='h', instance_id='i',
+                       at=2.0, reason='why'),
+             mock.call({}, 'host_down', host='h', at=3.0)],
+            self.client.cast.call_args_list[1:])
