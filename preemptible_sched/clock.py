@@ -160,7 +160,10 @@ class RealClock(Clock):
             self._condition.notify()
 
     def run(self, until=None):
-        self._stopped = False
+        """Run callbacks as they fall due until ``until`` or :meth:`stop`.
+
+        A :meth:`stop` that came before ``run`` makes it return at once.
+        """
         while True:
             with self._condition:
                 while True:

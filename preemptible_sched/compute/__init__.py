@@ -39,6 +39,9 @@ class ComputeEvents:
     def host_up(self, host, at):
         """The host is back (empty) and may take instances."""
 
+    def host_added(self, host, at):
+        """A host (an :class:`objects.Host`) joined after the start."""
+
 
 @dataclasses.dataclass
 class InstanceReport:

@@ -114,9 +114,8 @@ class RPCComputeDriver(compute.ComputeDriver):
     ``compute_api`` is a :class:`preemptible_sched.service.rpcapi.ComputeAPI`
     (or anything with its methods); ``known_hosts`` the
     :class:`objects.Host` the scheduler's database holds, reported down
-    until their agent registers. ``on_host_added(host, at)`` is called (in
-    the clock's thread) for a host the loop has not heard of yet, unless
-    ``events`` has a ``host_added`` method.
+    until their agent registers. A host the scheduler has not heard of
+    yet is reported with ``events.host_added`` (in the clock's thread).
     """
 
     def __init__(self, clock, events=None, compute_api=None, known_hosts=()):
@@ -125,7 +124,6 @@ class RPCComputeDriver(compute.ComputeDriver):
             raise ValueError('the rpc compute driver needs a compute_api: '
                              'it is built by the scheduler service')
         self.compute_api = compute_api
-        self.on_host_added = None
         self._lock = threading.Lock()
         self._registered = threading.Condition(self._lock)
         self._agents = {host.name: _Agent(spec=host) for host in known_hosts}
@@ -292,14 +290,6 @@ class RPCComputeDriver(compute.ComputeDriver):
 
     def _deliver(self, event, head, tail):
         at = self.clock.now()
-        if event == 'host_added':
-            handler = getattr(self.events, 'host_added', self.on_host_added)
-            if handler is None:
-                LOG.warning('Host %s registered but the scheduler cannot '
-                            'take new hosts while running', head[0].name)
-                return
-            handler(head[0], at)
-            return
         getattr(self.events, event)(*head, at, *tail)
 
 

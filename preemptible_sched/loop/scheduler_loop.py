@@ -461,6 +461,14 @@ class SchedulerLoop(compute.ComputeEvents):
                          % host)
         self.request_pass()
 
+    def host_added(self, host, at):
+        """A compute host joined while the loop runs: schedule on it."""
+        if host.name in self.host_manager.host_states:
+            return
+        self.store.save_host(host, at)
+        self.host_manager.add_host(host)
+        self.request_pass()
+
     def host_up(self, host, at):
         state = self.host_manager.host_states.get(host)
         if state is None:

@@ -256,24 +256,10 @@ class SchedulerService:
                                                        self.conf),
                          known_hosts=[row.to_object()
                                       for row in self.store.hosts()])
-            driver.on_host_added = self._host_added
         else:
             driver = cls(self.clock)
         driver.name = name
         return driver
-
-    def _host_added(self, host, at):
-        """A new agent registered while running: schedule on its host.
-
-        The loop has no hook for hosts that appear after its start, so
-        the service adds it to the store and the host manager itself.
-        """
-        LOG.info('Host %s registered', host.name)
-        self.store.save_host(host, at)
-        self.loop.host_manager.add_host(host)
-        self.loop.request_pass()
-
-    # -- life cycle ----------------------------------------------------------
 
     def start(self):
         """Serve, wait for the known hosts, and start the loop (soon, in

@@ -117,16 +117,6 @@ class TestHosts(DriverTestCase):
         self.assertEqual([('host_added', blade('host-C'), 100.0)],
                          self.events())
 
-    def test_on_host_added_without_loop_support(self):
-        added = []
-        self.sink = compute.ComputeEvents()
-        self.driver.events = self.sink
-        self.driver.on_host_added = lambda host, at: added.append(host.name)
-        self.start()
-        self.driver.register(blade('host-C'), 'boot-3')
-        self.clock.run()
-        self.assertEqual(['host-C'], added)
-
     def test_restarted_agent_loses_its_instances(self):
         self.driver.register(blade('host-A'), 'boot-1')
         self.start()
