@@ -377,11 +377,13 @@ class SchedulerLoop(compute.ComputeEvents):
             return
         overhead = max(0.0, at - (at if row.scheduled_at is None
                                   else row.scheduled_at))
+        # Decision first: whoever sees the instance running (another
+        # thread of the service) then sees its decision done.
+        if row.decision_id is not None:
+            self.store.set_decision_state(row.decision_id, 'done', at)
         self.store.update_instance(instance_id, at=at, state='running',
                                    started_at=at,
                                    overhead_s=row.overhead_s + overhead)
-        if row.decision_id is not None:
-            self.store.set_decision_state(row.decision_id, 'done', at)
         if instance_id in self.host_manager.instance_hosts:
             self.host_manager.mark_started(instance_id, at)
         self._mark_placed_if_complete(row.request_id, at)

@@ -82,7 +82,9 @@ class TestServiceCommands(base.TestCase):
         store = db_api.Store('sqlite:///' + self.db_path)
         self.addCleanup(store.dispose)
         deadline = time.monotonic() + WAIT
-        while not (os.path.exists(self.db_path) and self._hosts(store)):
+        # The service saves its hosts one by one: wait for all four.
+        while not (os.path.exists(self.db_path) and
+                   len(self._hosts(store)) == 4):
             if process.poll() is not None or time.monotonic() > deadline:
                 with open(log_path) as log:
                     self.fail('the scheduler did not start: %s' % log.read())
