@@ -131,9 +131,6 @@ class ComputeAgent:
     def stop(self):
         """Make :meth:`run` return (any thread, a signal handler too)."""
         self.clock.stop()
-        # RealClock.run() forgets a stop() that came before it started
-        # (a signal while the service starts): stop again first thing.
-        self.clock.call_soon(self.clock.stop)
 
     def shutdown(self):
         """Stop serving; wait for the messaging threads."""

@@ -303,9 +303,6 @@ class SchedulerService:
     def stop(self):
         """Make :meth:`run` return (any thread, a signal handler too)."""
         self.clock.stop()
-        # RealClock.run() forgets a stop() that came before it started
-        # (a signal while the service starts): stop again first thing.
-        self.clock.call_soon(self.clock.stop)
 
     def shutdown(self):
         """Stop serving and the loop; call once the clock has stopped."""
