@@ -48,15 +48,15 @@ import io
 import itertools
 import json
 import math
-import os
-import platform
 import pstats
 import random
 import resource
 import statistics
-import subprocess
 import sys
 import time
+
+from report import log
+from report import machine
 
 from preemptible_sched import objects
 from preemptible_sched.conf import CONF
@@ -85,12 +85,6 @@ DUAL_OVER_PLAIN_TARGET = 1.15
 SCALING_TARGET = 12.0
 TARGET_DUAL = 'dual_state/plain <= 1.15 on empty cloud at 10000 hosts'
 TARGET_SCALING = '10000 hosts <= 12 x 1000 hosts (all cases/modes)'
-
-
-def log(message):
-    """Progress on stderr, so stdout stays pure JSON."""
-    sys.stderr.write(message + '\n')
-    sys.stderr.flush()
 
 
 def calibrated_repetitions(round_seconds, hosts, budget):
@@ -255,22 +249,6 @@ def profile(hosts, case, mode, seed, limit=15):
     return out.getvalue()
 
 
-def source_revision():
-    """The git commit of the checkout measured, and whether it is dirty."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    try:
-        commit = subprocess.run(
-            ['git', '-C', root, 'rev-parse', '--short', 'HEAD'],
-            capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(
-            ['git', '-C', root, 'status', '--porcelain', '--',
-             'preemptible_sched'],
-            capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    return {'commit': commit, 'dirty': bool(dirty)}
-
-
 def _ratio(numerator, denominator):
     return round(numerator / denominator, 3) if denominator else None
 
@@ -324,18 +302,6 @@ def summarise(rows):
     else:
         targets[TARGET_SCALING] = None
     return ratios, scaling, targets, details
-
-
-def machine():
-    return {
-        'python': platform.python_version(),
-        'implementation': platform.python_implementation(),
-        'platform': platform.platform(),
-        'processor': platform.processor() or platform.machine(),
-        'cpu_count': os.cpu_count(),
-        'date': time.strftime('%Y-%m-%d'),
-        'source': source_revision(),
-    }
 
 
 def parse_args(argv):

@@ -27,13 +27,13 @@ The result is JSON on stdout (progress goes to stderr)::
 import argparse
 import json
 import math
-import os
-import platform
 import random
 import statistics
-import subprocess
 import sys
 import time
+
+from report import log
+from report import machine
 
 from preemptible_sched.driver import termination_selector
 
@@ -52,28 +52,6 @@ QUICK_SELECTOR_KS = (8, 16, 24)
 QUICK_BRUTE_FORCE_KS = (8, 12)
 
 TARGET = 'selector at k=40 faster than brute force at k=16'
-
-
-def log(message):
-    """Progress on stderr, so stdout stays pure JSON."""
-    sys.stderr.write(message + '\n')
-    sys.stderr.flush()
-
-
-def source_revision():
-    """The git commit of the checkout measured, and whether it is dirty."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    try:
-        commit = subprocess.run(
-            ['git', '-C', root, 'rev-parse', '--short', 'HEAD'],
-            capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(
-            ['git', '-C', root, 'status', '--porcelain', '--',
-             'preemptible_sched'],
-            capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    return {'commit': commit, 'dirty': bool(dirty)}
 
 
 def make_problem(seed, k, index):
@@ -225,14 +203,7 @@ def main(argv=None):
         args.seed)
     report = {
         'benchmark': 'termination_selector',
-        'machine': {
-            'python': platform.python_version(),
-            'implementation': platform.python_implementation(),
-            'platform': platform.platform(),
-            'cpu_count': os.cpu_count(),
-            'date': time.strftime('%Y-%m-%d'),
-            'source': source_revision(),
-        },
+        'machine': machine(),
         'problem': {
             'flavors': FLAVORS,
             'costs': f'whole minutes * 60 mod {BILLING_PERIOD}',
