@@ -56,10 +56,17 @@ class HostManager:
                 del hosts[host_name]
         return host_name, instance
 
-    def mark_started(self, instance_id, at):
-        """The instance began running at ``at`` (run times count from it)."""
+    def mark_started(self, instance_id, at, overhead_s=None):
+        """The instance began running at ``at`` (run times count from it).
+
+        ``overhead_s`` is its allocation overhead accumulated up to now.
+        """
         state = self.host_states[self.instance_hosts[instance_id]]
-        state.instances[instance_id].started_at = at
+        instance = state.instances[instance_id]
+        instance.started_at = at
+        instance.running_since = at
+        if overhead_s is not None:
+            instance.overhead_s = overhead_s
         state.generation += 1
 
     def hosts_of_group(self, group):

@@ -47,6 +47,12 @@ class Instance:
     run time at ``now`` is ``now - started_at``. ``priority`` is the
     importance the ``priority`` termination cost uses (higher is more
     valuable). ``group`` names the server group it belongs to, if any.
+
+    The QoS account (see :mod:`preemptible_sched.qos`): ``admitted_at`` is
+    when its request was first submitted, ``running_s`` and ``overhead_s``
+    the running time and allocation overhead accumulated before the current
+    run, and ``running_since`` when the current run began (None while it is
+    not running yet, e.g. booting).
     """
 
     id: str
@@ -57,6 +63,10 @@ class Instance:
     service_class: typing.Optional[str] = None
     priority: float = 0.0
     group: typing.Optional[str] = None
+    admitted_at: typing.Optional[float] = None
+    running_s: float = 0.0
+    overhead_s: float = 0.0
+    running_since: typing.Optional[float] = None
 
     def runtime(self, now):
         return max(0.0, now - self.started_at)

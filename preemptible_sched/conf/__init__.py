@@ -11,6 +11,7 @@ from preemptible_sched.conf import database
 from preemptible_sched.conf import fake_driver
 from preemptible_sched.conf import filter_scheduler
 from preemptible_sched.conf import preemptible
+from preemptible_sched.conf import qos
 from preemptible_sched.conf import scheduler
 from preemptible_sched.conf import service
 
@@ -21,5 +22,6 @@ database.register_opts(CONF)
 fake_driver.register_opts(CONF)
 filter_scheduler.register_opts(CONF)
 preemptible.register_opts(CONF)
+qos.register_opts(CONF)
 scheduler.register_opts(CONF)
 service.register_opts(CONF)

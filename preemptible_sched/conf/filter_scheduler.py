@@ -148,6 +148,15 @@ Multiplier of the ``balanced_allocation`` weigher (Kubernetes 1.9 scoring).
 Positive prefers hosts whose CPU and memory use stay balanced. Aggregate
 metadata may override it.
 """),
+    cfg.FloatOpt('allocation_score_weight_multiplier',
+                 default=1.0,
+                 help="""
+Multiplier of the ``allocation_score`` weigher: the mean of
+``least_requested`` and ``balanced_allocation``, the host ranking of the
+QoS-driven and priority-based policies.
+
+Aggregate metadata may override it.
+"""),
 ]
 
 

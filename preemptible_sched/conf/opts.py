@@ -5,11 +5,12 @@ from preemptible_sched.conf import database
 from preemptible_sched.conf import fake_driver
 from preemptible_sched.conf import filter_scheduler
 from preemptible_sched.conf import preemptible
+from preemptible_sched.conf import qos
 from preemptible_sched.conf import scheduler
 from preemptible_sched.conf import service
 
 _MODULES = (compute, database, fake_driver, filter_scheduler, preemptible,
-            scheduler, service)
+            qos, scheduler, service)
 
 
 def list_opts():

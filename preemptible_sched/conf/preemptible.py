@@ -77,6 +77,29 @@ Possible values:
 * 0 (terminate at once) or a positive number of seconds (public spot
   offers give 30 to 120 s).
 """),
+    cfg.StrOpt('on_preempt',
+               default='terminate',
+               choices=[
+                   ('terminate', 'Spot semantics: a displaced instance is '
+                    'gone for good (state terminated).'),
+                   ('requeue', 'QoS semantics: a displaced instance is '
+                    'preempted and returns to the pending queue, keeping '
+                    'its admission time and accumulated running and '
+                    'overhead times.'),
+               ],
+               help="""
+What happens to an instance the scheduler displaces for another request.
+
+Related options:
+
+* ``[scheduler] preemption_policy``
+"""),
+    cfg.FloatOpt('qos_slack_cost_multiplier',
+                 default=1.0,
+                 min=0.0,
+                 help="""
+Multiplier of the ``qos_slack`` termination cost.
+"""),
     cfg.FloatOpt('billing_period_cost_multiplier',
                  default=1.0,
                  min=0.0,

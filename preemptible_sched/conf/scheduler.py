@@ -16,12 +16,36 @@ Order in which pending requests are considered in each pass.
 Possible values:
 
 * A name from the ``preemptible_sched.queue_policies`` namespace:
-  ``fifo`` (oldest first) or ``priority`` (highest request priority first,
-  oldest first among equals).
+  ``fifo`` (oldest first), ``priority`` (highest request priority first,
+  oldest first among equals) or ``qos_slack`` (at-risk requests first by
+  class importance, then the least slack first).
 
 Related options:
 
 * ``on_no_valid_host``
+"""),
+    cfg.StrOpt('preemption_policy',
+               default='billing',
+               help="""
+Which running instances a request may displace, and how they are chosen.
+
+Possible values:
+
+* A name from the ``preemptible_sched.preemption_policies`` namespace:
+  ``none`` (nothing is ever displaced: a stock filter scheduler),
+  ``billing`` (spot semantics: normal requests terminate the cheapest set of
+  instances flagged preemptible, under ``[preemptible] mode`` and
+  ``termination_costs``), ``qos`` (the QoS-driven policy: instances are
+  preempted to keep every service class at its availability SLO) or
+  ``priority`` (the Kubernetes baseline: a request preempts instances of
+  strictly lower priority, lowest first).
+
+Related options:
+
+* ``[preemptible] on_preempt``
+* ``queue_policy`` (``qos_slack`` goes with ``qos``, ``priority`` with
+  ``priority``)
+* ``[qos] service_classes``
 """),
     cfg.FloatOpt('watchdog_interval',
                  default=10.0,

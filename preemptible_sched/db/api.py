@@ -372,7 +372,8 @@ class Store:
 
     # Decisions: the journal.
 
-    def journal_decision(self, request_id, instance_id, host, victims, at):
+    def journal_decision(self, request_id, instance_id, host, victims, at,
+                         spot=True):
         """Journal the decision to place ``instance_id`` on ``host`` after
         terminating ``victims``; returns the decision id.
 
@@ -386,7 +387,10 @@ class Store:
         is pending, the instance is an unclaimed pending instance of it,
         and every victim is a preemptible instance ``running`` or
         ``building`` on ``host``: a normal instance is never terminated,
-        nor one twice.
+        nor one twice. With ``spot=False`` (the class-based preemption
+        policies, where the service class and not the preemptible flag
+        says who may be displaced) victims need not be flagged
+        preemptible; every other check stays.
         """
         victims = list(victims)
         with self._transaction() as session:
@@ -395,7 +399,7 @@ class Store:
             rows = self._lock_rows(session, models.Instance,
                                    [instance_id] + victims)
             reasons = self._journal_problems(
-                request_id, request, instance_id, host, victims, rows)
+                request_id, request, instance_id, host, victims, rows, spot)
             if reasons:
                 raise Refused('decision for instance %r on host %r'
                               % (instance_id, host), reasons)
@@ -423,7 +427,7 @@ class Store:
 
     @staticmethod
     def _journal_problems(request_id, request, instance_id, host, victims,
-                          rows):
+                          rows, spot=True):
         reasons = []
         if request is None:
             reasons.append('request %r not found' % request_id)
@@ -452,7 +456,7 @@ class Store:
                                % victim_id)
             elif victim is None:
                 reasons.append('victim %r not found' % victim_id)
-            elif not victim.preemptible:
+            elif spot and not victim.preemptible:
                 reasons.append('victim %r is not preemptible' % victim_id)
             elif victim.state not in models.VICTIM_STATES:
                 reasons.append('victim %r is %s, not running or building'

@@ -25,6 +25,13 @@ Modes (``[preemptible] mode``):
 A preemptible request never terminates anything. A multi-instance request
 is all or nothing: if one instance cannot be placed, every change made for
 the earlier ones is rolled back.
+
+Under a class-based preemption policy (``[scheduler] preemption_policy =
+qos | priority``, see :mod:`preemptible_sched.preemption`) the preemptible
+flag plays no part: hosts are filtered on the full view; when none passes,
+each host is filtered again as it would be without the instances the policy
+lets the request displace there, the policy picks the victims of each host
+that passes and scores them, and the lowest score wins (ties: the weighers).
 """
 
 import contextlib
@@ -40,6 +47,8 @@ from preemptible_sched import filters
 from preemptible_sched import host_manager
 from preemptible_sched import host_state
 from preemptible_sched import objects
+from preemptible_sched import policies
+from preemptible_sched import preemption
 from preemptible_sched import termination
 from preemptible_sched import weighers
 
@@ -99,8 +108,13 @@ class FilterScheduler:
     """
 
     def __init__(self, mode=None, filter_handler=None, weight_handler=None,
-                 cost_handler=None, host_subset_size=None, seed=None):
+                 cost_handler=None, host_subset_size=None, seed=None,
+                 preemption_policy=None):
+        self.preemption = preemption_policy or preemption.load(
+            CONF.scheduler.preemption_policy)
         self.mode = mode or CONF.preemptible.mode
+        if self.preemption.name == 'none':
+            self.mode = 'plain'
         if self.mode not in ('dual_state', 'retry', 'plain'):
             raise exception.InvalidInput(
                 '[preemptible] mode', None, 'unknown mode %r' % self.mode)
@@ -129,19 +143,34 @@ class FilterScheduler:
             return (False, True)
         return (False,)
 
-    def select_destinations(self, spec, now=None, explain=False):
+    def select_destinations(self, spec, now=None, explain=False,
+                            pending=None):
         """Place every instance of ``spec``; return a :class:`Decision`.
 
         The host manager is updated as the decision is made (victims
         removed, instances added), like a claim; nothing is changed when
-        the request cannot be placed as a whole.
+        the request cannot be placed as a whole. ``pending`` is the queue
+        entry of the request (:class:`policies.PendingRequest`), with the
+        QoS account the class-based policies read; without it the request
+        counts as admitted now.
         """
         if now is not None:
             self.host_manager.set_time(now)
+        if pending is None:
+            pending = policies.PendingRequest(spec, self.host_manager.now, 0)
         selections = []
         reports = []
         for index in range(spec.num_instances):
-            selection, report = self._schedule_one(spec, index, explain)
+            if self.preemption.spot:
+                selection, report = self._schedule_one(spec, index, explain)
+            else:
+                selection, report = self._schedule_by_class(
+                    spec, index, explain, pending)
+            if selection is not None:
+                instance = selection.instance
+                instance.admitted_at = pending.submitted_at
+                instance.running_s = pending.running_s
+                instance.overhead_s = pending.overhead_s
             if explain:
                 reports.append(report)
             if selection is None:
@@ -190,6 +219,76 @@ class FilterScheduler:
             report = self._report(states, use_normal, verdicts, weighed,
                                   spec, may_terminate)
         return selection, report
+
+    def _schedule_by_class(self, spec, index, explain, pending):
+        """One instance under a class-based preemption policy."""
+        now = self.host_manager.now
+        if spec.group:
+            spec = dataclasses.replace(
+                spec, group_hosts=self.host_manager.hosts_of_group(
+                    spec.group))
+        states = self.host_manager.get_all_host_states()
+        verdicts = {} if explain else None
+        with self.stopwatch('R4'):
+            passed = self.filter_handler.filter(
+                [state.full for state in states], spec, verdicts)
+        if passed:
+            with self.stopwatch('R5'):
+                weighed = self._ordered(
+                    self.weight_handler.get_weighed_objects(
+                        passed, spec, explain))
+            best = weighed[0].view.host
+            report = (self._report(states, False, verdicts, weighed, spec,
+                                   False) if explain else None)
+            return Selection(spec.new_instance(index, now), best.name,
+                             host_state.TerminationPlan(best.name, (), ())), \
+                report
+        with self.stopwatch('T10'):
+            plans = self._class_plans(states, spec, pending, now)
+        report = None
+        if explain:
+            report = [HostReport(
+                state.name, 'full', state.name in plans,
+                None if state.name in plans else verdicts.get(state.name),
+                terminate=([v.id for v in plans[state.name][1]]
+                           if state.name in plans else None))
+                for state in states]
+        if not plans:
+            return None, report
+        with self.stopwatch('R5'):
+            lowest = min(score for score, _ in plans.values())
+            tied = [self.host_manager.host_states[name].full
+                    for name, (score, _) in plans.items()
+                    if score == lowest]
+            weighed = self._ordered(
+                self.weight_handler.get_weighed_objects(tied, spec))
+        name = weighed[0].view.name
+        victims = plans[name][1]
+        plan = host_state.TerminationPlan(name, victims,
+                                          (0.0,) * len(victims))
+        return Selection(spec.new_instance(index, now), name, plan), report
+
+    def _class_plans(self, states, spec, pending, now):
+        """``{host: (score, victims)}`` of the hosts where ``spec`` fits
+        once the policy's victims are gone."""
+        policy = self.preemption
+        candidates = {}
+        views = []
+        for state in states:
+            chosen = policy.candidates(state, pending, now)
+            if not chosen:
+                continue
+            candidates[state.name] = chosen
+            views.append(_view_without(state, chosen))
+        plans = {}
+        for view in self.filter_handler.filter(views, spec):
+            state = view.host
+            victims = policy.victims(state, pending, candidates[state.name],
+                                     now)
+            if victims is not None:
+                plans[state.name] = (policy.score(victims, pending, now),
+                                     victims)
+        return plans
 
     def _ordered(self, weighed):
         """Candidates in the order they are tried.
@@ -245,3 +344,18 @@ class FilterScheduler:
                 state.name, view, True, None, item.details, item.weight,
                 None if plan is None else plan.victim_ids))
         return report
+
+
+def _view_without(state, removed):
+    """A full view of ``state`` as if ``removed`` were gone (for filters)."""
+    view = host_state.HostView(state, is_full=True)
+    full = state.full
+    view.vcpus_used = full.vcpus_used
+    view.memory_mb_used = full.memory_mb_used
+    view.disk_gb_used = full.disk_gb_used
+    view.num_instances = full.num_instances - len(removed)
+    for instance in removed:
+        view.vcpus_used -= instance.resources.vcpus
+        view.memory_mb_used -= instance.resources.memory_mb
+        view.disk_gb_used -= instance.resources.disk_gb
+    return view

@@ -71,7 +71,8 @@ class DecisionExecutor:
         now = self._now()
         victims = selection.terminate
         decision_id = self.store.journal_decision(
-            pending.id, selection.instance.id, selection.host, victims, now)
+            pending.id, selection.instance.id, selection.host, victims, now,
+            spot=self.loop.scheduler.preemption.spot)
         self.loop.on_journaled(pending, selection, decision_id)
         self._crash('after_journal', decision_id=decision_id)
         if not victims:

@@ -11,6 +11,12 @@ Lifecycle of an instance (its ``state`` in the database)::
 
     pending --journal--> pending on a host --spawn--> building --> running
     running --> ended | terminated | preempted | error | deleted
+    preempted --requeue--> pending (same instance, its QoS account kept)
+
+An instance displaced for another request is ``terminated`` for good
+(``[preemptible] on_preempt = terminate``, spot semantics) or ``preempted``
+and queued again (``requeue``, the QoS model), keeping its admission time,
+running time and allocation overhead, and counting one more preemption.
 
 The loop knows nothing of real time: it runs on the clock it is given, so
 the service (real clock) and the simulator (virtual clock) share it.
@@ -30,6 +36,8 @@ from preemptible_sched.loop import executor as executor_mod
 from preemptible_sched.loop import timing
 from preemptible_sched import objects
 from preemptible_sched import policies
+from preemptible_sched import exception
+from preemptible_sched import qos
 
 LOG = logging.getLogger(__name__)
 
@@ -44,7 +52,11 @@ def _instance_from_row(row):
         started_at=row.started_at if row.started_at is not None
         else row.created_at,
         flavor=row.flavor, service_class=row.service_class,
-        priority=row.priority or 0.0, group=row.group)
+        priority=row.priority or 0.0, group=row.group,
+        admitted_at=row.created_at, running_s=row.running_s,
+        overhead_s=row.overhead_s,
+        running_since=row.started_at if row.state in (
+            'running', 'terminating') else None)
 
 
 class SchedulerLoop(compute.ComputeEvents):
@@ -66,6 +78,7 @@ class SchedulerLoop(compute.ComputeEvents):
         self.queue_policy = queue_policy or policies.load(
             CONF.scheduler.queue_policy)
         self.notifier = notifier
+        self.classes = qos.Classes()
         self.executor = executor_mod.DecisionExecutor(self)
         self.stats = timing.StageStats()
         self.scheduler.stopwatch = timing.Stopwatch(self.stats)
@@ -99,8 +112,12 @@ class SchedulerLoop(compute.ComputeEvents):
         if self.notifier is not None:
             self.notifier.info(event_type, payload)
 
+    @property
+    def requeue_victims(self):
+        return CONF.preemptible.on_preempt == 'requeue'
+
     def victim_final_state(self):
-        return 'terminated'
+        return 'preempted' if self.requeue_victims else 'terminated'
 
     def instance_object(self, instance_id):
         return _instance_from_row(self.store.get_instance(instance_id))
@@ -170,28 +187,54 @@ class SchedulerLoop(compute.ComputeEvents):
 
     def _load_pending(self):
         for request in self.store.list_requests(status='pending'):
-            waiting = [row.id for row in self.store.list_instances(
+            rows = [row for row in self.store.list_instances(
                 states=('pending',), request_id=request.id)
                 if row.host is None]
-            if waiting:
-                spec = request.request_spec()
+            spec = request.request_spec()
+            # Preempted instances wait alone, with their own accounts.
+            fresh = [row.id for row in rows if not row.preemptions]
+            for row in rows:
+                if row.preemptions:
+                    self._enqueue(dataclasses.replace(
+                        spec, num_instances=1, instance_ids=(row.id,)),
+                        request.submitted_at, request.duration_s,
+                        request.image, request.attempts, row.running_s,
+                        row.overhead_s)
+            if fresh:
                 self._enqueue(dataclasses.replace(
-                    spec, num_instances=len(waiting),
-                    instance_ids=tuple(waiting)), request.submitted_at,
+                    spec, num_instances=len(fresh),
+                    instance_ids=tuple(fresh)), request.submitted_at,
                     request.duration_s, request.image, request.attempts)
 
     # -- requests --------------------------------------------------------
 
-    def _enqueue(self, spec, submitted_at, duration, image, attempts=0):
+    def _enqueue(self, spec, submitted_at, duration, image, attempts=0,
+                 running_s=0.0, overhead_s=0.0):
         entry = policies.PendingRequest(spec, submitted_at,
                                         next(self._sequence), duration,
-                                        image, attempts)
+                                        image, attempts, running_s,
+                                        overhead_s)
         self.pending[entry.sequence] = entry
         return entry
 
     def submit(self, spec, duration=None, image=None):
-        """Queue a request; it is considered in the next pass."""
+        """Queue a request; it is considered in the next pass.
+
+        A request of a service class without a priority of its own takes
+        its class's priority. An unknown class is InvalidInput.
+        """
         now = self.clock.now()
+        if spec.service_class is not None:
+            if spec.service_class not in self.classes:
+                raise exception.InvalidInput(
+                    'request %s' % spec.id, 'service_class',
+                    'unknown service class %r (valid: %s)' % (
+                        spec.service_class,
+                        ', '.join(sorted(self.classes.by_name))))
+            if not spec.priority:
+                spec = dataclasses.replace(
+                    spec, priority=self.classes.get(
+                        spec.service_class).priority)
         spec = dataclasses.replace(spec, instance_ids=tuple(
             spec.instance_id(i) for i in range(spec.num_instances)))
         self.store.add_request(spec, now, duration_s=duration, image=image)
@@ -254,8 +297,8 @@ class SchedulerLoop(compute.ComputeEvents):
             if entry.sequence not in self.pending:
                 continue
             started = time.perf_counter()
-            decision = self.scheduler.select_destinations(entry.spec,
-                                                          now=now)
+            decision = self.scheduler.select_destinations(
+                entry.spec, now=now, pending=entry)
             self.stats.add_decision(time.perf_counter() - started)
             if decision.placed:
                 del self.pending[entry.sequence]
@@ -357,12 +400,39 @@ class SchedulerLoop(compute.ComputeEvents):
         self.request_pass()
 
     def on_victim_gone(self, instance_id, at):
-        """A victim's termination is confirmed (live or on recovery)."""
+        """A victim's termination is confirmed (live or on recovery).
+
+        Its run so far is added to its running time and it counts one more
+        preemption; with ``on_preempt = requeue`` it waits in the queue
+        again (same instance, same request, its account kept).
+        """
         row = self.store.get_instance(instance_id)
+        running = row.running_s
         if row.started_at is not None:
-            self.store.update_instance(
-                instance_id, at=at,
-                running_s=row.running_s + max(0.0, at - row.started_at))
+            running += max(0.0, at - row.started_at)
+        if row.state != self.victim_final_state():
+            # It ended by itself before the termination was confirmed.
+            return
+        if not self.requeue_victims:
+            self.store.update_instance(instance_id, at=at, running_s=running,
+                                       preemptions=row.preemptions + 1)
+            return
+        self.store.update_instance(
+            instance_id, at=at, state='pending', host=None,
+            decision_id=None, terminated_by=None, scheduled_at=None,
+            started_at=None, ended_at=None, running_s=running,
+            preemptions=row.preemptions + 1)
+        self.store.set_request_status(row.request_id, 'pending', at)
+        request = self.store.get_request(row.request_id)
+        spec = request.request_spec()
+        self._enqueue(dataclasses.replace(
+            spec, num_instances=1, instance_ids=(instance_id,)),
+            request.submitted_at, request.duration_s, request.image,
+            request.attempts, running, row.overhead_s)
+        self.notify('instance.preempted', {'instance_id': instance_id,
+                                           'request_id': row.request_id,
+                                           'host': row.host})
+        self.request_pass()
 
     def on_recovered_spawn(self, decision, report):
         if report.state == 'running':
@@ -385,7 +455,8 @@ class SchedulerLoop(compute.ComputeEvents):
                                    started_at=at,
                                    overhead_s=row.overhead_s + overhead)
         if instance_id in self.host_manager.instance_hosts:
-            self.host_manager.mark_started(instance_id, at)
+            self.host_manager.mark_started(instance_id, at,
+                                           row.overhead_s + overhead)
         self._mark_placed_if_complete(row.request_id, at)
         self.notify('instance.started', {'instance_id': instance_id,
                                          'host': host,
@@ -487,7 +558,8 @@ class SchedulerLoop(compute.ComputeEvents):
         if row is None or row.state not in ACTIVE_STATES:
             return
         fields = {'state': state, 'ended_at': at}
-        if row.state == 'running' and row.started_at is not None:
+        if row.state in ('running', 'terminating') and \
+                row.started_at is not None:
             fields['running_s'] = row.running_s + max(0.0,
                                                       at - row.started_at)
         if reason:

@@ -24,6 +24,10 @@ class PendingRequest:
     duration: typing.Optional[float] = None
     image: typing.Optional[str] = None
     attempts: int = 0
+    #: running time and allocation overhead accumulated by an instance
+    #: that was preempted and waits again (the QoS account)
+    running_s: float = 0.0
+    overhead_s: float = 0.0
 
     @property
     def id(self):

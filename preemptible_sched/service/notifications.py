@@ -18,6 +18,9 @@ event type                       priority  payload fields (besides version)
                                            terminate_at (scheduler clock)
 ``instance.terminated``          INFO      instance_id, host, decision_id
 ``instance.started``             INFO      request_id, instance_id, host
+``instance.preempted``           INFO      request_id, instance_id, host
+                                           (displaced and queued again,
+                                           ``on_preempt = requeue``)
 ``instance.failed``              ERROR     request_id, instance_id, host,
                                            reason
 ``request.failed``               ERROR     request_id, reason

@@ -44,14 +44,15 @@ class TestLoadPlugins(base.TestCase):
         self.assertEqual(WEIGHERS, error.namespace)
         self.assertEqual(['cpus', 'rma'], error.names)
         self.assertEqual(
-            ['balanced_allocation', 'cpu', 'disk', 'least_requested',
-             'num_instances', 'preemptible_count', 'ram',
+            ['allocation_score', 'balanced_allocation', 'cpu', 'disk',
+             'least_requested', 'num_instances', 'preemptible_count', 'ram',
              'termination_cost'], error.valid)
         message = str(error)
         self.assertTrue(
             message.startswith('[filter_scheduler] weighers: '), message)
         self.assertIn("'rma'", message)
-        self.assertIn('valid: balanced_allocation, cpu, disk', message)
+        self.assertIn('valid: allocation_score, balanced_allocation, cpu',
+                      message)
 
     def test_unknown_namespace(self):
         error = self.assertRaises(exception.UnknownPlugin,

@@ -80,5 +80,6 @@ class TestTerminationCostHandler(base.TestCase):
         error = self.assertRaises(
             exception.UnknownPlugin,
             termination.TerminationCostHandler.from_names, ['billing'])
-        self.assertEqual(['billing_period', 'count', 'priority', 'runtime'],
+        self.assertEqual(['billing_period', 'count', 'priority', 'qos_slack',
+                          'runtime'],
                          error.valid)

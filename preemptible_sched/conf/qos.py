@@ -1,0 +1,111 @@
+"""Service classes: availability SLOs and how hard the scheduler keeps them.
+
+``[qos] service_classes`` lists the classes; each has its own group
+``[service_class_<name>]``. The three classes of the QoS-driven scheduler
+(gold, silver, bronze) come with their published defaults; any other name
+must at least set ``slo`` and ``importance``.
+"""
+
+from oslo_config import cfg
+
+qos_group = cfg.OptGroup(
+    'qos',
+    title='Service classes',
+    help='Availability SLO service classes and QoS-driven preemption.')
+
+qos_opts = [
+    cfg.ListOpt('service_classes',
+                default=['gold', 'silver', 'bronze'],
+                help="""
+Names of the service classes requests may carry.
+
+Each name has its options in the group ``[service_class_<name>]`` (``slo``,
+``importance``, ``priority``, ``safety_margin``,
+``overhead_threshold_extra``).
+
+Related options:
+
+* ``default_service_class``
+"""),
+    cfg.StrOpt('default_service_class',
+               help="""
+Class of a request that names none.
+
+Unset, such a request has no SLO: the QoS-driven policy never considers it
+at risk and may preempt it for any request of a class.
+
+Possible values:
+
+* Empty, or one of ``service_classes``.
+"""),
+]
+
+#: Published defaults of the QoS-driven scheduler's classes:
+#: name -> (slo, importance, priority).
+DEFAULT_CLASSES = {
+    'gold': (1.0, 1, 3.0),
+    'silver': (0.9, 2, 2.0),
+    'bronze': (0.5, 3, 1.0),
+}
+
+
+def class_group(name):
+    return cfg.OptGroup(
+        'service_class_%s' % name,
+        title='Service class %s' % name,
+        help='Options of the service class %r.' % name)
+
+
+def class_opts(name):
+    """The options of one class, with that class's defaults."""
+    slo, importance, priority = DEFAULT_CLASSES.get(name, (None,) * 3)
+    return [
+        cfg.FloatOpt('slo', default=slo, min=0.0, max=1.0, help="""
+Availability objective: the share of the time since admission an instance
+of this class should spend running (1.0 means always).
+"""),
+        cfg.IntOpt('importance', default=importance, min=1, help="""
+Rank of the class: 1 is the most important. The QoS-driven queue puts
+at-risk requests of more important classes first, and only a more important
+class may preempt an instance that is at risk itself.
+"""),
+        cfg.FloatOpt('priority', default=priority, help="""
+Priority of the class for the Kubernetes-style ``priority`` policies
+(higher preempts lower). Unset, it is the number of classes + 1 minus
+``importance``.
+"""),
+        cfg.FloatOpt('safety_margin', default=10.0, min=0.0, help="""
+Seconds of slack below which an instance of this class is *at risk*: its
+time to violation (how long it could still wait without breaking its SLO)
+is smaller than this.
+"""),
+        cfg.FloatOpt('overhead_threshold_extra', default=0.0, help="""
+Added to ``1 - slo`` to give the preemption overhead ratio (allocation
+overhead / (overhead + running time)) at which an instance of this class is
+no longer preempted. 0 bounds the time lost to preemptions by what the SLO
+allows; gold (slo 1.0) is then never preempted.
+"""),
+    ]
+
+
+def register_class(conf, name):
+    """Register ``[service_class_<name>]`` unless it exists already."""
+    group = class_group(name)
+    if group.name not in conf:
+        conf.register_group(group)
+        conf.register_opts(class_opts(name), group=group)
+    return group.name
+
+
+def register_opts(conf):
+    conf.register_group(qos_group)
+    conf.register_opts(qos_opts, group=qos_group)
+    for name in DEFAULT_CLASSES:
+        register_class(conf, name)
+
+
+def list_opts():
+    opts = {qos_group: qos_opts}
+    for name in DEFAULT_CLASSES:
+        opts[class_group(name)] = class_opts(name)
+    return opts

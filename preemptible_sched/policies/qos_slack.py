@@ -1,0 +1,24 @@
+"""The QoS-driven queue: at-risk requests first, least slack first."""
+
+from preemptible_sched import policies
+from preemptible_sched import qos
+
+
+class QoSSlackPolicy(policies.BaseQueuePolicy):
+    """Consider requests by how soon they break their availability SLO.
+
+    A request's time to violation Q is how long it can still wait without
+    breaking its class's SLO (see :mod:`preemptible_sched.qos`); it is *at
+    risk* when Q is below its class's safety margin. At-risk requests come
+    first, by class importance and then Q ascending; the others follow by Q
+    ascending; the admission time breaks ties. Q changes with time, so the
+    order is recomputed in every pass (``[scheduler] watchdog_interval``
+    bounds how stale it gets).
+    """
+
+    def __init__(self, classes=None):
+        self.classes = classes or qos.Classes()
+
+    def sort_key(self, request, now):
+        return qos.request_account(request, self.classes, now).slack_key() \
+            + (request.sequence,)

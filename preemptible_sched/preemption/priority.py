@@ -1,0 +1,36 @@
+"""Priority-based preemption: the Kubernetes default scheduler's rule.
+
+A request displaces only instances of strictly lower priority (a request's
+priority is its own, or its service class's). Victims are the lowest
+priority first and, among equals, the most recently admitted first: every
+eligible instance is removed, then the most important are added back while
+the request still fits. The host whose victims are fewest in the highest
+priority, then in the next priorities in order, wins.
+"""
+
+from preemptible_sched import preemption
+
+
+class PriorityPolicy(preemption.BasePreemptionPolicy):
+    """Preempt strictly lower priorities, as Kubernetes does."""
+
+    def candidates(self, state, request, now):
+        priority = request.spec.priority
+        return [instance for instance in state.instances.values()
+                if instance.running_since is not None and
+                instance.priority < priority]
+
+    def keep_order(self, candidates, request, now):
+        # Highest priority, then oldest admission, is kept first.
+        return sorted(candidates, key=lambda instance: (
+            -instance.priority,
+            instance.admitted_at if instance.admitted_at is not None
+            else instance.started_at,
+            instance.id))
+
+    def score(self, victims, request, now):
+        # The victims' priorities, highest first: compared as sequences,
+        # fewer victims at the highest priority win, then at the next...
+        # ([2] > [1, 1, 1]; [2, 1] < [2, 1, 1]).
+        return tuple(sorted((instance.priority for instance in victims),
+                            reverse=True))

@@ -1,0 +1,1 @@
+"""Trace-driven simulation: readers, runner and reports."""

@@ -1,0 +1,29 @@
+"""The allocation score of the QoS-driven scheduler."""
+
+from preemptible_sched.weighers import balanced_allocation
+from preemptible_sched.weighers import least_requested
+from preemptible_sched import weighers
+
+
+class AllocationScoreWeigher(weighers.BaseHostWeigher):
+    """Score 0-10: mean of ``least_requested`` and ``balanced_allocation``.
+
+    The host-ranking of the QoS-driven and priority-based schedulers (the
+    Kubernetes 1.9 default priorities with equal weights): prefer hosts that
+    keep the most room after the request, with CPU and memory in step.
+    Bounds fixed at 0 and 10, as for its two parts.
+
+    Options: ``[filter_scheduler] allocation_score_weight_multiplier``
+    (default 1.0), overridable per aggregate by metadata of the same name.
+    """
+
+    minval = 0.0
+    maxval = 10.0
+
+    def __init__(self):
+        self._parts = (least_requested.LeastRequestedWeigher(),
+                       balanced_allocation.BalancedAllocationWeigher())
+
+    def _weigh_object(self, host_view, spec):
+        return sum(part._weigh_object(host_view, spec)
+                   for part in self._parts) / len(self._parts)
