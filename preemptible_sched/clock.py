@@ -105,9 +105,10 @@ class VirtualClock(Clock):
     def now(self):
         return self._now
 
-    def step(self):
-        """Run the next callback; False when there is none."""
-        handle = self._pop_due(None)
+    def step(self, until=None):
+        """Run the next callback (due at or before ``until``, if given);
+        False when there is none."""
+        handle = self._pop_due(until)
         if handle is None:
             return False
         self._now = max(self._now, handle.when)

@@ -194,17 +194,3 @@ def request_account(request, classes, now):
                    request.submitted_at, request.running_s,
                    request.overhead_s, now)
 
-
-def gini(values):
-    """Gini coefficient of non-negative ``values`` (0: all equal).
-
-    G = sum_i sum_j |x_i - x_j| / (2 n^2 mean), computed on the sorted
-    values in O(n log n). 0 for no values or an all-zero list.
-    """
-    xs = sorted(values)
-    n = len(xs)
-    total = sum(xs)
-    if n == 0 or total <= 0:
-        return 0.0
-    weighted = sum((2 * (i + 1) - n - 1) * x for i, x in enumerate(xs))
-    return weighted / (n * total)

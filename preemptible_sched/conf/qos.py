@@ -38,6 +38,24 @@ Possible values:
 
 * Empty, or one of ``service_classes``.
 """),
+    cfg.FloatOpt('preempt_exempt_seconds',
+                 default=120.0,
+                 min=0.0,
+                 help="""
+Seconds an instance runs, after each start, before the QoS-driven policy
+may preempt it again (Slurm calls this ``PreemptExemptTime``).
+
+When the cloud is full every class sits near its SLO and the times to
+violation of all instances bunch up at the safety margin; the literal
+policy then preempts an instance that will itself be at risk a few seconds
+later, and the allocation overhead of that churn eats the capacity the
+SLOs need. This bounds how often one slot can change hands. 0 gives the
+literal policy.
+
+Related options:
+
+* ``[service_class_<name>] safety_margin``
+"""),
 ]
 
 #: Published defaults of the QoS-driven scheduler's classes:

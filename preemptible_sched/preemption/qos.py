@@ -16,6 +16,7 @@ there are none): the more slack the safe victims have, the cheaper.
 
 import math
 
+from preemptible_sched.conf import CONF
 from preemptible_sched import preemption
 from preemptible_sched import qos
 
@@ -23,16 +24,22 @@ from preemptible_sched import qos
 class QoSPolicy(preemption.BasePreemptionPolicy):
     """Preempt where it hurts no class's SLO, most slack first."""
 
-    def __init__(self, classes=None):
+    def __init__(self, classes=None, exempt=None):
         self.classes = classes or qos.Classes()
+        self.exempt = (CONF.qos.preempt_exempt_seconds if exempt is None
+                       else exempt)
         self.importances = sorted({cls.importance for cls in self.classes})
 
     def candidates(self, state, request, now):
         mine = qos.request_account(request, self.classes, now)
+        if not mine.at_risk:
+            return []
         key = mine.slack_key()
+        exempt_until = now - self.exempt
         chosen = []
         for instance in state.instances.values():
-            if instance.running_since is None:
+            if instance.running_since is None or \
+                    instance.running_since > exempt_until:
                 continue
             theirs = qos.instance_account(instance, self.classes, now)
             if not theirs.may_be_preempted_again:

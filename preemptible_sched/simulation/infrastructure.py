@@ -1,0 +1,231 @@
+"""The hosts a simulation places its requests on.
+
+Three ways to get them:
+
+- :func:`read_infrastructure`: the canonical CSV
+  ``name,vcpus,memory_mb,disk_gb,attributes`` (``disk_gb`` may be left
+  out; ``attributes`` is ``key=value;key=value``, matched by request
+  constraints);
+- :func:`hosts_from_flavor`: N identical hosts (``--hosts N
+  --host-flavor VCPUS:MEMORY_MB[:DISK_GB]``);
+- :func:`read_machines` then :func:`size_from_workload`: a real machine
+  list, sampled until it holds ``factor`` times the workload's peak demand
+  (:func:`peak_demand`).
+
+Units as in :mod:`preemptible_sched.objects` (vCPUs, MB, GB), except that
+Google ``machine_events`` capacities are normalised to the largest machine
+(1.0), the units of the ``google2011`` task requests. Alibaba memory in MiB
+is taken as MB, as for the Alibaba pods. Every problem raises
+:class:`InvalidInput` naming the file and ``line N: field F``.
+"""
+
+import dataclasses
+import math
+import random
+
+from preemptible_sched import exception
+from preemptible_sched import objects
+from preemptible_sched.simulation import workload
+
+MACHINE_FORMATS = ('csv', 'alibaba', 'google2011')
+
+_RESOURCES = objects.Resources._fields
+
+
+def read_infrastructure(path):
+    """The hosts of a canonical infrastructure CSV, in file order."""
+    seen = {}
+    hosts = [
+        objects.Host(name=record.identifier('name', seen),
+                     vcpus=record.number('vcpus'),
+                     memory_mb=record.number('memory_mb'),
+                     disk_gb=record.number('disk_gb', default=0.0),
+                     attributes=record.pairs('attributes'))
+        for record in workload.header_records(
+            path, ('name', 'vcpus', 'memory_mb'), ('disk_gb', 'attributes'),
+            strict=True)]
+    return _not_empty(path, hosts)
+
+
+def hosts_from_flavor(count, flavor):
+    """``count`` identical hosts ``host-0001``... of ``flavor``, a string
+    ``VCPUS:MEMORY_MB[:DISK_GB]`` (vCPUs and memory > 0, disk >= 0)."""
+    if count < 1:
+        raise exception.InvalidInput('--hosts', None,
+                                     'must be >= 1, got %r' % count)
+    parts = flavor.split(':')
+    sizes = [float(p) if workload.is_number(p) else math.nan
+             for p in parts] + [0.0]
+    if (len(parts) not in (2, 3) or not all(map(math.isfinite, sizes))
+            or min(sizes[:2]) <= 0 or sizes[2] < 0):
+        raise exception.InvalidInput(
+            '--host-flavor', None, 'expected VCPUS:MEMORY_MB[:DISK_GB], '
+            'vCPUs and memory > 0, disk >= 0; got %r' % flavor)
+    return [objects.Host('host-%04d' % (index + 1), *sizes[:3])
+            for index in range(count)]
+
+
+def read_machines(path, fmt='auto'):
+    """The machines of a machine list: ``fmt`` is one of
+    ``MACHINE_FORMATS`` or ``auto`` (told by the header).
+
+    - ``alibaba``: node list ``sn,cpu_milli,memory_mib,gpu,model``; vCPUs
+      ``cpu_milli / 1000``, attributes ``gpu`` and ``model`` when given.
+    - ``google2011``: ``machine_events`` (``Time stamp,Machine ID,Event
+      type,Platform ID,capacity:CPU,capacity:memory``, header optional):
+      the machines present at the end of the file, each with its latest
+      capacity (ADD and UPDATE set it, REMOVE drops the machine; rows with
+      an empty capacity are ignored); attribute ``platform``.
+    - ``csv``: the canonical infrastructure CSV.
+    """
+    if fmt == 'auto':
+        fmt = _detect_machines(path)
+    readers = {'csv': read_infrastructure, 'alibaba': _read_alibaba_nodes,
+               'google2011': _read_machine_events}
+    if fmt not in readers:
+        raise exception.InvalidInput(
+            'machine format', None, 'unknown format %r (valid: auto, %s)'
+            % (fmt, ', '.join(MACHINE_FORMATS)))
+    return readers[fmt](path)
+
+
+# Columns (as column keys) that tell each machine list format; the reader
+# then reports any other column missing.
+_MACHINE_HEADERS = (('csv', {'name', 'vcpus'}),
+                    ('alibaba', {'sn', 'cpu_milli'}),
+                    ('google2011', {'machine id', 'capacity:cpu'}))
+_EVENT_FIELDS = ('timestamp', 'machine ID', 'event type', 'platform ID',
+                 'CPU capacity', 'memory capacity')
+_ADD, _REMOVE, _UPDATE = 0, 1, 2
+
+
+def _detect_machines(path):
+    fields = workload.first_row(path) or ['']
+    columns = {workload.column_key(field) for field in fields}
+    for fmt, header in _MACHINE_HEADERS:
+        if header <= columns:
+            return fmt
+    if len(fields) == len(_EVENT_FIELDS) and all(
+            fields[i].isdigit() for i in (0, 1, 2)):
+        return 'google2011'
+    raise exception.InvalidInput(
+        path, None, 'cannot tell the machine list format (canonical CSV, '
+        'Alibaba node list or Google machine_events)')
+
+
+def _read_alibaba_nodes(path):
+    seen = {}
+    hosts = []
+    for record in workload.header_records(
+            path, ('sn', 'cpu_milli', 'memory_mib'), ('gpu', 'model')):
+        name = record.identifier('sn', seen)
+        if record.text('gpu'):
+            record.number('gpu')   # validated, kept as written
+        hosts.append(objects.Host(
+            name=name, vcpus=record.number('cpu_milli') / 1000,
+            memory_mb=record.number('memory_mib'),
+            attributes={key: record.text(key) for key in ('gpu', 'model')
+                        if record.text(key)}))
+    return _not_empty(path, hosts)
+
+
+def _read_machine_events(path):
+    machines = {}
+    for record in workload.positional_records(path, _EVENT_FIELDS,
+                                              'machine_events'):
+        name = record.text('machine ID', required=True)
+        event = record.number('event type')
+        if event not in (_ADD, _REMOVE, _UPDATE):
+            raise record.error('event type', 'expected 0, 1 or 2, got %s'
+                               % record.text('event type'))
+        if event == _REMOVE:
+            machines.pop(name, None)
+        elif record.text('CPU capacity') and record.text('memory capacity'):
+            platform = record.text('platform ID')
+            machines[name] = objects.Host(
+                name=name, vcpus=record.number('CPU capacity'),
+                memory_mb=record.number('memory capacity'),
+                attributes={'platform': platform} if platform else {})
+    return _not_empty(path, list(machines.values()))
+
+
+def _not_empty(path, hosts):
+    if not hosts:
+        raise exception.InvalidInput(path, None, 'no hosts in the file')
+    return hosts
+
+
+def peak_demand(items, until=None):
+    """Per resource, the peak of the summed requests running at once.
+
+    Each item occupies one infinite host during ``[submit_s, submit_s +
+    duration_s)``: an item ending when another starts does not overlap it,
+    and a zero-length item occupies nothing. A duration of None lasts
+    until ``until``, or for ever when ``until`` is None; with ``until``,
+    nothing after it counts. The peaks of different resources may happen
+    at different times. Sweep over the sorted starts and ends.
+    """
+    events = []   # (time, 0 for an end / 1 for a start, item index)
+    for index, item in enumerate(items):
+        start = item.submit_s
+        end = (until if item.duration_s is None
+               else start + item.duration_s)
+        if until is not None:
+            end = min(end, until)
+        if end is not None and end <= start:
+            continue
+        events.append((start, 1, index))
+        if end is not None:
+            events.append((end, 0, index))
+    events.sort()
+    running = [0.0] * len(_RESOURCES)
+    peak = [0.0] * len(_RESOURCES)
+    for _, is_start, index in events:
+        sign = 1 if is_start else -1
+        for position, amount in enumerate(items[index].resources):
+            running[position] += sign * amount
+            peak[position] = max(peak[position], running[position])
+    return objects.Resources(*peak)
+
+
+def size_from_workload(items, machines, factor, seed, until=None):
+    """Machines sampled from ``machines`` to hold ``factor`` x the peak.
+
+    The driving resource is the one whose :func:`peak_demand` is largest
+    relative to the mean capacity of ``machines`` (the one that needs the
+    most machines). Machines are drawn uniformly with replacement, with
+    ``random.Random(seed)``, until their capacity of that resource reaches
+    ``factor`` x its peak (one machine when the peak is 0). The i-th
+    sampled host is named ``m<i>-<machine name>`` (``m0001-...``), so
+    names stay unique when a machine is drawn twice. The sample may still
+    hold no machine big enough for the single largest request: sizing
+    looks at the total, not at each request.
+    """
+    if not factor > 0:
+        raise exception.InvalidInput('--size-factor', None,
+                                     'must be > 0, got %r' % factor)
+    if not machines:
+        raise exception.InvalidInput('machine list', None,
+                                     'no machines to sample from')
+    peak = peak_demand(items, until)
+    mean = [sum(getattr(m, r) for m in machines) / len(machines)
+            for r in _RESOURCES]
+    for resource, need, have in zip(_RESOURCES, peak, mean):
+        if need > 0 and have <= 0:
+            raise exception.InvalidInput(
+                'machine list', None, 'the machines have no %s but the '
+                'workload needs up to %g' % (resource, need))
+    ratios = [need / have if need > 0 else 0.0
+              for need, have in zip(peak, mean)]
+    driver = ratios.index(max(ratios))
+    target = factor * peak[driver]
+    rng = random.Random(seed)
+    hosts = []
+    total = 0.0
+    while not hosts or total < target:
+        machine = rng.choice(machines)
+        hosts.append(dataclasses.replace(
+            machine, name='m%04d-%s' % (len(hosts) + 1, machine.name),
+            attributes=dict(machine.attributes)))
+        total += getattr(machine, _RESOURCES[driver])
+    return hosts

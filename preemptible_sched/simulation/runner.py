@@ -1,0 +1,226 @@
+"""One simulation: a workload replayed through the real scheduler loop.
+
+The production code runs unchanged: the :class:`SchedulerLoop` with the
+configured filter scheduler, queue and preemption policies, the fake compute
+driver (boot times drawn from its hot and cold sets) and a store in an
+in-memory SQLite database, all under a :class:`VirtualClock`. Each workload
+item is submitted at its ``submit_s``; the run ends at ``until`` (or, with
+no ``until``, once every request has ended or failed).
+
+A *policy* (``--policy``) is a named set of options, applied as overrides
+for the run:
+
+========== ================ =========== ================ ==========
+policy     preemption       queue       weighers         on_preempt
+========== ================ =========== ================ ==========
+qos        qos              qos_slack   allocation_score requeue
+priority   priority         priority    allocation_score requeue
+billing    billing          fifo        (configured)     terminate
+none       none             fifo        (configured)     terminate
+========== ================ =========== ================ ==========
+
+Every policy waits for room (``on_no_valid_host = wait``): a trace request
+is never dropped. Without a policy the configuration is used as it is.
+"""
+
+import dataclasses
+import logging
+
+from preemptible_sched import clock as clock_mod
+from preemptible_sched.compute import fake
+from preemptible_sched.conf import CONF
+from preemptible_sched.db import api as db_api
+from preemptible_sched import exception
+from preemptible_sched.loop import scheduler_loop
+from preemptible_sched import objects
+from preemptible_sched import qos
+from preemptible_sched.simulation import metrics
+
+LOG = logging.getLogger(__name__)
+
+POLICIES = {
+    'qos': {('scheduler', 'preemption_policy'): 'qos',
+            ('scheduler', 'queue_policy'): 'qos_slack',
+            ('filter_scheduler', 'weighers'): ['allocation_score'],
+            ('preemptible', 'on_preempt'): 'requeue'},
+    'priority': {('scheduler', 'preemption_policy'): 'priority',
+                 ('scheduler', 'queue_policy'): 'priority',
+                 ('filter_scheduler', 'weighers'): ['allocation_score'],
+                 ('preemptible', 'on_preempt'): 'requeue'},
+    'billing': {('scheduler', 'preemption_policy'): 'billing',
+                ('scheduler', 'queue_policy'): 'fifo',
+                ('preemptible', 'on_preempt'): 'terminate'},
+    'none': {('scheduler', 'preemption_policy'): 'none',
+             ('scheduler', 'queue_policy'): 'fifo',
+             ('preemptible', 'on_preempt'): 'terminate'},
+}
+
+FINISHED = ('ended', 'terminated', 'error', 'deleted')
+
+
+def apply_policy(name, conf=CONF):
+    """Override the options of policy ``name``; returns what it set."""
+    overrides = dict(POLICIES[name])
+    overrides[('scheduler', 'on_no_valid_host')] = 'wait'
+    for (group, option), value in overrides.items():
+        conf.set_override(option, value, group=group)
+    return overrides
+
+
+def clear_policy(overrides, conf=CONF):
+    for group, option in overrides:
+        conf.clear_override(option, group=group)
+
+
+@dataclasses.dataclass
+class Result:
+    """What a run produced, for the reports."""
+
+    policy: str
+    until: float
+    records: list
+    slos: dict
+    preemptions: int
+    terminations: int
+    latencies_s: list
+    stage_time_ms: dict
+    utilisation: list
+    events: int
+    hosts: int
+
+
+class Simulation:
+    """Replay ``items`` (WorkloadItems) on ``hosts`` (objects.Host).
+
+    ``on_event`` (optional) is called with the number of workload items
+    submitted so far, for a progress bar.
+    """
+
+    def __init__(self, items, hosts, until=None, seed=0, policy=None,
+                 sample_interval=None, on_event=None):
+        self.items = list(items)
+        self.hosts = list(hosts)
+        self.until = until
+        self.seed = seed
+        self.policy = policy
+        self.sample_interval = sample_interval
+        self.on_event = on_event
+        self.events = 0
+        self.submitted = 0
+        self.utilisation = []
+
+    def run(self):
+        overrides = apply_policy(self.policy) if self.policy else {}
+        try:
+            return self._run()
+        finally:
+            clear_policy(overrides)
+
+    def _run(self):
+        classes = qos.Classes()
+        self._check_classes(classes)
+        self.clock = clock_mod.VirtualClock()
+        self.driver = fake.FakeDriver(self.clock, hosts=self.hosts,
+                                      seed=self.seed)
+        self.store = db_api.Store('sqlite://')
+        self.store.upgrade()
+        self.loop = scheduler_loop.SchedulerLoop(self.clock, self.driver,
+                                                 self.store)
+        self.loop.scheduler.rng.seed(self.seed)
+        self.loop.start()
+        for item in self.items:
+            self.clock.call_at(item.submit_s, self._submit, item,
+                               priority=clock_mod.URGENT)
+        last_submit = self.items[-1].submit_s if self.items else 0.0
+        interval = self.sample_interval or max(
+            CONF.scheduler.watchdog_interval,
+            ((self.until or last_submit) or 1.0) / 500.0)
+        self._sample(interval)
+        self._drive(last_submit)
+        end = self.clock.now() if self.until is None else self.until
+        self.loop.stop()
+        return Result(
+            policy=self.policy or CONF.scheduler.preemption_policy,
+            until=end, records=self._records(end),
+            slos={cls.name: cls.slo for cls in classes},
+            preemptions=sum(row.preemptions
+                            for row in self.store.list_instances()),
+            terminations=len([row for row in self.store.list_instances()
+                              if row.state == 'terminated']),
+            latencies_s=list(self.loop.stats.decisions),
+            stage_time_ms=self.loop.stats.summary_ms(),
+            utilisation=self.utilisation, events=self.events,
+            hosts=len(self.hosts))
+
+    def _check_classes(self, classes):
+        for item in self.items:
+            if item.service_class is not None and \
+                    item.service_class not in classes:
+                raise exception.InvalidInput(
+                    'workload', 'item %s: service_class' % item.id,
+                    'unknown service class %r (valid: %s)' % (
+                        item.service_class,
+                        ', '.join(sorted(classes.by_name))))
+
+    def _drive(self, last_submit):
+        clock = self.clock
+        while clock.step(self.until):
+            self.events += 1
+            if self.until is None and self.submitted == len(self.items) \
+                    and self._all_done():
+                break
+        if self.until is not None:
+            clock.run(self.until)
+
+    def _all_done(self):
+        """Nothing waits and nothing runs (``until`` not given)."""
+        return (not self.loop.pending and
+                not self.loop.host_manager.instance_hosts)
+
+    def _submit(self, item):
+        spec = objects.RequestSpec(
+            id=item.id, resources=item.resources,
+            preemptible=item.preemptible, constraints=item.constraints,
+            service_class=item.service_class,
+            priority=0.0)
+        self.loop.submit(spec, duration=item.duration_s)
+        self.submitted += 1
+        if self.on_event is not None:
+            self.on_event(self.submitted)
+
+    def _sample(self, interval):
+        states = self.loop.host_manager.host_states.values()
+        used = objects.Resources()
+        capacity = objects.Resources()
+        for state in states:
+            used = used + state.full.used
+            capacity = capacity + state.capacity
+        self.utilisation.append((self.clock.now(), used.vcpus,
+                                 capacity.vcpus, used.memory_mb,
+                                 capacity.memory_mb))
+        if self.until is None or self.clock.now() + interval <= self.until:
+            self.loop.call_later(interval, self._sample, interval,
+                                 priority=clock_mod.LATE)
+
+    def _records(self, end):
+        records = []
+        for row in self.store.list_instances():
+            running = row.running_s
+            alive = row.state not in FINISHED
+            if row.state in ('running', 'terminating') and \
+                    row.started_at is not None:
+                running += max(0.0, end - row.started_at)
+            stop = end if alive or row.ended_at is None else row.ended_at
+            span = stop - row.created_at
+            overhead = row.overhead_s
+            records.append(metrics.InstanceRecord(
+                id=row.id, service_class=row.service_class,
+                preemptible=row.preemptible, submit_s=row.created_at,
+                end_s=None if alive else row.ended_at,
+                running_s=running,
+                pending_s=max(0.0, span - running - overhead),
+                overhead_s=overhead,
+                availability=running / span if span > 0 else None,
+                preemptions=row.preemptions,
+                terminated=row.state == 'terminated', host=row.host))
+        return records

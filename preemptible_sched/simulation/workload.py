@@ -1,0 +1,576 @@
+"""Workload traces: the requests a simulation replays.
+
+:func:`read_workload` turns a trace into :class:`WorkloadItem` requests
+sorted by submit time (file order breaks ties) and shifts the times so the
+first request is submitted at 0 s: traces start at arbitrary offsets and
+the simulated clock starts at 0. ``limit`` then keeps the first N requests
+("a 1,000-pod prefix").
+
+Units: seconds, vCPUs (fractional allowed), memory in MB, disk in GB;
+except ``google2011``, whose requests are normalised (see below).
+
+Formats (``FORMATS``; ``auto`` asks :func:`detect_format`):
+
+``csv``
+    The canonical CSV, header required: ``id,submit_s,duration_s,vcpus,
+    memory_mb,disk_gb,service_class,preemptible,constraints``. The last
+    four columns may be left out or empty: disk 0, ``default_class``,
+    not preemptible (true/false, yes/no, 1/0), no constraints
+    (``key=value;key=value``). An empty ``duration_s`` runs until
+    ``--until``. Unknown columns are an error: they are usually typos.
+``alibaba``
+    Alibaba GPU 2023 pod list (``openb_pod_list_*.csv``). vCPUs are
+    ``cpu_milli / 1000``; ``memory_mib`` is taken as MB, the unit the
+    scheduler accounts in; disk 0; the GPU columns are ignored. A pod is
+    submitted at ``creation_time`` and runs ``deletion_time -
+    scheduled_time`` (how long it ran in the real cluster; its wait is
+    for the simulator to decide). Pods with no ``scheduled_time`` never
+    ran and are skipped (in the default list: all 897 ``Pending`` pods of
+    8,152); a pod with no ``deletion_time`` runs until ``--until``; a
+    deletion before the scheduling is an error. ``qos`` gives the class
+    through ``ALIBABA_CLASSES`` updated with ``class_map``.
+``swf``
+    Standard Workload Format (Parallel Workloads Archive), plain or
+    gzipped: ``;`` comments, 18 whitespace-separated fields, -1 for
+    unknown. id = job number; submit = submit time; duration = run time;
+    vCPUs = allocated processors, or requested ones when unknown; memory
+    = requested memory (KB per processor) x processors / 1024, else used
+    memory likewise, else 0. Jobs with an unknown submit time, run time or
+    processor count are skipped. Class: ``class_map`` by queue number (as
+    written), else ``default_class``.
+``gwf``
+    Grid Workloads Archive, the comma-separated variant with the header
+    ``WorkflowID, JobID, SubmitTime, RunTime, NProcs, ReqNProcs,
+    Dependencies`` (padded fields; blank and ``#`` lines ignored). Each
+    job is an independent request ``<WorkflowID>-<JobID>``: dependencies
+    are not enforced yet. vCPUs = NProcs, or ReqNProcs when NProcs <= 0;
+    memory 0; duration = RunTime; jobs with -1 times are skipped. Class:
+    ``default_class``.
+``google2011``
+    Google clusterdata-2011-2 ``task_events``: 13 columns in the
+    documented order, with or without a header row. One request per task
+    (``<jobID>-<task index>``), submitted at its first SUBMIT event
+    (microseconds in the trace); it runs from its first SCHEDULE after
+    that to its next EVICT, FAIL, FINISH, KILL or LOST event, or until
+    ``--until`` when either is missing. Resubmissions are not replayed
+    (the simulator makes its own preemptions) and UPDATE events are
+    ignored. Skipped: tasks with no SUBMIT event, and tasks that ended
+    without ever being scheduled (they never ran). CPU and RAM requests
+    are normalised to the largest machine and kept as they are (empty:
+    0), so read the hosts from ``machine_events``, in the same units, with
+    :func:`infrastructure.read_machines`. Disk 0: machines report none.
+    Class from the priority (algorithms.md section 4): >= 9 gold, 2..8
+    silver, 0..1 bronze, unless ``class_map`` maps the priority as written
+    in the trace; ``priority`` keeps the raw value.
+
+In every CSV-like format, rows starting with ``#`` are comments. Only
+``csv`` requests can be preemptible. Every problem raises
+:class:`InvalidInput` naming the file and ``line N: field F`` (lines count
+from 1, the header included). Skipped records are logged as a warning and
+counted by :func:`read_workload_with_stats`.
+
+The reading helpers (:func:`csv_rows`, :class:`Record`,
+:func:`header_records`) are shared with :mod:`.infrastructure`.
+"""
+
+import collections
+import csv
+import dataclasses
+import gzip
+import logging
+import math
+import typing
+
+from preemptible_sched import exception
+from preemptible_sched import objects
+
+LOG = logging.getLogger(__name__)
+
+FORMATS = ('csv', 'alibaba', 'swf', 'gwf', 'google2011')
+
+#: Alibaba pod QoS -> service class; ``class_map`` adds or overrides.
+ALIBABA_CLASSES = {'Guaranteed': 'gold', 'LS': 'silver',
+                   'Burstable': 'silver', 'BE': 'bronze'}
+
+_REQUIRED = object()
+
+
+@dataclasses.dataclass(frozen=True)
+class WorkloadItem:
+    """One request of a trace: when it arrives, how long it runs, its size.
+
+    ``duration_s`` is the running time it needs (None: until the end of the
+    simulation); ``priority`` is the trace's raw priority, when it has one.
+    """
+
+    id: str
+    submit_s: float
+    duration_s: typing.Optional[float]
+    resources: objects.Resources
+    service_class: typing.Optional[str] = None
+    preemptible: bool = False
+    constraints: typing.Mapping[str, str] = dataclasses.field(
+        default_factory=dict)
+    priority: typing.Optional[float] = None
+
+
+# -- Reading helpers, shared with infrastructure ----------------------------
+
+def lines(path):
+    """Yield the lines of a text file, gunzipped when it ends in ``.gz``
+    (UTF-8, a byte-order mark ignored)."""
+    opener = gzip.open if path.endswith('.gz') else open
+    try:
+        with opener(path, 'rt', encoding='utf-8-sig',
+                    newline='') as stream:
+            yield from stream
+    except (OSError, EOFError, UnicodeDecodeError) as error:
+        raise exception.InvalidInput(
+            path, None, 'cannot read file: %s'
+            % (getattr(error, 'strerror', None) or error)) from None
+
+
+def csv_rows(path):
+    """Yield ``(line number, stripped fields)`` of each non-blank row."""
+    reader = csv.reader(lines(path))
+    try:
+        for fields in reader:
+            fields = [field.strip() for field in fields]
+            if any(fields):
+                yield reader.line_num, fields
+    except csv.Error as error:
+        raise exception.InvalidInput(path, 'line %d' % reader.line_num,
+                                     'malformed CSV: %s' % error) from None
+
+
+def first_row(path, comment='#'):
+    """The fields of the first row that is not a comment, or None."""
+    rows = csv_rows(path)
+    try:
+        for _, fields in rows:
+            if not fields[0].startswith(comment):
+                return fields
+        return None
+    finally:
+        rows.close()
+
+
+def column_key(name):
+    """How header names are matched: no case, single inner spaces."""
+    return ' '.join(name.split()).lower()
+
+
+def is_number(text):
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+class Record:
+    """One row of a trace by column, able to say where it came from.
+
+    ``names`` maps a column key to the name the file spells it with, so
+    errors quote the header.
+    """
+
+    def __init__(self, path, line, values, names=None):
+        self.path = path
+        self.line = line
+        self.values = values
+        self.names = names or {}
+
+    def error(self, column, message):
+        where = 'line %d' % self.line
+        if column:
+            where += ': field %s' % self.names.get(column, column)
+        return exception.InvalidInput(self.path, where, message)
+
+    def text(self, column, required=False):
+        text = self.values.get(column, '')
+        if required and not text:
+            raise self.error(column, 'missing value')
+        return text
+
+    def number(self, column, default=_REQUIRED, minimum=0.0):
+        """The column as a finite float >= ``minimum``; ``default`` if
+        empty (no default: the value is required)."""
+        text = self.values.get(column, '')
+        if not text:
+            if default is _REQUIRED:
+                raise self.error(column, 'missing value')
+            return default
+        value = float(text) if is_number(text) else math.nan
+        if not math.isfinite(value):
+            raise self.error(column, '%r is not a number' % text)
+        if minimum is not None and value < minimum:
+            raise self.error(column, 'must be >= %g, got %s'
+                             % (minimum, text))
+        return value
+
+    def pairs(self, column):
+        """The column as ``key=value;key=value`` (empty: no pairs)."""
+        pairs = {}
+        for pair in filter(None, (p.strip() for p in
+                                  self.text(column).split(';'))):
+            key, sep, value = pair.partition('=')
+            if not sep or not key.strip():
+                raise self.error(column, 'expected key=value;key=value, '
+                                 'got %r' % pair)
+            pairs[key.strip()] = value.strip()
+        return pairs
+
+    def identifier(self, column, seen):
+        """The column's text, required and not in ``seen`` (id -> line),
+        which it is added to."""
+        value = self.text(column, required=True)
+        if value in seen:
+            raise self.error(column, 'duplicate id %r (first on line %d)'
+                             % (value, seen[value]))
+        seen[value] = self.line
+        return value
+
+
+def header_records(path, required, optional=(), strict=False, comment='#'):
+    """Yield a :class:`Record` per data row of a CSV file with a header.
+
+    Columns are keyed by :func:`column_key`. A missing ``required`` column
+    is an error on the header line; with ``strict`` so is a column neither
+    required nor ``optional``. Rows starting with ``comment`` are skipped.
+    """
+    header = None
+    for line, fields in csv_rows(path):
+        if fields[0].startswith(comment):
+            continue
+        if header is None:
+            header = [column_key(field) for field in fields]
+            names = dict(zip(header, fields))
+            _check_header(path, line, header, names, required, optional,
+                          strict)
+            continue
+        if len(fields) != len(header):
+            raise exception.InvalidInput(
+                path, 'line %d' % line, 'expected %d fields as in the '
+                'header, found %d' % (len(header), len(fields)))
+        yield Record(path, line, dict(zip(header, fields)), names)
+    if header is None:
+        raise exception.InvalidInput(path, None, 'empty file: no header')
+
+
+def _check_header(path, line, header, names, required, optional, strict):
+    for column in header:
+        if strict and column not in required and column not in optional:
+            raise exception.InvalidInput(
+                path, 'line %d: field %s' % (line, names[column]),
+                'unknown column (known: %s)'
+                % ', '.join(tuple(required) + tuple(optional)))
+    for column in required:
+        if column not in header:
+            raise exception.InvalidInput(
+                path, 'line %d: field %s' % (line, column),
+                'missing required column')
+
+
+def positional_records(path, columns, what):
+    """Yield a :class:`Record` per row of a CSV file whose fields are
+    ``columns`` in order (as in the Google traces); a first row that does
+    not start with a number is a header row and is skipped. ``what`` names
+    the table in errors."""
+    for index, (line, fields) in enumerate(csv_rows(path)):
+        if index == 0 and not is_number(fields[0]):
+            continue
+        if len(fields) != len(columns):
+            raise exception.InvalidInput(
+                path, 'line %d' % line, 'expected %d %s fields, found %d'
+                % (len(columns), what, len(fields)))
+        yield Record(path, line, dict(zip(columns, fields)))
+
+
+def _known(record, column):
+    """An archive number where -1 means unknown: None for -1."""
+    value = record.number(column, minimum=None)
+    if value == -1:
+        return None
+    if value < 0:
+        raise record.error(column, 'must be >= 0 or -1 (unknown), got %s'
+                           % record.text(column))
+    return value
+
+
+# -- Format readers: yield WorkloadItems in file order ----------------------
+
+_CSV_REQUIRED = ('id', 'submit_s', 'duration_s', 'vcpus', 'memory_mb')
+_CSV_OPTIONAL = ('disk_gb', 'service_class', 'preemptible', 'constraints')
+_BOOLEANS = {'': False, 'false': False, 'no': False, '0': False,
+             'true': True, 'yes': True, '1': True}
+
+
+def _read_csv(path, class_map, default_class, skipped):
+    seen = {}
+    for record in header_records(path, _CSV_REQUIRED, _CSV_OPTIONAL,
+                                 strict=True):
+        flag = record.text('preemptible').lower()
+        if flag not in _BOOLEANS:
+            raise record.error('preemptible', 'expected true/false, yes/no '
+                               'or 1/0, got %r' % record.text('preemptible'))
+        yield WorkloadItem(
+            id=record.identifier('id', seen),
+            submit_s=record.number('submit_s'),
+            duration_s=record.number('duration_s', default=None),
+            resources=objects.Resources(
+                record.number('vcpus'), record.number('memory_mb'),
+                record.number('disk_gb', default=0.0)),
+            service_class=record.text('service_class') or default_class,
+            preemptible=_BOOLEANS[flag],
+            constraints=record.pairs('constraints'))
+
+
+_ALIBABA_REQUIRED = ('name', 'cpu_milli', 'memory_mib', 'qos',
+                     'creation_time', 'deletion_time', 'scheduled_time')
+
+
+def _read_alibaba(path, class_map, default_class, skipped):
+    classes = dict(ALIBABA_CLASSES, **class_map)
+    seen = {}
+    for record in header_records(path, _ALIBABA_REQUIRED):
+        name = record.identifier('name', seen)
+        resources = objects.Resources(record.number('cpu_milli') / 1000,
+                                      record.number('memory_mib'))
+        qos = record.text('qos', required=True)
+        if qos not in classes:
+            raise record.error('qos', 'no service class for QoS %r (known: '
+                               '%s); map it with class_map'
+                               % (qos, ', '.join(sorted(classes))))
+        creation = record.number('creation_time')
+        scheduled = record.number('scheduled_time', default=None)
+        deletion = record.number('deletion_time', default=None)
+        if scheduled is None:
+            skipped['never scheduled'] += 1
+            continue
+        if deletion is not None and deletion < scheduled:
+            raise record.error('deletion_time', 'before scheduled_time '
+                               '(%s)' % record.text('scheduled_time'))
+        yield WorkloadItem(
+            id=name, submit_s=creation,
+            duration_s=None if deletion is None else deletion - scheduled,
+            resources=resources, service_class=classes[qos])
+
+
+_SWF_FIELDS = ('job_number', 'submit_time', 'wait_time', 'run_time',
+               'allocated_processors', 'average_cpu_time', 'used_memory',
+               'requested_processors', 'requested_time', 'requested_memory',
+               'status', 'user_id', 'group_id', 'executable', 'queue',
+               'partition', 'preceding_job', 'think_time')
+
+
+def _read_swf(path, class_map, default_class, skipped):
+    seen = {}
+    for line, text in enumerate(lines(path), start=1):
+        fields = text.split()
+        if not fields or fields[0].startswith(';'):
+            continue
+        if len(fields) != len(_SWF_FIELDS):
+            raise exception.InvalidInput(
+                path, 'line %d' % line, 'expected %d whitespace-separated '
+                'fields, found %d' % (len(_SWF_FIELDS), len(fields)))
+        record = Record(path, line, dict(zip(_SWF_FIELDS, fields)))
+        job = record.identifier('job_number', seen)
+        submit = _known(record, 'submit_time')
+        run_time = _known(record, 'run_time')
+        procs = _known(record, 'allocated_processors')
+        if procs is None:
+            procs = _known(record, 'requested_processors')
+        memory_kb = _known(record, 'requested_memory') or _known(
+            record, 'used_memory') or 0.0
+        if submit is None or run_time is None or procs is None:
+            skipped['unknown submit time, run time or processors'] += 1
+            continue
+        yield WorkloadItem(
+            id=job, submit_s=submit, duration_s=run_time,
+            resources=objects.Resources(procs, memory_kb * procs / 1024),
+            service_class=class_map.get(record.text('queue'),
+                                        default_class))
+
+
+_GWF_REQUIRED = ('workflowid', 'jobid', 'submittime', 'runtime', 'nprocs')
+
+
+def _read_gwf(path, class_map, default_class, skipped):
+    seen = {}
+    for record in header_records(path, _GWF_REQUIRED, comment='#'):
+        ids = '%s-%s' % (record.text('workflowid', required=True),
+                         record.text('jobid', required=True))
+        if ids in seen:
+            raise record.error('jobid', 'duplicate job %r (first on line '
+                               '%d)' % (ids, seen[ids]))
+        seen[ids] = record.line
+        submit = _known(record, 'submittime')
+        run_time = _known(record, 'runtime')
+        procs = _known(record, 'nprocs')
+        if not procs and record.text('reqnprocs'):
+            procs = _known(record, 'reqnprocs') or None
+        if submit is None or run_time is None or not procs:
+            skipped['unknown submit time, run time or processors'] += 1
+            continue
+        yield WorkloadItem(id=ids, submit_s=submit, duration_s=run_time,
+                           resources=objects.Resources(procs, 0.0),
+                           service_class=default_class)
+
+
+_GOOGLE_FIELDS = ('timestamp', 'missing info', 'job ID', 'task index',
+                  'machine ID', 'event type', 'user', 'scheduling class',
+                  'priority', 'CPU request', 'memory request',
+                  'disk request', 'different-machine constraint')
+_SUBMIT, _SCHEDULE = 0, 1
+_ENDS = (2, 3, 4, 5, 6)   # EVICT, FAIL, FINISH, KILL, LOST
+_LAST_EVENT = 8           # UPDATE_RUNNING
+
+
+def google_class(priority):
+    """The service class of a Google 2011 priority (algorithms.md s. 4)."""
+    if priority >= 9:
+        return 'gold'
+    return 'silver' if priority >= 2 else 'bronze'
+
+
+@dataclasses.dataclass
+class _Task:
+    """A Google task's lifecycle so far: its request and first run."""
+
+    item: WorkloadItem
+    scheduled: typing.Optional[float] = None
+    ended: typing.Optional[float] = None
+    died_pending: bool = False
+
+
+def _read_google(path, class_map, default_class, skipped):
+    tasks = {}     # (job ID, task index) -> _Task
+    orphans = set()
+    for record in positional_records(path, _GOOGLE_FIELDS, 'task_events'):
+        key = (record.text('job ID', required=True),
+               record.text('task index', required=True))
+        when = record.number('timestamp') / 1e6
+        event = record.number('event type')
+        if event > _LAST_EVENT or event != int(event):
+            raise record.error('event type', 'expected 0..%d, got %s'
+                               % (_LAST_EVENT, record.text('event type')))
+        task = tasks.get(key)
+        if task is None:
+            if event == _SUBMIT:
+                tasks[key] = _Task(_google_item(record, key, when,
+                                                class_map))
+            else:
+                orphans.add(key)
+        elif event == _SCHEDULE and task.scheduled is None:
+            task.scheduled = when
+        elif event in _ENDS and task.scheduled is None:
+            task.died_pending = True
+        elif event in _ENDS and task.ended is None:
+            task.ended = max(when, task.scheduled)
+    if orphans - set(tasks):
+        skipped['no SUBMIT event'] += len(orphans - set(tasks))
+    for task in tasks.values():
+        if task.scheduled is None and task.died_pending:
+            skipped['ended before being scheduled'] += 1
+        elif task.ended is None:
+            yield task.item
+        else:
+            yield dataclasses.replace(
+                task.item, duration_s=task.ended - task.scheduled)
+
+
+def _google_item(record, key, when, class_map):
+    priority = record.number('priority')
+    return WorkloadItem(
+        id='%s-%s' % key, submit_s=when, duration_s=None,
+        resources=objects.Resources(
+            record.number('CPU request', default=0.0),
+            record.number('memory request', default=0.0)),
+        service_class=class_map.get(record.text('priority'),
+                                    google_class(priority)),
+        priority=priority)
+
+
+_READERS = {'csv': _read_csv, 'alibaba': _read_alibaba, 'swf': _read_swf,
+            'gwf': _read_gwf, 'google2011': _read_google}
+
+# Columns (as column keys) that tell each CSV-like format; the reader then
+# reports any other column missing.
+_HEADERS = (('csv', {'id', 'submit_s'}),
+            ('alibaba', {'name', 'qos', 'creation_time'}),
+            ('google2011', {'jobid', 'event type', 'priority'}),
+            ('gwf', {'workflowid', 'jobid'}))
+
+
+def detect_format(path):
+    """The format of the workload at ``path``, by extension or header.
+
+    ``.swf``/``.swf.gz`` is swf and ``.gwf`` gwf; otherwise the first row
+    that is not a ``#`` comment decides: a ``;`` comment is swf, a known
+    header names its format, and 13 fields starting with numbers are a
+    header-less Google ``task_events`` file.
+    """
+    name = path.lower()
+    name = name[:-3] if name.endswith('.gz') else name
+    if name.endswith('.swf'):
+        return 'swf'
+    if name.endswith('.gwf'):
+        return 'gwf'
+    fields = first_row(path) or ['']
+    if fields[0].startswith(';'):
+        return 'swf'
+    columns = {column_key(field) for field in fields}
+    for fmt, header in _HEADERS:
+        if header <= columns:
+            return fmt
+    if len(fields) == len(_GOOGLE_FIELDS) and all(
+            fields[i].isdigit() for i in (0, 2, 3, 5)):
+        return 'google2011'
+    raise exception.InvalidInput(path, None, 'cannot tell the workload '
+                                 'format; give --workload-format')
+
+
+def read_workload_with_stats(path, fmt='auto', class_map=None,
+                             default_class=None, limit=None):
+    """:func:`read_workload`, and what was read: ``{'format': fmt,
+    'requests': requests before the limit, 'skipped': {reason: count}}``.
+    """
+    if fmt == 'auto':
+        fmt = detect_format(path)
+    elif fmt not in FORMATS:
+        raise exception.InvalidInput(
+            '--workload-format', None, 'unknown format %r (valid: auto, %s)'
+            % (fmt, ', '.join(FORMATS)))
+    if limit is not None and limit < 1:
+        raise exception.InvalidInput('limit', None,
+                                     'must be >= 1, got %r' % limit)
+    skipped = collections.Counter()
+    items = sorted(_READERS[fmt](path, class_map or {}, default_class,
+                                skipped), key=lambda item: item.submit_s)
+    reasons = ', '.join('%d %s' % (count, reason)
+                        for reason, count in sorted(skipped.items()))
+    if not items:
+        raise exception.InvalidInput(path, None, 'no requests to replay%s'
+                                     % (' (skipped: %s)' % reasons
+                                        if reasons else ''))
+    if skipped:
+        LOG.warning('%s: skipped %s', path, reasons)
+    start = items[0].submit_s
+    stats = {'format': fmt, 'requests': len(items), 'skipped': dict(skipped)}
+    return [dataclasses.replace(item, submit_s=item.submit_s - start)
+            for item in items[:limit]], stats
+
+
+def read_workload(path, fmt='auto', class_map=None, default_class=None,
+                  limit=None):
+    """The requests of the trace at ``path``, sorted, first at 0 s.
+
+    ``fmt`` is one of ``FORMATS`` or ``auto``; ``class_map`` maps the
+    trace's classes (Alibaba QoS, SWF queue, Google priority, as written)
+    to service classes; ``default_class`` is the class of requests the
+    trace gives none (canonical CSV, SWF, GWF); ``limit`` keeps the first
+    N requests. Raises :class:`InvalidInput` on any problem.
+    """
+    return read_workload_with_stats(path, fmt, class_map, default_class,
+                                    limit)[0]

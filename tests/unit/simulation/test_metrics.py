@@ -1,0 +1,155 @@
+from preemptible_sched.simulation import metrics
+from tests import base
+
+SLOS = {'gold': 1.0, 'silver': 0.9, 'bronze': 0.5}
+
+
+def record(record_id, service_class, availability):
+    return metrics.InstanceRecord(
+        id=record_id, service_class=service_class, preemptible=False,
+        submit_s=0.0, end_s=100.0, running_s=0.0, pending_s=0.0,
+        overhead_s=0.0, availability=availability, preemptions=0,
+        terminated=False, host=None)
+
+
+class TestGini(base.TestCase):
+
+    def test_equal_values(self):
+        self.assertEqual(0.0, metrics.gini([1, 1, 1, 1]))
+
+    def test_one_value_holds_everything(self):
+        # Σ|xi-xj| = 6 ordered pairs of 1; 2 n² mean = 2·16·0.25 = 8.
+        self.assertAlmostEqual(0.75, metrics.gini([0, 0, 0, 1]))
+
+    def test_spread_values(self):
+        # Σ|xi-xj| = 2·(1+2+3+1+2+1) = 20; 2·16·2.5 = 80.
+        self.assertAlmostEqual(0.25, metrics.gini([1, 2, 3, 4]))
+
+    def test_order_does_not_matter(self):
+        self.assertAlmostEqual(0.25, metrics.gini([3, 1, 4, 2]))
+
+    def test_two_values(self):
+        # Σ|xi-xj| = 20; 2·4·5 = 40.
+        self.assertAlmostEqual(0.5, metrics.gini([0.0, 10.0]))
+
+    def test_empty_and_zero_mean(self):
+        self.assertEqual(0.0, metrics.gini([]))
+        self.assertEqual(0.0, metrics.gini([0, 0, 0]))
+
+    def test_negative_values_are_refused(self):
+        self.assertRaises(ValueError, metrics.gini, [-1, 2])
+
+
+class TestClassSummary(base.TestCase):
+
+    def test_statistics_of_a_class(self):
+        records = [record('a', 'gold', 1.0), record('b', 'gold', 0.8),
+                   record('c', 'gold', 0.9), record('d', 'gold', None)]
+        gold = metrics.class_summary(records, SLOS)['gold']
+        self.assertEqual(3, gold['count'])
+        self.assertEqual(1, gold['unmeasured'])
+        self.assertEqual(1.0, gold['slo'])
+        # (1.0 + 0.8 + 0.9) / 3
+        self.assertAlmostEqual(0.9, gold['mean_availability'])
+        # only 'a' reaches 1.0
+        self.assertAlmostEqual(1 / 3, gold['slo_fulfillment'])
+        # over the violating 'b' and 'c' only: (0.2 + 0.1) / 2
+        self.assertAlmostEqual(0.15, gold['qos_deficit'])
+        # Σ|xi-xj| = 2·(0.1+0.2+0.1) = 0.8; 2·9·0.9 = 16.2
+        self.assertAlmostEqual(0.8 / 16.2, gold['gini'])
+
+    def test_availability_at_the_slo_fulfils_it(self):
+        records = [record('a', 'silver', 0.9), record('b', 'silver', 0.95),
+                   record('c', 'bronze', 0.5 - 1e-12)]
+        summary = metrics.class_summary(records, SLOS)
+        self.assertEqual(1.0, summary['silver']['slo_fulfillment'])
+        self.assertEqual(0.0, summary['silver']['qos_deficit'])
+        self.assertAlmostEqual(0.925, summary['silver']['mean_availability'])
+        self.assertEqual(1.0, summary['bronze']['slo_fulfillment'])
+        self.assertEqual(0.0, summary['bronze']['qos_deficit'])
+
+    def test_records_without_a_class(self):
+        summary = metrics.class_summary(
+            [record('a', None, 0.4), record('b', None, 0.4)], SLOS)
+        self.assertEqual(['none'], list(summary))
+        self.assertEqual({'count': 2, 'unmeasured': 0, 'slo': None,
+                          'mean_availability': 0.4, 'slo_fulfillment': None,
+                          'qos_deficit': None, 'gini': 0.0},
+                         summary['none'])
+
+    def test_class_with_nothing_measured(self):
+        summary = metrics.class_summary([record('a', 'bronze', None)], SLOS)
+        self.assertEqual({'count': 0, 'unmeasured': 1, 'slo': 0.5,
+                          'mean_availability': None, 'slo_fulfillment': None,
+                          'qos_deficit': None, 'gini': None},
+                         summary['bronze'])
+
+    def test_only_classes_with_requests(self):
+        summary = metrics.class_summary([record('a', 'gold', 1.0)], SLOS)
+        self.assertEqual(['gold'], list(summary))
+
+    def test_values_are_plain_python(self):
+        gold = metrics.class_summary([record('a', 'gold', 0.5)],
+                                     SLOS)['gold']
+        for key in ('mean_availability', 'slo_fulfillment', 'qos_deficit',
+                    'gini'):
+            self.assertIs(float, type(gold[key]), key)
+
+
+class TestPercentiles(base.TestCase):
+
+    def test_in_milliseconds(self):
+        result = metrics.percentiles_ms([0.004, 0.001, 0.003, 0.002])
+        self.assertAlmostEqual(2.5, result['mean'])
+        # Linear: rank 0.5·3 = 1.5 between 2 and 3 ms.
+        self.assertAlmostEqual(2.5, result['p50'])
+        # Linear: rank 0.99·3 = 2.97, between 3 and 4 ms.
+        self.assertAlmostEqual(3.97, result['p99'])
+
+    def test_one_sample(self):
+        self.assertEqual({'mean': 500.0, 'p50': 500.0, 'p99': 500.0},
+                         metrics.percentiles_ms([0.5]))
+
+    def test_no_sample(self):
+        self.assertEqual({'mean': None, 'p50': None, 'p99': None},
+                         metrics.percentiles_ms([]))
+
+
+class TestUtilisation(base.TestCase):
+
+    def test_time_weighted(self):
+        samples = [(0, 2, 8, 1000, 4000), (10, 4, 8, 3000, 4000)]
+        # CPU (2·10 + 4·10) / (8·20); memory (1000·10 + 3000·10) / (4000·20)
+        self.assertEqual({'cpu': 0.375, 'memory': 0.5},
+                         metrics.utilisation_series(samples, end=20))
+
+    def test_capacity_changes_weigh_by_time(self):
+        samples = [(0, 2, 8, 0, 4000), (10, 8, 16, 0, 8000)]
+        # CPU (2·10 + 8·20) / (8·10 + 16·20) = 180 / 400
+        result = metrics.utilisation_series(samples, end=30)
+        self.assertAlmostEqual(0.45, result['cpu'])
+        self.assertEqual(0.0, result['memory'])
+
+    def test_last_sample_weighs_nothing_without_end(self):
+        samples = [(0, 2, 8, 1000, 4000), (10, 8, 8, 4000, 4000)]
+        self.assertEqual({'cpu': 0.25, 'memory': 0.25},
+                         metrics.utilisation_series(samples))
+
+    def test_nothing_offered(self):
+        self.assertEqual({'cpu': None, 'memory': None},
+                         metrics.utilisation_series([]))
+        self.assertEqual({'cpu': None, 'memory': None},
+                         metrics.utilisation_series([(0, 0, 0, 0, 0)],
+                                                    end=10))
+
+    def test_samples_out_of_order(self):
+        self.assertRaises(ValueError, metrics.utilisation_series,
+                          [(10, 1, 8, 1, 8), (0, 1, 8, 1, 8)])
+        self.assertRaises(ValueError, metrics.utilisation_series,
+                          [(10, 1, 8, 1, 8)], end=5)
+
+    def test_fractions(self):
+        self.assertEqual(
+            [(0, 0.25, 0.5), (5, 0.0, 0.0)],
+            metrics.utilisation_fractions([(0, 2, 8, 2000, 4000),
+                                           (5, 0, 0, 0, 0)]))

@@ -1,0 +1,443 @@
+import collections
+import gzip
+import os
+
+import fixtures
+
+from preemptible_sched import exception
+from preemptible_sched import objects
+from preemptible_sched.simulation import workload
+from tests import base
+
+# The real traces live beside the checkout, in ../shared/data.
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.dirname(os.path.abspath(__file__)))))
+DATA = os.path.join(os.path.dirname(REPO), 'shared', 'data')
+
+CSV_HEADER = ('id,submit_s,duration_s,vcpus,memory_mb,disk_gb,'
+              'service_class,preemptible,constraints\n')
+ALIBABA_HEADER = ('name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,'
+                  'qos,pod_phase,creation_time,deletion_time,'
+                  'scheduled_time\n')
+GWF_HEADER = ('WorkflowID, JobID     , SubmitTime, RunTime   , NProcs    , '
+              'ReqNProcs , Dependencies\n')
+GOOGLE_HEADER = ('Time stamp,Missing info,jobID,Task index  within the '
+                 'job,machine ID,Event type,username,Scheduling class,'
+                 'Priority,resource request for CPU cores,resource request '
+                 'for RAM,resource request for local disk space,'
+                 'different-machine constraint\n')
+
+
+def swf_line(job, submit, run, procs, used_kb=-1, req_procs=-1,
+             req_kb=-1, queue=-1):
+    fields = [job, submit, -1, run, procs, -1, used_kb, req_procs, -1,
+              req_kb, 1, 1, 1, -1, queue, -1, -1, -1]
+    return ' '.join('%5s' % f for f in fields) + '\n'
+
+
+def google_event(time_us, job, task, event, priority=9, cpu='0.5',
+                 ram='0.25'):
+    return '%d,,%s,%d,42,%d,user,2,%d,%s,%s,0.001,0\n' % (
+        time_us, job, task, event, priority, cpu, ram)
+
+
+def summary(items):
+    return [(i.id, i.submit_s, i.duration_s, tuple(i.resources),
+             i.service_class) for i in items]
+
+
+class TraceFileMixin:
+
+    def write(self, name, text):
+        path = os.path.join(self.useFixture(fixtures.TempDir()).path, name)
+        opener = gzip.open if name.endswith('.gz') else open
+        with opener(path, 'wt', encoding='utf-8') as stream:
+            stream.write(text)
+        return path
+
+    def read(self, name, text, fmt='auto', **kw):
+        return workload.read_workload(self.write(name, text), fmt, **kw)
+
+
+
+class TestCanonicalCsv(TraceFileMixin, base.TestCase):
+
+    def test_every_column(self):
+        items = self.read('w.csv', CSV_HEADER +
+                          'a,110,30,2,4096,20,gold,true,zone=a;ssd=1\n'
+                          'b,100,,0.5,512,0,,no,\n'
+                          'c,110,5,1,1024,0,bronze,1,\n',
+                          default_class='silver')
+        # Sorted by submit time, file order on ties, first one at 0 s.
+        self.assertEqual(
+            [('b', 0.0, None, (0.5, 512.0, 0.0), 'silver'),
+             ('a', 10.0, 30.0, (2.0, 4096.0, 20.0), 'gold'),
+             ('c', 10.0, 5.0, (1.0, 1024.0, 0.0), 'bronze')],
+            summary(items))
+        self.assertEqual([False, True, True],
+                         [i.preemptible for i in items])
+        self.assertEqual({'zone': 'a', 'ssd': '1'}, items[1].constraints)
+        self.assertEqual({}, items[0].constraints)
+        self.assertIsNone(items[0].priority)
+        self.assertIsInstance(items[0].resources, objects.Resources)
+
+    def test_optional_columns_may_be_left_out(self):
+        items = self.read('w.csv', 'id,submit_s,duration_s,vcpus,memory_mb'
+                          '\nx,5,10,1,256\n')
+        self.assertEqual(
+            [workload.WorkloadItem('x', 0.0, 10.0,
+                                   objects.Resources(1, 256, 0))], items)
+
+    def test_limit_keeps_the_first_after_sorting(self):
+        items = self.read('w.csv', CSV_HEADER + 'late,50,1,1,1,,,,\n'
+                          'early,20,1,1,1,,,,\nmid,30,1,1,1,,,,\n',
+                          limit=2)
+        self.assertEqual([('early', 0.0), ('mid', 10.0)],
+                         [(i.id, i.submit_s) for i in items])
+
+    def test_comment_and_blank_lines_are_ignored(self):
+        items = self.read('w.csv', '# generated\n' + CSV_HEADER +
+                          '\nx,0,1,1,1,,,,\n')
+        self.assertEqual(['x'], [i.id for i in items])
+
+
+class TestAlibaba(TraceFileMixin, base.TestCase):
+
+    PODS = (ALIBABA_HEADER +
+            'pod-0,12000,16384,1,1000,,LS,Running,100,900,150\n'
+            'pod-1,2500,2048,0,0,,BE,Pending,120,300,\n'
+            'pod-2,500,100,0,0,,BE,Failed,130,,130\n'
+            'pod-3,88000,327680,8,1000,,Guaranteed,Succeeded,90,190,95\n'
+            'pod-4,1000,512,0,0,,Burstable,Running,200,260,210\n')
+
+    def test_pods(self):
+        path = self.write('pods.csv', self.PODS)
+        items, stats = workload.read_workload_with_stats(path)
+        self.assertEqual(
+            [('pod-3', 0.0, 95.0, (88.0, 327680.0, 0.0), 'gold'),
+             ('pod-0', 10.0, 750.0, (12.0, 16384.0, 0.0), 'silver'),
+             ('pod-2', 40.0, None, (0.5, 100.0, 0.0), 'bronze'),
+             ('pod-4', 110.0, 50.0, (1.0, 512.0, 0.0), 'silver')],
+            summary(items))
+        self.assertEqual({'format': 'alibaba', 'requests': 4,
+                          'skipped': {'never scheduled': 1}}, stats)
+
+    def test_class_map_overrides_and_extends(self):
+        items = self.read('pods.csv', self.PODS.replace(
+            'Burstable', 'Spot'), 'alibaba',
+            class_map={'LS': 'gold', 'Spot': 'bronze'})
+        self.assertEqual({'pod-0': 'gold', 'pod-2': 'bronze',
+                          'pod-3': 'gold', 'pod-4': 'bronze'},
+                         {i.id: i.service_class for i in items})
+
+
+class TestSwf(TraceFileMixin, base.TestCase):
+
+    JOBS = ('; Version: 2.2\n; MaxProcs: 128\n;\n' +
+            swf_line(1, 1000, 60, 4, req_kb=2048, queue=1) +
+            swf_line(2, 1010, -1, 8) +
+            swf_line(3, 1030, 5, -1, used_kb=512, req_procs=2, queue=0) +
+            '\n' +
+            swf_line(4, 1020, 0, 1))
+
+    def check(self, items):
+        self.assertEqual(
+            [('1', 0.0, 60.0, (4.0, 8.0, 0.0), 'gold'),
+             ('4', 20.0, 0.0, (1.0, 0.0, 0.0), 'silver'),
+             ('3', 30.0, 5.0, (2.0, 1.0, 0.0), 'silver')],
+            summary(items))
+
+    def test_jobs(self):
+        self.check(self.read('log.swf', self.JOBS, class_map={'1': 'gold'},
+                             default_class='silver'))
+
+    def test_gzipped(self):
+        path = self.write('log.swf.gz', self.JOBS)
+        items, stats = workload.read_workload_with_stats(
+            path, class_map={'1': 'gold'}, default_class='silver')
+        self.check(items)
+        self.assertEqual(
+            {'unknown submit time, run time or processors': 1},
+            stats['skipped'])
+
+    def test_no_class(self):
+        items = self.read('log.swf', self.JOBS)
+        self.assertEqual({None}, {i.service_class for i in items})
+
+
+class TestGwf(TraceFileMixin, base.TestCase):
+
+    def test_jobs(self):
+        items = self.read(
+            'wf.gwf', GWF_HEADER + '  \n# a comment\n'
+            '0         , 1         , 16        , 11        , 1         , '
+            '1         ,           \n'
+            '0         , 2         , 40        , 7         , 0         , '
+            '4         , 1         \n'
+            '3         , 1         , 10        , 2         , 2         , '
+            '2         , \n', default_class='bronze')
+        self.assertEqual(
+            [('3-1', 0.0, 2.0, (2.0, 0.0, 0.0), 'bronze'),
+             ('0-1', 6.0, 11.0, (1.0, 0.0, 0.0), 'bronze'),
+             ('0-2', 30.0, 7.0, (4.0, 0.0, 0.0), 'bronze')],
+            summary(items))
+
+
+class TestGoogle(TraceFileMixin, base.TestCase):
+
+    EVENTS = (google_event(5000000, '10', 0, 0, priority=9) +
+              google_event(6000000, '10', 1, 0, priority=1, cpu='',
+                           ram='') +
+              google_event(6500000, '11', 0, 0, priority=4) +
+              google_event(7000000, '10', 0, 1) +
+              google_event(7500000, '11', 0, 5) +        # killed pending
+              google_event(8000000, '12', 0, 1) +        # never submitted
+              google_event(9000000, '10', 2, 0, priority=11) +
+              google_event(9500000, '10', 2, 1) +
+              google_event(10000000, '10', 0, 4) +       # 10-0 finishes
+              google_event(11000000, '10', 2, 2) +       # 10-2 evicted
+              google_event(11000000, '10', 2, 0) +       # resubmitted
+              google_event(12000000, '10', 2, 1) +
+              google_event(20000000, '10', 2, 4))
+
+    def check(self, path, **kw):
+        items, stats = workload.read_workload_with_stats(path, **kw)
+        self.assertEqual(
+            [('10-0', 0.0, 3.0, (0.5, 0.25, 0.0), 'gold'),
+             ('10-1', 1.0, None, (0.0, 0.0, 0.0), 'bronze'),
+             ('10-2', 4.0, 1.5, (0.5, 0.25, 0.0), 'gold')],
+            summary(items))
+        self.assertEqual([9.0, 1.0, 11.0], [i.priority for i in items])
+        self.assertEqual({'no SUBMIT event': 1,
+                          'ended before being scheduled': 1},
+                         stats['skipped'])
+        return items
+
+    def test_with_header(self):
+        self.check(self.write('task_events.csv',
+                              GOOGLE_HEADER + self.EVENTS))
+
+    def test_without_header(self):
+        self.check(self.write('part-00000-of-00500.csv.gz', self.EVENTS))
+
+    def test_priority_classes(self):
+        events = ''.join(google_event(0, 'P', p, 0, priority=p)
+                         for p in range(12))
+        items = self.read('t.csv', events, 'google2011')
+        self.assertEqual(['bronze'] * 2 + ['silver'] * 7 + ['gold'] * 3,
+                         [i.service_class for i in items])
+        items = self.read('t.csv', events, 'google2011',
+                          class_map={'0': 'silver', '9': 'silver'})
+        self.assertEqual(['silver', 'bronze'] + ['silver'] * 8 +
+                         ['gold'] * 2, [i.service_class for i in items])
+
+
+class TestDetectFormat(TraceFileMixin, base.TestCase):
+
+    def test_by_extension(self):
+        for name, fmt in (('a.swf', 'swf'), ('a.SWF.gz', 'swf'),
+                          ('a.gwf', 'gwf')):
+            self.assertEqual(fmt, workload.detect_format(
+                self.write(name, 'anything\n')))
+
+    def test_by_content(self):
+        for text, fmt in ((CSV_HEADER, 'csv'),
+                          ('id,submit_s,duration_s,vcpus,memory_mb\n',
+                           'csv'),
+                          (ALIBABA_HEADER, 'alibaba'),
+                          (GOOGLE_HEADER, 'google2011'),
+                          (google_event(0, '7', 0, 0), 'google2011'),
+                          (GWF_HEADER, 'gwf'),
+                          ('; Version: 2.2\n', 'swf')):
+            self.assertEqual(fmt, workload.detect_format(
+                self.write('trace.csv', text)), text)
+
+    def test_unknown(self):
+        path = self.write('nodes.csv', 'sn,cpu_milli,memory_mib\n')
+        error = self.assertRaises(exception.InvalidInput,
+                                  workload.detect_format, path)
+        self.assertEqual('%s: cannot tell the workload format; give '
+                         '--workload-format' % path, str(error))
+
+
+class TestInvalid(TraceFileMixin, base.TestCase):
+
+    def assertInvalid(self, name, text, field, message_part, **kw):
+        path = self.write(name, text)
+        error = self.assertRaises(exception.InvalidInput,
+                                  workload.read_workload, path, **kw)
+        self.assertEqual(path, error.source)
+        self.assertEqual(field, error.field)
+        self.assertIn(message_part, error.message)
+        self.assertNotIn('\n', str(error))
+        return error
+
+    def test_csv_not_a_number(self):
+        self.assertInvalid('w.csv', CSV_HEADER + 'a,0,1,1,1,,,,\n'
+                           'b,0,1,two,1,,,,\n', 'line 3: field vcpus',
+                           "'two' is not a number")
+
+    def test_csv_infinite(self):
+        self.assertInvalid('w.csv', CSV_HEADER + 'a,0,inf,1,1,,,,\n',
+                           'line 2: field duration_s', 'not a number')
+
+    def test_csv_negative_size(self):
+        self.assertInvalid('w.csv', CSV_HEADER + 'a,0,1,1,-5,,,,\n',
+                           'line 2: field memory_mb', 'must be >= 0')
+
+    def test_csv_missing_value(self):
+        self.assertInvalid('w.csv', CSV_HEADER + 'a,,1,1,5,,,,\n',
+                           'line 2: field submit_s', 'missing value')
+
+    def test_csv_missing_column(self):
+        self.assertInvalid('w.csv', 'id,submit_s,vcpus,memory_mb\n'
+                           'a,0,1,1\n', 'line 1: field duration_s',
+                           'missing required column')
+
+    def test_csv_unknown_column(self):
+        self.assertInvalid('w.csv', 'id,submit_s,duration_s,vcpus,'
+                           'memory_mb,preemtible\na,0,1,1,1,true\n',
+                           'line 1: field preemtible', 'unknown column')
+
+    def test_csv_duplicate_id(self):
+        self.assertInvalid('w.csv', CSV_HEADER + 'a,0,1,1,1,,,,\n'
+                           'a,1,1,1,1,,,,\n', 'line 3: field id',
+                           "duplicate id 'a' (first on line 2)")
+
+    def test_csv_bad_flag(self):
+        self.assertInvalid('w.csv', CSV_HEADER + 'a,0,1,1,1,,,maybe,\n',
+                           'line 2: field preemptible', "'maybe'")
+
+    def test_csv_bad_constraints(self):
+        self.assertInvalid('w.csv', CSV_HEADER + 'a,0,1,1,1,,,,zone\n',
+                           'line 2: field constraints', 'key=value')
+
+    def test_csv_wrong_field_count(self):
+        self.assertInvalid('w.csv', CSV_HEADER + 'a,0,1\n', 'line 2',
+                           'expected 9 fields')
+
+    def test_header_only(self):
+        self.assertInvalid('w.csv', CSV_HEADER, None, 'no requests')
+
+    def test_alibaba_unknown_qos(self):
+        self.assertInvalid('p.csv', ALIBABA_HEADER +
+                           'p,1000,1,0,0,,Spot,Running,0,5,1\n',
+                           'line 2: field qos', "no service class for QoS "
+                           "'Spot'")
+
+    def test_alibaba_deleted_before_scheduled(self):
+        self.assertInvalid('p.csv', ALIBABA_HEADER +
+                           'p,1000,1,0,0,,LS,Running,0,5,8\n',
+                           'line 2: field deletion_time',
+                           'before scheduled_time')
+
+    def test_alibaba_only_pending(self):
+        self.assertInvalid('p.csv', ALIBABA_HEADER +
+                           'p,1000,1,0,0,,LS,Pending,0,5,\n', None,
+                           'no requests to replay (skipped: 1 never '
+                           'scheduled)')
+
+    def test_swf_field_count(self):
+        self.assertInvalid('l.swf', ';\n' + swf_line(1, 0, 5, 1) +
+                           '2 0 5 1\n', 'line 3', 'expected 18')
+
+    def test_swf_negative(self):
+        self.assertInvalid('l.swf', swf_line(1, 0, -3, 1),
+                           'line 1: field run_time', '-1 (unknown)')
+
+    def test_gwf_field_named_as_in_header(self):
+        self.assertInvalid('w.gwf', GWF_HEADER + '0, 1, 16, soon, 1, 1,\n',
+                           'line 2: field RunTime', "'soon'")
+
+    def test_gwf_duplicate_job(self):
+        self.assertInvalid('w.gwf', GWF_HEADER + '0, 1, 16, 1, 1, 1,\n'
+                           '0, 1, 17, 1, 1, 1,\n', 'line 3: field JobID',
+                           'duplicate job')
+
+    def test_google_event_type(self):
+        self.assertInvalid('t.csv', GOOGLE_HEADER +
+                           google_event(0, 'J', 0, 9),
+                           'line 2: field event type', 'expected 0..8',
+                           fmt='google2011')
+
+    def test_google_field_count(self):
+        self.assertInvalid('t.csv', '0,,J,0,1,0\n', 'line 1',
+                           'expected 13', fmt='google2011')
+
+    def test_missing_file(self):
+        path = os.path.join(self.useFixture(fixtures.TempDir()).path,
+                            'absent.csv')
+        for fmt in ('auto', 'csv', 'swf'):
+            error = self.assertRaises(exception.InvalidInput,
+                                      workload.read_workload, path, fmt)
+            self.assertEqual(path, error.source)
+            self.assertIsNone(error.field)
+            self.assertEqual('cannot read file: No such file or directory',
+                             error.message)
+
+    def test_corrupt_gzip(self):
+        path = self.write('l.swf.gz', '')
+        with open(path, 'wb') as stream:
+            stream.write(b'\x1f\x8b not really gzip')
+        error = self.assertRaises(exception.InvalidInput,
+                                  workload.read_workload, path)
+        self.assertIn('cannot read file', error.message)
+
+    def test_unknown_format_option(self):
+        error = self.assertRaises(exception.InvalidInput,
+                                  workload.read_workload, 'x.csv', 'json')
+        self.assertEqual('--workload-format', error.source)
+
+    def test_bad_limit(self):
+        path = self.write('w.csv', CSV_HEADER + 'a,0,1,1,1,,,,\n')
+        self.assertRaises(exception.InvalidInput, workload.read_workload,
+                          path, limit=0)
+
+
+class TestRealTraces(base.TestCase):
+    """The traces in ../shared/data read whole, with the expected counts."""
+
+    def path(self, *parts):
+        if not os.path.isdir(DATA):
+            self.skipTest('real traces not found at %s' % DATA)
+        return os.path.join(DATA, *parts)
+
+    def test_alibaba_pods(self):
+        path = self.path('alibaba_gpu_v2023', 'openb_pod_list_default.csv')
+        items, stats = workload.read_workload_with_stats(path)
+        # 8,152 pods, of which the 897 Pending ones never ran.
+        self.assertEqual({'format': 'alibaba', 'requests': 7255,
+                          'skipped': {'never scheduled': 897}}, stats)
+        self.assertEqual({'gold': 7, 'silver': 4291, 'bronze': 2957},
+                         collections.Counter(i.service_class
+                                             for i in items))
+        self.assertEqual(('openb-pod-0000', 0.0, 12537496.0,
+                          (12.0, 16384.0, 0.0), 'silver'),
+                         summary(items)[0])
+        prefix = workload.read_workload(path, limit=1000)
+        self.assertEqual(items[:1000], prefix)
+
+    def test_swf(self):
+        items = workload.read_workload(
+            self.path('swf', 'NASA-iPSC-1993-3.1-cln.swf.gz'))
+        self.assertEqual(18239, len(items))
+        self.assertEqual(('1', 0.0, 1451.0, (128.0, 0.0, 0.0), None),
+                         summary(items)[0])
+
+    def test_gwf(self):
+        items = workload.read_workload(
+            self.path('gwf', 'askalon_workload_ee.gwf'))
+        self.assertEqual(30746, len(items))
+        self.assertEqual(0.0, items[0].submit_s)
+        self.assertEqual(30746, len({i.id for i in items}))
+
+    def test_google_task_events(self):
+        items = workload.read_workload(
+            self.path('google2011_first_rows', 'task_events.csv'))
+        self.assertEqual(1015, len(items))
+        self.assertEqual({'gold': 917, 'silver': 1, 'bronze': 97},
+                         collections.Counter(i.service_class
+                                             for i in items))
+        # All events are at time 0: nothing was scheduled yet.
+        self.assertEqual({(0.0, None)},
+                         {(i.submit_s, i.duration_s) for i in items})
