@@ -215,6 +215,8 @@ class SchedulerLoop(compute.ComputeEvents):
                                         image, attempts, running_s,
                                         overhead_s)
         self.pending[entry.sequence] = entry
+        if self.alive and self._watchdog_handle is None:
+            self._arm_watchdog()
         return entry
 
     def submit(self, spec, duration=None, image=None):
@@ -282,6 +284,10 @@ class SchedulerLoop(compute.ComputeEvents):
 
     def _watchdog(self):
         self._watchdog_handle = None
+        if not self.pending:
+            # Idle: nothing waits, so nothing a pass could change. The
+            # next request re-arms it (see _enqueue).
+            return
         self.request_pass()
         self._arm_watchdog()
 

@@ -25,12 +25,12 @@ is never dropped. Without a policy the configuration is used as it is.
 
 import dataclasses
 import logging
+import typing
 
 from preemptible_sched import clock as clock_mod
 from preemptible_sched.compute import fake
 from preemptible_sched.conf import CONF
 from preemptible_sched.db import api as db_api
-from preemptible_sched import exception
 from preemptible_sched.loop import scheduler_loop
 from preemptible_sched import objects
 from preemptible_sched import qos
@@ -87,6 +87,8 @@ class Result:
     utilisation: list
     events: int
     hosts: int
+    normal_acceptance: typing.Optional[float]
+    preemptible_cpu_hours_lost: float
 
 
 class Simulation:
@@ -118,7 +120,6 @@ class Simulation:
 
     def _run(self):
         classes = qos.Classes()
-        self._check_classes(classes)
         self.clock = clock_mod.VirtualClock()
         self.driver = fake.FakeDriver(self.clock, hosts=self.hosts,
                                       seed=self.seed)
@@ -139,28 +140,29 @@ class Simulation:
         self._drive(last_submit)
         end = self.clock.now() if self.until is None else self.until
         self.loop.stop()
+        rows = self.store.list_instances()
+        normal = [row for row in rows if not row.preemptible]
         return Result(
             policy=self.policy or CONF.scheduler.preemption_policy,
             until=end, records=self._records(end),
             slos={cls.name: cls.slo for cls in classes},
-            preemptions=sum(row.preemptions
-                            for row in self.store.list_instances()),
-            terminations=len([row for row in self.store.list_instances()
+            preemptions=sum(row.preemptions for row in rows),
+            terminations=len([row for row in rows
                               if row.state == 'terminated']),
             latencies_s=list(self.loop.stats.decisions),
             stage_time_ms=self.loop.stats.summary_ms(),
             utilisation=self.utilisation, events=self.events,
-            hosts=len(self.hosts))
-
-    def _check_classes(self, classes):
-        for item in self.items:
-            if item.service_class is not None and \
-                    item.service_class not in classes:
-                raise exception.InvalidInput(
-                    'workload', 'item %s: service_class' % item.id,
-                    'unknown service class %r (valid: %s)' % (
-                        item.service_class,
-                        ', '.join(sorted(classes.by_name))))
+            hosts=len(self.hosts),
+            # Placed at least once (a normal request that waits forever is
+            # the one the spot semantics must avoid).
+            normal_acceptance=(
+                sum(1 for row in normal if row.running_s > 0 or
+                    row.started_at is not None) / len(normal)
+                if normal else None),
+            # Work of terminated preemptible instances, thrown away.
+            preemptible_cpu_hours_lost=sum(
+                row.vcpus * row.running_s for row in rows
+                if row.preemptible and row.state == 'terminated') / 3600.0)
 
     def _drive(self, last_submit):
         clock = self.clock

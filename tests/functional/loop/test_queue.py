@@ -40,9 +40,28 @@ class TestNoValidHost(loop_fixtures.LoopTestCase):
                       request.reason)
         self.assertEqual('error', self.state('late'))
 
-    def test_watchdog_runs_passes_without_events(self):
-        self.flags(group='scheduler', watchdog_interval=10)
+    def test_watchdog_runs_passes_while_a_request_waits(self):
+        self.flags(group='scheduler', watchdog_interval=10,
+                   on_no_valid_host='wait')
+        self.fill_with_normal()
+        self.submit('late')
+        self.run_for(5)
         before = self.loop.passes
+        self.run_for(100)
+        # No event happens; only the watchdog wakes the loop up.
+        self.assertGreaterEqual(self.loop.passes - before, 10)
+        self.assertEqual('pending', self.state('late'))
+
+    def test_watchdog_sleeps_while_nothing_waits(self):
+        self.flags(group='scheduler', watchdog_interval=10)
+        self.fill_with_normal()
+        before = self.loop.passes
+        self.run_for(1000)
+        self.assertLessEqual(self.loop.passes - before, 1)
+        self.assertEqual(0, self.clock.pending())
+        # A new request wakes it again.
+        self.flags(group='scheduler', on_no_valid_host='wait')
+        self.submit('late')
         self.run_for(100)
         self.assertGreaterEqual(self.loop.passes - before, 10)
 

@@ -1,0 +1,193 @@
+"""``preemptible-sched simulate``: replay a workload under a virtual clock.
+
+Every input (workload, infrastructure, options) is read and checked before
+anything runs; a bad one is reported on one line naming the file, line and
+field, with exit code 2 and nothing written. The results
+(``instances.csv``, ``summary.json``, plots) are written all or nothing at
+the end (see :mod:`preemptible_sched.simulation.report`).
+"""
+
+import logging
+import sys
+import time
+
+from preemptible_sched import exception
+from preemptible_sched import qos
+from preemptible_sched.simulation import infrastructure
+from preemptible_sched.simulation import metrics
+from preemptible_sched.simulation import report
+from preemptible_sched.simulation import runner
+from preemptible_sched.simulation import workload
+
+LOG = logging.getLogger(__name__)
+
+
+def add_arguments(parser):
+    """The options shared by ``simulate`` and ``experiment``."""
+    parser.add_argument('--workload-format', default='auto',
+                        choices=('auto',) + workload.FORMATS,
+                        help='Format of the workload (default: from the '
+                        'file name and header).')
+    parser.add_argument('--class-map', metavar='KEY=CLASS[,KEY=CLASS]',
+                        help='Map trace classes to service classes, e.g. '
+                        '"LS=gold,BE=bronze" for the Alibaba QoS column, '
+                        'queue numbers for SWF, priorities for Google '
+                        '2011.')
+    parser.add_argument('--default-class', metavar='CLASS',
+                        help='Class of requests the trace gives none.')
+    parser.add_argument('--limit', type=int, metavar='N',
+                        help='Replay only the first N requests.')
+    parser.add_argument('--infrastructure', metavar='FILE',
+                        help='Hosts as the canonical CSV '
+                        '(name,vcpus,memory_mb,disk_gb,attributes).')
+    parser.add_argument('--hosts', type=int, metavar='N',
+                        help='N identical hosts of --host-flavor.')
+    parser.add_argument('--host-flavor', metavar='VCPUS:MEMORY_MB:DISK_GB',
+                        help='Size of each host of --hosts.')
+    parser.add_argument('--machines', metavar='FILE',
+                        help='Machine list to sample hosts from with '
+                        '--size-factor: an Alibaba node list, Google '
+                        'machine_events or the canonical CSV.')
+    parser.add_argument('--until', type=float, metavar='SECONDS',
+                        help='End of the run (default: once every request '
+                        'has ended).')
+    parser.add_argument('--no-plots', action='store_true',
+                        help='Do not draw the figures.')
+
+
+def add_parser(subparsers):
+    parser = subparsers.add_parser(
+        'simulate', help='Replay a workload through the scheduler loop '
+        'under a virtual clock.')
+    parser.add_argument('--workload', required=True, metavar='FILE',
+                        help='The workload trace.')
+    add_arguments(parser)
+    parser.add_argument('--size-factor', type=float, metavar='F',
+                        help='Size the cloud from the workload: F times '
+                        'its peak demand, sampled from --machines.')
+    parser.add_argument('--policy', choices=sorted(runner.POLICIES),
+                        help='Run under a named policy (its options '
+                        'override the configuration; see the docs). '
+                        'Default: the configuration as it is.')
+    parser.add_argument('--seed', type=int, default=0,
+                        help='Seed of the host sampling, the boot times '
+                        'and the scheduler (default 0).')
+    parser.add_argument('--output', required=True, metavar='DIR',
+                        help='Directory for instances.csv, summary.json '
+                        'and the plots.')
+    parser.set_defaults(func=run)
+
+
+def parse_class_map(text):
+    if not text:
+        return None
+    mapping = {}
+    for part in text.split(','):
+        key, sep, value = part.partition('=')
+        if not sep or not key.strip() or not value.strip():
+            raise exception.InvalidInput(
+                '--class-map', None, 'expected KEY=CLASS[,KEY=CLASS], '
+                'got %r' % part)
+        mapping[key.strip()] = value.strip()
+    return mapping
+
+
+def load_workload(args):
+    if args.limit is not None and args.limit < 1:
+        raise exception.InvalidInput('--limit', None, 'must be at least 1')
+    return workload.read_workload(
+        args.workload, args.workload_format,
+        class_map=parse_class_map(args.class_map),
+        default_class=args.default_class, limit=args.limit)
+
+
+def load_hosts(args, items, size_factor, seed):
+    """The hosts the arguments describe; exactly one way must be given."""
+    ways = [name for name, given in (
+        ('--infrastructure', args.infrastructure),
+        ('--hosts', args.hosts is not None),
+        ('--size-factor', size_factor is not None)) if given]
+    if len(ways) != 1:
+        raise exception.InvalidInput(
+            'simulate', None, 'give exactly one of --infrastructure, '
+            '--hosts with --host-flavor, or --size-factor with --machines '
+            '(got %s)' % (', '.join(ways) or 'none'))
+    if args.infrastructure:
+        return infrastructure.read_infrastructure(args.infrastructure)
+    if args.hosts is not None:
+        if not args.host_flavor:
+            raise exception.InvalidInput('--host-flavor', None,
+                                         'required with --hosts')
+        return infrastructure.hosts_from_flavor(args.hosts,
+                                                args.host_flavor)
+    if not args.machines:
+        raise exception.InvalidInput('--machines', None,
+                                     'required with --size-factor')
+    machines = infrastructure.read_machines(args.machines)
+    return infrastructure.size_from_workload(items, machines, size_factor,
+                                             seed, until=args.until)
+
+
+def check_classes(items, source):
+    classes = qos.Classes()
+    for item in items:
+        if item.service_class is not None and \
+                item.service_class not in classes:
+            raise exception.InvalidInput(
+                source, 'request %s: service_class' % item.id,
+                'unknown service class %r (valid: %s)' % (
+                    item.service_class, ', '.join(sorted(classes.by_name))))
+    return classes
+
+
+def summarise(result, extra=None):
+    """summary.json of a :class:`runner.Result`."""
+    extra = dict(extra or {})
+    extra.update({
+        'requests': len(result.records),
+        'hosts': result.hosts,
+        'until_s': result.until,
+        'events': result.events,
+        'normal_acceptance': result.normal_acceptance,
+        'preemptible_cpu_hours_lost': result.preemptible_cpu_hours_lost,
+        'utilisation': metrics.utilisation_series(result.utilisation,
+                                                  end=result.until),
+    })
+    return report.build_summary(
+        result.policy, result.records, result.slos, result.preemptions,
+        result.terminations, result.latencies_s, result.stage_time_ms,
+        extra=extra)
+
+
+def simulate(args, items, hosts, policy, seed, progress=True):
+    """Run one simulation; returns (result, summary)."""
+    bar = report.Progress(len(items), label='simulate %s' % (policy or ''),
+                          enabled=None if progress else False)
+    started = time.monotonic()
+    try:
+        result = runner.Simulation(items, hosts, until=args.until,
+                                   seed=seed, policy=policy,
+                                   on_event=bar.update).run()
+    finally:
+        bar.close()
+    summary = summarise(result, {
+        'workload': args.workload, 'seed': seed,
+        'wall_time_s': round(time.monotonic() - started, 3)})
+    return result, summary
+
+
+def run(args):
+    items = load_workload(args)
+    check_classes(items, args.workload)
+    hosts = load_hosts(args, items, args.size_factor, args.seed)
+    result, summary = simulate(args, items, hosts, args.policy, args.seed)
+    report.write_outputs(
+        args.output, result.records, summary, plots=not args.no_plots,
+        plot_data={'utilisation': metrics.utilisation_fractions(
+            result.utilisation)})
+    sys.stdout.write('%s: %d requests on %d hosts, policy %s, %d '
+                     'preemptions; results in %s\n' % (
+                         args.workload, len(items), len(hosts),
+                         summary['policy'], summary['preemptions'],
+                         args.output))
+    return 0
