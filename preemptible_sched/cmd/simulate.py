@@ -11,6 +11,7 @@ import logging
 import sys
 import time
 
+from preemptible_sched.conf import CONF
 from preemptible_sched import exception
 from preemptible_sched import qos
 from preemptible_sched.simulation import infrastructure
@@ -150,13 +151,14 @@ def summarise(result, extra=None):
         'events': result.events,
         'normal_acceptance': result.normal_acceptance,
         'preemptible_cpu_hours_lost': result.preemptible_cpu_hours_lost,
+        'slo_tolerance': CONF.qos.slo_tolerance,
         'utilisation': metrics.utilisation_series(result.utilisation,
                                                   end=result.until),
     })
     return report.build_summary(
         result.policy, result.records, result.slos, result.preemptions,
         result.terminations, result.latencies_s, result.stage_time_ms,
-        extra=extra)
+        extra=extra, tolerance=CONF.qos.slo_tolerance)
 
 
 def simulate(args, items, hosts, policy, seed, progress=True):

@@ -56,6 +56,19 @@ Related options:
 
 * ``[service_class_<name>] safety_margin``
 """),
+    cfg.FloatOpt('slo_tolerance',
+                 default=0.01,
+                 min=0.0,
+                 max=1.0,
+                 help="""
+How far below its class's SLO an instance's availability may be and still
+count as fulfilling it, in reports (``slo_fulfillment``).
+
+Availability counts only running time, so the boot time alone keeps every
+instance below 1.0: with no tolerance a gold SLO of 1.0 could never be met.
+0.01 is the tolerance of the published validation (every gold instance at
+least 0.99).
+"""),
 ]
 
 #: Published defaults of the QoS-driven scheduler's classes:

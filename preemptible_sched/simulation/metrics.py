@@ -66,7 +66,7 @@ def gini(values):
     return float(numpy.dot(2 * ranks - n - 1, x) / (n * total))
 
 
-def class_summary(records, slos):
+def class_summary(records, slos, tolerance=SLO_TOLERANCE):
     """Availability statistics per service class.
 
     ``slos`` maps a class name to its SLO (a float in [0, 1]). Returns a
@@ -81,7 +81,9 @@ def class_summary(records, slos):
     - ``slo``: the class's SLO (None for ``'none'`` and for a class missing
       from ``slos``);
     - ``slo_fulfillment``: the share of requests whose availability is at
-      least the SLO (within :data:`SLO_TOLERANCE`);
+      least the SLO minus ``tolerance`` (by default
+      :data:`SLO_TOLERANCE`, i.e. exactly the SLO; ``simulate`` passes
+      ``[qos] slo_tolerance``);
     - ``qos_deficit``: how far the violating requests fall short, on
       average: the mean of ``slo - availability`` over the requests whose
       availability is below the SLO only, 0.0 when none is (so the
@@ -117,7 +119,7 @@ def class_summary(records, slos):
             entry['gini'] = gini(values)
             if slo is not None:
                 shortfall = slo - values
-                violating = shortfall > SLO_TOLERANCE
+                violating = shortfall > tolerance
                 entry['slo_fulfillment'] = float(1 - violating.mean())
                 entry['qos_deficit'] = (float(shortfall[violating].mean())
                                         if violating.any() else 0.0)

@@ -51,17 +51,19 @@ PLOT_DATA_KEYS = frozenset(['runs', 'slos', 'utilisation'])
 
 
 def build_summary(policy, records, slos, preemptions, terminations,
-                  latencies_s, stage_time_ms, extra=None):
+                  latencies_s, stage_time_ms, extra=None,
+                  tolerance=metrics.SLO_TOLERANCE):
     """The content of summary.json.
 
     ``slos`` maps a class name to its SLO; ``latencies_s`` are the
     scheduling latencies of the decisions, in seconds; ``stage_time_ms``
-    maps a pipeline stage to its time. ``extra`` adds run-wide figures
+    maps a pipeline stage to its time; ``tolerance`` is how far below
+    its SLO an availability still fulfils it. ``extra`` adds run-wide figures
     (acceptance, utilisation, ...); it may not replace a standard key.
     """
     summary = {
         'policy': policy,
-        'per_class': metrics.class_summary(records, slos),
+        'per_class': metrics.class_summary(records, slos, tolerance),
         'preemptions': preemptions,
         'terminations': terminations,
         'scheduling_latency_ms': metrics.percentiles_ms(latencies_s),

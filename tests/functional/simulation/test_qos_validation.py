@@ -1,0 +1,94 @@
+"""The published validation of the QoS-driven scheduler, on our code.
+
+20 hosts of 4 vCPUs and 3,750 MB; every request 0.375 vCPU and 375 MB, so
+ten fit on a host and 200 in all. 256 requests (80 gold, 80 silver, 96
+bronze) in a seeded random order, one per second, none ending;
+availabilities read at t = 3,600 s. The real scheduler loop runs the
+policies on the fake driver (boot times from its default hot/cold sets)
+under the virtual clock.
+
+Capacity matches the SLOs exactly (80 x 1.0 + 80 x 0.9 + 96 x 0.5 = 200
+slots), so:
+
+* priority-based: gold and silver (160) always run; 40 slots remain for
+  bronze, held by the bronze admitted first; every other bronze ran only
+  until a gold or silver request took its slot.
+* QoS-driven: every class is held at its SLO.
+"""
+
+import collections
+import random
+
+from preemptible_sched import objects
+from preemptible_sched.simulation import runner
+from preemptible_sched.simulation import workload
+from tests import base
+
+SLO = {'gold': 1.0, 'silver': 0.9, 'bronze': 0.5}
+
+
+def validation_workload(seed):
+    classes = ['gold'] * 80 + ['silver'] * 80 + ['bronze'] * 96
+    random.Random(seed).shuffle(classes)
+    return [workload.WorkloadItem(
+        id='r%03d' % index, submit_s=float(index), duration_s=None,
+        resources=objects.Resources(0.375, 375.0, 0.0),
+        service_class=name) for index, name in enumerate(classes)]
+
+
+def validation_hosts():
+    return [objects.Host(name='host-%02d' % index, vcpus=4,
+                         memory_mb=3750, disk_gb=0)
+            for index in range(20)]
+
+
+class TestQoSValidation(base.TestCase):
+
+    def run_policy(self, policy, seed=1):
+        result = runner.Simulation(validation_workload(seed),
+                                   validation_hosts(), until=3600.0,
+                                   seed=seed, policy=policy).run()
+        self.assertEqual(256, len(result.records))
+        by_class = collections.defaultdict(list)
+        for record in result.records:
+            by_class[record.service_class].append(record.availability)
+        self.assertEqual({'gold': 80, 'silver': 80, 'bronze': 96},
+                         {name: len(values)
+                          for name, values in by_class.items()})
+        return result, by_class
+
+    def assert_never_overcommitted(self, result):
+        # The fake driver refuses any spawn that would overcommit a host;
+        # every refusal would show as a failed instance.
+        self.assertEqual([], [r.id for r in result.records
+                              if r.end_s is not None])
+
+    def test_priority_based(self):
+        result, by_class = self.run_policy('priority')
+        self.assert_never_overcommitted(result)
+        for name in ('gold', 'silver'):
+            self.assertGreaterEqual(min(by_class[name]), 0.99, name)
+        bronze = by_class['bronze']
+        self.assertEqual(40, sum(1 for a in bronze if a >= 0.95))
+        self.assertEqual(56, sum(1 for a in bronze if a <= 0.10))
+        # Gold is never displaced; bronze never displaces anyone.
+        preempted = collections.Counter(
+            r.service_class for r in result.records if r.preemptions)
+        self.assertEqual(0, preempted['gold'])
+
+    def test_qos_driven(self):
+        result, by_class = self.run_policy('qos')
+        self.assert_never_overcommitted(result)
+        self.assertGreaterEqual(min(by_class['gold']), 0.99)
+        for name, values in by_class.items():
+            slo = SLO[name]
+            mean = sum(values) / len(values)
+            self.assertLessEqual(abs(mean - slo), 0.03,
+                                 '%s mean %.3f' % (name, mean))
+            close = sum(1 for a in values if abs(a - slo) <= 0.08)
+            self.assertGreaterEqual(close, 0.9 * len(values),
+                                    '%s: %d of %d within 0.08 of %.2f'
+                                    % (name, close, len(values), slo))
+        # Gold (threshold 0) is never preempted.
+        self.assertEqual(0, sum(r.preemptions for r in result.records
+                                if r.service_class == 'gold'))
