@@ -1,0 +1,159 @@
+"""``preemptible-sched simulate``: outputs, exit codes and bad input."""
+
+import csv
+import io
+import json
+import os
+import shutil
+import tempfile
+from unittest import mock
+
+from preemptible_sched.cmd import sched
+from tests import base
+
+HEADER = ('id,submit_s,duration_s,vcpus,memory_mb,disk_gb,service_class,'
+          'preemptible,constraints\n')
+
+WORKLOAD = HEADER + (
+    'a,0,100,4,4000,0,silver,false,\n'
+    'c,10,50,4,4000,0,bronze,false,\n'
+    'b,20,,4,4000,0,gold,false,\n')
+
+
+class SimulateTestCase(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+        self.output = os.path.join(self.tmp, 'out')
+
+    def write(self, text, name='workload.csv'):
+        path = os.path.join(self.tmp, name)
+        with open(path, 'w') as stream:
+            stream.write(text)
+        return path
+
+    def run_cli(self, *argv):
+        out, err = io.StringIO(), io.StringIO()
+        with mock.patch('sys.stdout', out), mock.patch('sys.stderr', err):
+            code = sched.main(list(argv))
+        return code, out.getvalue(), err.getvalue()
+
+    def simulate(self, workload=WORKLOAD, *extra):
+        return self.run_cli('simulate', '--workload', self.write(workload),
+                            '--output', self.output, '--no-plots', *extra)
+
+    def assertBadInput(self, result, *fragments):
+        code, out, err = result
+        self.assertEqual(2, code, err)
+        self.assertEqual(1, len(err.strip().splitlines()), err)
+        self.assertNotIn('Traceback', err)
+        for fragment in fragments:
+            self.assertIn(fragment, err)
+        self.assertFalse(os.path.exists(self.output))
+        self.assertEqual(['workload.csv'], sorted(
+            name for name in os.listdir(self.tmp)
+            if name != 'hosts.csv'))
+
+
+class TestSimulate(SimulateTestCase):
+
+    def test_outputs(self):
+        code, out, err = self.simulate(
+            WORKLOAD, '--hosts', '1', '--host-flavor', '4:8000:0',
+            '--until', '400', '--policy', 'priority')
+        self.assertEqual(0, code, err)
+        with open(os.path.join(self.output, 'instances.csv')) as stream:
+            rows = {row['id']: row for row in csv.DictReader(stream)}
+        self.assertEqual(['id', 'service_class', 'preemptible', 'submit_s',
+                          'end_s', 'running_s', 'pending_s', 'overhead_s',
+                          'availability', 'preemptions', 'terminated',
+                          'host'], list(next(iter(rows.values()))))
+        # One host holds one instance: silver a runs from t=0; bronze c
+        # waits (same size, lower priority); at t=20 gold b preempts a,
+        # which then waits for b forever, and c behind it.
+        self.assertEqual('1', rows['a']['preemptions'])
+        self.assertEqual('0', rows['b']['preemptions'])
+        self.assertEqual('0', rows['c']['preemptions'])
+        # a ran from its boot until t=20, plus the termination time.
+        self.assertLess(float(rows['a']['running_s']), 20.0)
+        self.assertGreater(float(rows['b']['availability']), 0.99)
+        self.assertEqual('0', rows['c']['running_s'])
+        self.assertEqual('0', rows['c']['availability'])
+        with open(os.path.join(self.output, 'summary.json')) as stream:
+            summary = json.load(stream)
+        self.assertEqual('priority', summary['policy'])
+        self.assertEqual({'bronze', 'gold', 'silver'},
+                         set(summary['per_class']))
+        self.assertEqual(1, summary['preemptions'])
+        self.assertEqual(0, summary['terminations'])
+        for key in ('mean', 'p50', 'p99'):
+            self.assertIn(key, summary['scheduling_latency_ms'])
+        self.assertIn('R4', summary['stage_time_ms'])
+
+    def test_runs_until_everything_ended_without_until(self):
+        workload = HEADER + 'a,0,100,1,1000,0,,false,\nb,5,10,1,1000,0,,,\n'
+        code, out, err = self.simulate(workload, '--hosts', '2',
+                                       '--host-flavor', '2:4000')
+        self.assertEqual(0, code, err)
+        with open(os.path.join(self.output, 'instances.csv')) as stream:
+            rows = {row['id']: row for row in csv.DictReader(stream)}
+        # a ends 100 s after it started (boot time is the overhead).
+        start = float(rows['a']['overhead_s'])
+        self.assertAlmostEqual(start + 100.0, float(rows['a']['end_s']))
+        self.assertAlmostEqual(100.0, float(rows['a']['running_s']))
+
+
+class TestSimulateBadInput(SimulateTestCase):
+
+    def test_bad_number_names_file_line_and_field(self):
+        workload = WORKLOAD + 'd,20,10,many,1000,0,,false,\n'
+        self.assertBadInput(
+            self.simulate(workload, '--hosts', '1', '--host-flavor', '4:8'),
+            'workload.csv', 'line 5', 'vcpus')
+
+    def test_unknown_service_class(self):
+        workload = HEADER + 'a,0,10,1,1000,0,platinum,false,\n'
+        self.assertBadInput(
+            self.simulate(workload, '--hosts', '1', '--host-flavor', '4:8'),
+            'workload.csv', "'platinum'")
+
+    def test_bad_host_flavor(self):
+        self.assertBadInput(
+            self.simulate(WORKLOAD, '--hosts', '2', '--host-flavor', '4x8'),
+            '--host-flavor')
+
+    def test_no_infrastructure(self):
+        self.assertBadInput(self.simulate(WORKLOAD), '--infrastructure')
+
+    def test_two_infrastructures(self):
+        hosts = self.write('name,vcpus,memory_mb,disk_gb,attributes\n'
+                           'h1,4,8000,0,\n', 'hosts.csv')
+        self.assertBadInput(
+            self.simulate(WORKLOAD, '--hosts', '2', '--host-flavor', '4:8',
+                          '--infrastructure', hosts), '--hosts')
+
+    def test_bad_infrastructure_file(self):
+        hosts = self.write('name,vcpus,memory_mb,disk_gb,attributes\n'
+                           'h1,4,8000,0,\nh2,-4,8000,0,\n', 'hosts.csv')
+        self.assertBadInput(
+            self.simulate(WORKLOAD, '--infrastructure', hosts),
+            'hosts.csv', 'line 3', 'vcpus')
+
+    def test_missing_workload_file(self):
+        code, out, err = self.run_cli(
+            'simulate', '--workload', os.path.join(self.tmp, 'nope.csv'),
+            '--output', self.output, '--hosts', '1', '--host-flavor', '4:8')
+        self.assertEqual(2, code)
+        self.assertIn('nope.csv', err)
+        self.assertFalse(os.path.exists(self.output))
+
+    def test_size_factor_needs_machines(self):
+        self.assertBadInput(
+            self.simulate(WORKLOAD, '--size-factor', '0.8'), '--machines')
+
+    def test_bad_class_map(self):
+        self.assertBadInput(
+            self.simulate(WORKLOAD, '--hosts', '1', '--host-flavor', '4:8',
+                          '--class-map', 'LS'), '--class-map')
