@@ -275,11 +275,13 @@ def load(path, conf):
                                              'duplicate instance id %r'
                                              % inst['id'])
             instance_ids.add(inst['id'])
+            started = now - float(inst.get('runtime_s', 0))
             placements.append((item['name'], objects.Instance(
                 id=inst['id'],
                 resources=_resources(path, i_field, inst, flavors),
                 preemptible=inst.get('preemptible', False),
-                started_at=now - float(inst.get('runtime_s', 0)),
+                started_at=started, admitted_at=started,
+                running_since=started,
                 flavor=inst.get('flavor'),
                 service_class=inst.get('service_class'),
                 priority=float(inst.get('priority', 0)),
