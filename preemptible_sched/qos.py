@@ -162,8 +162,9 @@ class Account(typing.NamedTuple):
 
     @property
     def may_be_preempted_again(self):
+        # The tolerance absorbs rounding: 1 - 0.7 is 0.30000000000000004.
         return (self.overhead_ratio <
-                self.service_class.overhead_threshold)
+                self.service_class.overhead_threshold - 1e-9)
 
     def slack_key(self):
         """Position in the ``qos_slack`` order (smaller goes first).

@@ -12,6 +12,7 @@ from oslo_log import log as logging
 
 from preemptible_sched.cmd import client
 from preemptible_sched.cmd import decide
+from preemptible_sched.cmd import experiment
 from preemptible_sched.cmd import simulate
 from preemptible_sched.cmd import testbed
 from preemptible_sched.conf import CONF
@@ -20,7 +21,7 @@ from preemptible_sched import exception
 
 EXIT_OK, EXIT_NO_VALID_HOST, EXIT_BAD_INPUT = 0, 1, 2
 
-_COMMANDS = (decide, testbed, simulate, client)
+_COMMANDS = (decide, testbed, simulate, experiment, client)
 
 
 def _add_parsers(subparsers):

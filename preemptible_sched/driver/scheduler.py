@@ -257,8 +257,10 @@ class FilterScheduler:
             return None, report
         with self.stopwatch('R5'):
             lowest = min(score for score, _ in plans.values())
-            tied = [self.host_manager.host_states[name].full
-                    for name, (score, _) in plans.items()
+            # Weighed as they will be once their victims are gone.
+            tied = [_view_without(self.host_manager.host_states[name],
+                                  victims)
+                    for name, (score, victims) in plans.items()
                     if score == lowest]
             weighed = self._ordered(
                 self.weight_handler.get_weighed_objects(tied, spec))

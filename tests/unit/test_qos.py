@@ -6,7 +6,6 @@ in the comment next to it.
 """
 
 import math
-import unittest
 
 from oslo_config import cfg
 
@@ -132,12 +131,7 @@ class TestAccount(base.TestCase):
                                overhead_threshold_extra=0.1)
         self.assertTrue(account(cls, 0, 100).may_be_preempted_again)
 
-    @unittest.expectedFailure
     def test_threshold_reached_exactly_with_inexact_slo(self):
-        # BUG (floating point): slo 0.7 gives a threshold of
-        # 1 - 0.7 = 0.30000000000000004, so PO 30 / (30 + 70) = 0.3,
-        # which has reached the threshold 0.3 of the spec, still counts
-        # as below it and the instance may be preempted again.
         cls = qos.ServiceClass('x', 0.7, 2, 1.0)
         self.assertFalse(account(cls, 0, 70, 30).may_be_preempted_again)
 

@@ -88,3 +88,8 @@ class TestQoSSlackPolicy(base.TestCase):
         self.assertEqual(['classless', 'silver'],
                          [r.id for r in policy.order([silver, classless],
                                                      1000)])
+
+    def test_loaded_by_name(self):
+        policy = policies.load('qos_slack')
+        self.assertIsInstance(policy, qos_slack.QoSSlackPolicy)
+        self.assertEqual('qos_slack', policy.name)

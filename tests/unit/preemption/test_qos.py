@@ -10,6 +10,7 @@ import math
 
 from preemptible_sched import objects
 from preemptible_sched import policies
+from preemptible_sched import preemption
 from preemptible_sched.preemption import qos as qos_policy
 from preemptible_sched import qos
 from tests import base
@@ -310,3 +311,11 @@ class TestScore(QoSPolicyTestCase):
         classless = objects.Instance('c', objects.Resources(*MEDIUM),
                                      admitted_at=0, running_since=500)
         self.assertEqual((0.0, 0.0, 0.0, 0.0), self._score(classless))
+
+
+class TestLoad(base.TestCase):
+
+    def test_loaded_by_name(self):
+        policy = preemption.load('qos')
+        self.assertIsInstance(policy, qos_policy.QoSPolicy)
+        self.assertFalse(policy.spot)

@@ -1,0 +1,367 @@
+"""``preemptible-sched experiment``: a factorial design of simulations.
+
+Runs every combination of ``--workload`` (repeatable), ``--policies``,
+``--size-factors`` and ``--seeds`` (see
+:mod:`preemptible_sched.simulation.experiment` for the design, the
+aggregation and the output layout), each run in a worker process.
+
+Every input is read and checked once, in this process, before any run
+starts: the workloads, the machine list, the option values, and each
+policy against the configuration (a dry run of each policy on no request
+builds its scheduler, so a bad plugin name fails here, not in a worker).
+The hosts of every (workload, size factor, seed) are sampled here too,
+with that seed, and handed to the cells of every policy. A bad input is
+reported on one line with exit code 2, and nothing is written.
+
+Workers are started with ``spawn``: a forked worker would inherit this
+command's parsed command line (the subcommand) and could not parse the
+configuration again. Each worker parses the same configuration files
+(``--config-file``, ``--config-dir``) in its initializer; the policy
+overrides are applied per run by :class:`runner.Simulation`. Workers only
+compute; this process writes every file, into a staging directory that
+is moved into ``--output`` once all the cells, the comparison and the
+plots are written.
+"""
+
+import concurrent.futures
+import dataclasses
+import math
+import multiprocessing
+import os
+import sys
+import time
+import types
+import typing
+
+from preemptible_sched.cmd import simulate
+from preemptible_sched.conf import CONF
+from preemptible_sched import exception
+from preemptible_sched import objects
+from preemptible_sched import qos
+from preemptible_sched.simulation import experiment
+from preemptible_sched.simulation import infrastructure
+from preemptible_sched.simulation import plots
+from preemptible_sched.simulation import report
+from preemptible_sched.simulation import runner
+
+DEFAULT_POLICIES = 'qos,priority'
+
+
+def add_parser(subparsers):
+    parser = subparsers.add_parser(
+        'experiment', help='Run a factorial design of simulations '
+        '(workloads x policies x size factors x seeds) in parallel and '
+        'compare the policies.')
+    parser.add_argument('--workload', required=True, action='append',
+                        metavar='FILE',
+                        help='A workload trace; repeat for several.')
+    simulate.add_arguments(parser)
+    parser.add_argument('--policies', default=DEFAULT_POLICIES,
+                        metavar='NAME[,NAME]',
+                        help='Policies to compare (%s; default: %s).'
+                        % (', '.join(sorted(runner.POLICIES)),
+                           DEFAULT_POLICIES))
+    parser.add_argument('--size-factors', metavar='F[,F]',
+                        help='Cloud sizes, as multiples of each '
+                        'workload\'s peak demand, sampled from '
+                        '--machines.')
+    parser.add_argument('--seeds', default='0', metavar='N[,N]',
+                        help='Seeds of the host sampling, the boot times '
+                        'and the scheduler (default: 0).')
+    parser.add_argument('--jobs', type=int, metavar='N',
+                        help='Runs at once (default: the number of CPUs).')
+    parser.add_argument('--output', required=True, metavar='DIR',
+                        help='Directory for the cells, the comparison and '
+                        'the plots.')
+    parser.set_defaults(func=run)
+
+
+# -- Validation -------------------------------------------------------------
+
+def _policy(text):
+    if text not in runner.POLICIES:
+        raise ValueError('unknown policy %r (valid: %s)'
+                         % (text, ', '.join(sorted(runner.POLICIES))))
+    return text
+
+
+def _size_factor(text):
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError('expected numbers > 0, got %r' % text)
+    return value
+
+
+def _seed(text):
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError('expected integers, got %r' % text) from None
+
+
+def parse_list(text, option, convert):
+    """The comma-separated values of ``option``, each through ``convert``
+    (which raises ValueError with the reason); no value twice."""
+    values = []
+    for part in (text or '').split(','):
+        try:
+            value = convert(part.strip())
+        except ValueError as error:
+            raise exception.InvalidInput(option, None, str(error)) from None
+        if value in values:
+            raise exception.InvalidInput(option, None,
+                                         '%r given twice' % part.strip())
+        values.append(value)
+    return values
+
+
+@dataclasses.dataclass
+class Plan:
+    """The validated inputs of an experiment.
+
+    ``workloads`` maps a workload's stem to ``(path, items)``;
+    ``size_factors`` is ``[None]`` with hosts given outright; ``hosts``
+    maps ``(stem, size factor, seed)`` to the hosts of those cells.
+    """
+
+    workloads: dict
+    policies: list
+    size_factors: list
+    seeds: list
+    hosts: dict
+    classes: list
+    slos: dict
+    jobs: int
+
+    def cells(self):
+        return experiment.design(list(self.workloads), self.policies,
+                                 self.size_factors, self.seeds)
+
+
+def _workload_args(args, path):
+    """What :func:`simulate.load_workload` reads, for one workload."""
+    return types.SimpleNamespace(
+        workload=path, workload_format=args.workload_format,
+        class_map=args.class_map, default_class=args.default_class,
+        limit=args.limit, until=args.until)
+
+
+def _host_source(args):
+    """``'fixed'`` or ``'sampled'``; exactly one way must be given."""
+    ways = [name for name, given in (
+        ('--infrastructure', args.infrastructure),
+        ('--hosts', args.hosts is not None),
+        ('--size-factors', args.size_factors is not None)) if given]
+    if len(ways) != 1:
+        raise exception.InvalidInput(
+            'experiment', None, 'give exactly one of --infrastructure, '
+            '--hosts with --host-flavor, or --size-factors with '
+            '--machines (got %s)' % (', '.join(ways) or 'none'))
+    if ways[0] == '--size-factors':
+        if not args.machines:
+            raise exception.InvalidInput('--machines', None,
+                                         'required with --size-factors')
+        return 'sampled'
+    if args.machines:
+        raise exception.InvalidInput('--machines', None,
+                                     'only with --size-factors')
+    return 'fixed'
+
+
+def _read_workloads(args):
+    workloads = {}
+    for path in args.workload:
+        stem = experiment.workload_stem(path)
+        if stem in workloads:
+            raise exception.InvalidInput(
+                '--workload', None, '%s and %s would share the output '
+                'directory %r; rename one' % (workloads[stem][0], path,
+                                              stem))
+        items = simulate.load_workload(_workload_args(args, path))
+        simulate.check_classes(items, path)
+        workloads[stem] = (path, items)
+    return workloads
+
+
+def _check_policies(policies):
+    """A dry run of each policy on no request: builds its scheduler, so
+    a plugin or option the configuration gets wrong fails now."""
+    host = objects.Host('preflight', vcpus=1, memory_mb=1)
+    for policy in policies:
+        runner.Simulation([], [host], until=0.0, policy=policy).run()
+
+
+def prepare(args):
+    """Read and check every input; raises InvalidInput on the first bad
+    one, before anything is written."""
+    policies = parse_list(args.policies, '--policies', _policy)
+    seeds = parse_list(args.seeds, '--seeds', _seed)
+    jobs = args.jobs if args.jobs is not None else os.cpu_count() or 1
+    if jobs < 1:
+        raise exception.InvalidInput('--jobs', None,
+                                     'must be at least 1, got %d' % jobs)
+    source = _host_source(args)
+    size_factors = ([None] if source == 'fixed' else
+                    parse_list(args.size_factors, '--size-factors',
+                               _size_factor))
+    if os.path.exists(args.output) and not os.path.isdir(args.output):
+        raise exception.InvalidInput('--output', None,
+                                     '%s is not a directory' % args.output)
+    workloads = _read_workloads(args)
+    hosts = {}
+    if source == 'fixed':
+        first = next(iter(workloads.values()))[1]
+        fixed = simulate.load_hosts(args, first, None, seeds[0])
+        hosts = {(stem, None, seed): fixed
+                 for stem in workloads for seed in seeds}
+    else:
+        machines = infrastructure.read_machines(args.machines)
+        for stem, (_path, items) in workloads.items():
+            for factor in size_factors:
+                for seed in seeds:
+                    hosts[stem, factor, seed] = (
+                        infrastructure.size_from_workload(
+                            items, machines, factor, seed,
+                            until=args.until))
+    _check_policies(policies)
+    classes = qos.Classes()
+    return Plan(workloads=workloads, policies=policies,
+                size_factors=size_factors, seeds=seeds, hosts=hosts,
+                classes=[cls.name for cls in classes],
+                slos={cls.name: cls.slo for cls in classes}, jobs=jobs)
+
+
+# -- Workers ----------------------------------------------------------------
+
+class CellFailed(Exception):
+    """A run failed on purpose (bad input found late) in a worker.
+
+    Carries the message only: :class:`InvalidInput` itself does not
+    survive pickling back to this process.
+    """
+
+
+@dataclasses.dataclass
+class CellTask:
+    """What a worker needs to run one cell."""
+
+    cell: experiment.Cell
+    workload_path: str
+    items: list
+    hosts: list
+    until: typing.Optional[float]
+
+
+def init_worker(config_files, config_dirs):
+    """Parse the configuration the parent parsed (workers start afresh)."""
+    argv = []
+    for path in config_files:
+        argv += ['--config-file', path]
+    for path in config_dirs:
+        argv += ['--config-dir', path]
+    CONF(argv, project='preemptible-sched', default_config_files=[],
+         default_config_dirs=[])
+
+
+def run_cell(task):
+    """Run one cell; returns ``(summary, records)``."""
+    args = types.SimpleNamespace(workload=task.workload_path,
+                                 until=task.until)
+    try:
+        result, summary = simulate.simulate(
+            args, task.items, task.hosts, task.cell.policy, task.cell.seed,
+            progress=False)
+    except exception.PreemptibleSchedException as error:
+        raise CellFailed(str(error)) from None
+    summary['size_factor'] = task.cell.size_factor
+    return summary, result.records
+
+
+def _run_cells(plan, args, on_result):
+    """Run every cell in ``plan.jobs`` workers; ``on_result(cell, summary,
+    records)`` is called here as each one ends. On a failure the cells not
+    started are cancelled and the error raised."""
+    tasks = [CellTask(cell=cell, workload_path=plan.workloads[
+                 cell.workload][0], items=plan.workloads[cell.workload][1],
+             hosts=plan.hosts[cell.workload, cell.size_factor, cell.seed],
+             until=args.until)
+             for cell in plan.cells()]
+    pool = concurrent.futures.ProcessPoolExecutor(
+        max_workers=min(plan.jobs, len(tasks)),
+        mp_context=multiprocessing.get_context('spawn'),
+        initializer=init_worker,
+        initargs=(list(CONF.config_file or ()),
+                  list(CONF.config_dir or ())))
+    bar = report.Progress(len(tasks), label='experiment')
+    try:
+        futures = {pool.submit(run_cell, task): task.cell for task in tasks}
+        for done, future in enumerate(
+                concurrent.futures.as_completed(futures), 1):
+            cell = futures[future]
+            try:
+                summary, records = future.result()
+            except CellFailed as error:
+                raise exception.InvalidInput(cell.path, None,
+                                             str(error)) from None
+            on_result(cell, summary, records)
+            bar.update(done)
+    finally:
+        bar.close()
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+# -- The command ------------------------------------------------------------
+
+def _write_plots(directory, plan, rows, classes, first_records):
+    for stem in plan.workloads:
+        for factor in plan.size_factors:
+            runs = {policy: first_records[experiment.Cell(
+                stem, policy, factor, plan.seeds[0])]
+                for policy in plan.policies}
+            plots.availability_by_instance(
+                os.path.join(directory, 'availability_%s_%s.png' % (
+                    stem, experiment.level_name(factor))),
+                runs, plan.slos)
+        experiment.fulfilment_by_size_factor(
+            os.path.join(directory, 'fulfilment_%s.png' % stem),
+            [row for row in rows if row.workload == stem], classes)
+
+
+def run(args):
+    plan = prepare(args)
+    started = time.monotonic()
+    draw = not args.no_plots and plots.available()
+    summaries, first_records = {}, {}
+    with experiment.staged_output(args.output) as staging:
+
+        def on_result(cell, summary, records):
+            report.write_outputs(os.path.join(staging, cell.path), records,
+                                 summary, plots=False)
+            summaries[cell] = summary
+            if draw and cell.seed == plan.seeds[0]:
+                first_records[cell] = records
+
+        _run_cells(plan, args, on_result)
+        cells = plan.cells()
+        ordered = {cell: summaries[cell] for cell in cells}
+        classes = experiment.ordered_classes(plan.classes, ordered.values())
+        rows = experiment.aggregate(ordered, classes)
+        with_std = len(plan.seeds) > 1
+        experiment.write_comparison_md(
+            os.path.join(staging, experiment.COMPARISON_MD), rows, classes,
+            with_std)
+        experiment.write_comparison_csv(
+            os.path.join(staging, experiment.COMPARISON_CSV), rows,
+            classes, with_std)
+        if draw:
+            _write_plots(staging, plan, rows, classes, first_records)
+    sys.stdout.write(
+        '%d runs (%d workloads x %d policies x %d size factors x %d seeds) '
+        'in %.1f s; results in %s\n' % (
+            len(cells), len(plan.workloads), len(plan.policies),
+            len(plan.size_factors), len(plan.seeds),
+            time.monotonic() - started, args.output))
+    return 0
