@@ -17,6 +17,9 @@ class HostManager:
         self.host_states = {}
         self.instance_hosts = {}
         self.group_hosts = collections.defaultdict(collections.Counter)
+        #: Bumped on every change of any host (instances, hosts, up/down):
+        #: a pass may skip its work when this and the queue are unchanged.
+        self.generation = 0
 
     @property
     def now(self):
@@ -31,6 +34,7 @@ class HostManager:
             raise ValueError('host %s is already known' % host.name)
         state = host_state.HostState(host, planner=self.planner)
         self.host_states[host.name] = state
+        self.generation += 1
         return state
 
     def get_all_host_states(self):
@@ -41,6 +45,7 @@ class HostManager:
             raise ValueError('instance %s is already on host %s' % (
                 instance.id, self.instance_hosts[instance.id]))
         self.host_states[host_name].consume(instance)
+        self.generation += 1
         self.instance_hosts[instance.id] = host_name
         if instance.group:
             self.group_hosts[instance.group][host_name] += 1
@@ -49,6 +54,7 @@ class HostManager:
         """Forget an instance wherever it runs; returns (host, instance)."""
         host_name = self.instance_hosts.pop(instance_id)
         instance = self.host_states[host_name].release(instance_id)
+        self.generation += 1
         if instance.group:
             hosts = self.group_hosts[instance.group]
             hosts[host_name] -= 1
@@ -68,6 +74,7 @@ class HostManager:
         if overhead_s is not None:
             instance.overhead_s = overhead_s
         state.generation += 1
+        self.generation += 1
 
     def hosts_of_group(self, group):
         return frozenset(self.group_hosts.get(group, ()))

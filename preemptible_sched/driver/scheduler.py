@@ -274,6 +274,8 @@ class FilterScheduler:
         """``{host: (score, victims)}`` of the hosts where ``spec`` fits
         once the policy's victims are gone."""
         policy = self.preemption
+        if not policy.may_preempt(pending, now):
+            return {}
         candidates = {}
         views = []
         for state in states:

@@ -59,6 +59,40 @@ def _instance_from_row(row):
             'running', 'terminating') else None)
 
 
+def _kind(spec):
+    """What, besides size, decides whether a request can be placed; None
+    when its placement depends on more (constraints, zones, groups)."""
+    if spec.constraints or spec.availability_zone or spec.group or \
+            spec.num_instances != 1:
+        return None
+    return (spec.preemptible, spec.service_class, spec.priority)
+
+
+def _remember_failure(entry, failed):
+    kind = _kind(entry.spec)
+    if kind is not None:
+        failed.setdefault(kind, []).append(entry.spec.resources)
+
+
+def _dominated(entry, failed):
+    """Whether a request of the same kind, no larger, already failed in
+    this pass.
+
+    Such a request came earlier in the queue order, so it could displace
+    at least the instances this one could (policies only narrow the
+    candidates further down the queue): if it found no host, neither will
+    this one. Skipping it keeps a pass over a long queue on a full cloud
+    cheap.
+    """
+    kind = _kind(entry.spec)
+    if kind is None or kind not in failed:
+        return False
+    size = entry.spec.resources
+    return any(smaller.vcpus <= size.vcpus and
+               smaller.memory_mb <= size.memory_mb and
+               smaller.disk_gb <= size.disk_gb for smaller in failed[kind])
+
+
 class SchedulerLoop(compute.ComputeEvents):
     """Queue, passes and lifecycle over one store, driver and clock.
 
@@ -89,6 +123,11 @@ class SchedulerLoop(compute.ComputeEvents):
         self._deleting = set()
         self.alive = False
         self.passes = 0
+        self._last_pass = None
+        # Whether the outcome of a pass may change with time alone.
+        self.time_dependent = (
+            self.queue_policy.time_dependent or
+            self.scheduler.preemption.time_dependent)
         #: called with (pending request, decision, now) for every placed
         #: decision, before it is carried out (testbed, simulator, tests)
         self.decision_observers = []
@@ -295,12 +334,21 @@ class SchedulerLoop(compute.ComputeEvents):
         self._pass_handle = None
         self.passes += 1
         now = self.clock.now()
+        # Nothing changed since a pass that placed nothing: with policies
+        # that do not depend on time, it would decide the same again.
+        signature = (self.host_manager.generation,
+                     tuple(self.pending))
+        if not self.time_dependent and signature == self._last_pass:
+            return
         lap = self.scheduler.stopwatch
         with lap('J3'):
             queue = self.queue_policy.order(list(self.pending.values()),
                                             now)
+        failed = {}
         for entry in queue:
             if entry.sequence not in self.pending:
+                continue
+            if _dominated(entry, failed):
                 continue
             started = time.perf_counter()
             decision = self.scheduler.select_destinations(
@@ -315,6 +363,10 @@ class SchedulerLoop(compute.ComputeEvents):
             elif CONF.scheduler.on_no_valid_host == 'fail':
                 del self.pending[entry.sequence]
                 self._fail_request(entry, decision.reason)
+            else:
+                _remember_failure(entry, failed)
+        self._last_pass = (self.host_manager.generation,
+                           tuple(self.pending))
 
     def _place(self, entry, decision):
         for selection in decision.selections:
@@ -530,6 +582,7 @@ class SchedulerLoop(compute.ComputeEvents):
         if state is None:
             return
         state.up = False
+        self.host_manager.generation += 1
         self.store.set_host_up(host, False, at)
         self.notify('host.down', {'host': host})
         for decision in self.store.unfinished_decisions():
@@ -553,6 +606,7 @@ class SchedulerLoop(compute.ComputeEvents):
         if state is None:
             return
         state.up = True
+        self.host_manager.generation += 1
         self.store.set_host_up(host, True, at)
         self.notify('host.up', {'host': host})
         self.request_pass()

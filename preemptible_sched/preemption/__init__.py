@@ -48,6 +48,13 @@ class BasePreemptionPolicy:
     #: with its termination selector; the methods below are then unused.
     spot = False
 
+    #: True when who may be displaced changes with time alone.
+    time_dependent = False
+
+    def may_preempt(self, request, now):
+        """Whether ``request`` may displace anything at all at ``now``."""
+        return True
+
     def candidates(self, state, request, now):
         """Instances on ``state`` that ``request`` may displace at ``now``.
 

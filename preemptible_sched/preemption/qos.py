@@ -24,11 +24,16 @@ from preemptible_sched import qos
 class QoSPolicy(preemption.BasePreemptionPolicy):
     """Preempt where it hurts no class's SLO, most slack first."""
 
+    time_dependent = True
+
     def __init__(self, classes=None, exempt=None):
         self.classes = classes or qos.Classes()
         self.exempt = (CONF.qos.preempt_exempt_seconds if exempt is None
                        else exempt)
         self.importances = sorted({cls.importance for cls in self.classes})
+
+    def may_preempt(self, request, now):
+        return qos.request_account(request, self.classes, now).at_risk
 
     def candidates(self, state, request, now):
         mine = qos.request_account(request, self.classes, now)

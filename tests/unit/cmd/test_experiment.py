@@ -1,0 +1,337 @@
+"""``preemptible-sched experiment``: bad input, and aggregation over seeds.
+
+Bad input must be reported on one line naming the option or file, with
+exit code 2, before any run starts and without writing anything.
+"""
+
+import csv
+import io
+import math
+import os
+import shutil
+import tempfile
+from unittest import mock
+
+from preemptible_sched.cmd import sched
+from preemptible_sched.simulation import experiment
+from tests import base
+
+WORKLOAD = ('id,submit_s,duration_s,vcpus,memory_mb,disk_gb,service_class\n'
+            'r1,0,10,1,100,0,gold\n'
+            'r2,5,10,1,100,0,bronze\n')
+MACHINES = 'name,vcpus,memory_mb,disk_gb\nm1,4,8000,0\n'
+
+
+class ExperimentArgumentsTestCase(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+        self.workload = self.write('trace.csv', WORKLOAD)
+        self.machines = self.write('machines.csv', MACHINES)
+        self.results = os.path.join(self.tmp, 'results')
+        os.mkdir(self.results)
+        self.output = os.path.join(self.results, 'out')
+
+    def write(self, name, text):
+        path = os.path.join(self.tmp, name)
+        with open(path, 'w') as stream:
+            stream.write(text)
+        return path
+
+    def run_cli(self, *argv):
+        out, err = io.StringIO(), io.StringIO()
+        with mock.patch('sys.stdout', out), mock.patch('sys.stderr', err):
+            code = sched.main(['experiment', '--output', self.output] +
+                              list(argv))
+        return code, out.getvalue(), err.getvalue()
+
+    def assertBadInput(self, argv, *fragments):
+        code, out, err = self.run_cli(*argv)
+        self.assertEqual(2, code, err)
+        self.assertEqual('', out)
+        self.assertEqual(1, len(err.splitlines()), err)
+        self.assertNotIn('Traceback', err)
+        for fragment in fragments:
+            self.assertIn(fragment, err)
+        # Nothing written: no output directory, no staging directory.
+        self.assertEqual([], os.listdir(self.results))
+
+    def sized(self, *extra):
+        return ['--workload', self.workload, '--machines', self.machines,
+                '--size-factors', '1.0'] + list(extra)
+
+    def test_unknown_policy(self):
+        self.assertBadInput(self.sized('--policies', 'qos,fastest'),
+                            '--policies', "'fastest'", 'priority')
+
+    def test_policy_given_twice(self):
+        self.assertBadInput(self.sized('--policies', 'qos,qos'),
+                            '--policies', 'twice')
+
+    def test_size_factor_not_a_number(self):
+        self.assertBadInput(
+            ['--workload', self.workload, '--machines', self.machines,
+             '--size-factors', '1.0,big'], '--size-factors', "'big'")
+
+    def test_size_factor_not_positive(self):
+        self.assertBadInput(
+            ['--workload', self.workload, '--machines', self.machines,
+             '--size-factors', '0.9,0'], '--size-factors', "'0'")
+
+    def test_size_factors_without_machines(self):
+        self.assertBadInput(['--workload', self.workload,
+                             '--size-factors', '1.0'],
+                            '--machines', 'required with --size-factors')
+
+    def test_machines_without_size_factors(self):
+        self.assertBadInput(['--workload', self.workload,
+                             '--machines', self.machines, '--hosts', '2',
+                             '--host-flavor', '4:8000'], '--machines')
+
+    def test_no_hosts_at_all(self):
+        self.assertBadInput(['--workload', self.workload],
+                            'give exactly one of')
+
+    def test_bad_seed(self):
+        self.assertBadInput(self.sized('--seeds', '0,one'), '--seeds',
+                            "'one'")
+
+    def test_bad_jobs(self):
+        self.assertBadInput(self.sized('--jobs', '0'), '--jobs')
+
+    def test_unreadable_workload(self):
+        missing = os.path.join(self.tmp, 'missing.csv')
+        self.assertBadInput(['--workload', self.workload,
+                             '--workload', missing,
+                             '--hosts', '2', '--host-flavor', '4:8000'],
+                            missing, 'cannot read file')
+
+    def test_unreadable_machines(self):
+        missing = os.path.join(self.tmp, 'missing-machines.csv')
+        self.assertBadInput(['--workload', self.workload, '--machines',
+                             missing, '--size-factors', '1.0'], missing)
+
+    def test_bad_field_in_second_workload(self):
+        bad = self.write('other.csv', WORKLOAD.replace('r2,5,', 'r2,soon,'))
+        self.assertBadInput(['--workload', self.workload, '--workload', bad,
+                             '--hosts', '2', '--host-flavor', '4:8000'],
+                            bad, 'line 3', 'submit_s')
+
+    def test_unknown_service_class(self):
+        bad = self.write('odd.csv', WORKLOAD.replace('gold', 'platinum'))
+        self.assertBadInput(['--workload', bad, '--hosts', '2',
+                             '--host-flavor', '4:8000'], bad, 'platinum')
+
+    def test_workloads_with_the_same_stem(self):
+        os.mkdir(os.path.join(self.tmp, 'copy'))
+        twin = self.write(os.path.join('copy', 'trace.csv'), WORKLOAD)
+        self.assertBadInput(['--workload', self.workload, '--workload', twin,
+                             '--hosts', '2', '--host-flavor', '4:8000'],
+                            '--workload', 'rename one')
+
+    def test_bad_plugin_in_configuration(self):
+        config = self.write('bad.conf', '[filter_scheduler]\n'
+                            'enabled_filters = NoSuchFilter\n')
+        self.assertBadInput(['--config-file', config] + self.sized(),
+                            config, 'enabled_filters', 'NoSuchFilter')
+
+    def test_output_is_a_file(self):
+        self.output = self.write('taken', '')
+        code, out, err = self.run_cli(*self.sized())
+        self.assertEqual(2, code, err)
+        self.assertIn('--output', err)
+        self.assertEqual('', open(self.output).read())
+
+
+def summary(per_class, preemptions, p99, wall):
+    return {'policy': 'qos', 'per_class': per_class,
+            'preemptions': preemptions, 'terminations': 0,
+            'scheduling_latency_ms': {'mean': None, 'p50': None, 'p99': p99},
+            'wall_time_s': wall}
+
+
+def gold(availability, fulfilment, deficit, gini):
+    return {'count': 10, 'slo': 1.0, 'mean_availability': availability,
+            'slo_fulfillment': fulfilment, 'qos_deficit': deficit,
+            'gini': gini}
+
+
+class TestAggregation(base.TestCase):
+    """Hand-made summaries, means and sample stds computed by hand."""
+
+    def setUp(self):
+        super().setUp()
+        cell = experiment.Cell
+        self.summaries = {
+            cell('trace', 'qos', 0.9, 0): summary(
+                {'gold': gold(0.9, 0.5, 0.1, 0.0),
+                 'platinum': gold(0.2, 0.0, 0.8, 0.5),
+                 'none': {'mean_availability': 0.5,
+                          'slo_fulfillment': None}}, 2, 1.0, 10.0),
+            cell('trace', 'qos', 0.9, 1): summary(
+                {'gold': gold(0.8, 0.25, 0.2, 0.1)}, 4, None, 12.0),
+            cell('trace', 'qos', 0.9, 2): summary(
+                {'gold': gold(1.0, 0.75, 0.0, 0.2)}, 9, 3.0, 14.0),
+            cell('trace', 'priority', 0.9, 0): summary(
+                {'gold': gold(1.0, 1.0, 0.0, 0.0)}, 1, 2.0, 5.0),
+        }
+        self.classes = experiment.ordered_classes(
+            ['gold', 'silver', 'bronze'], self.summaries.values())
+
+    def test_classes_configured_first_then_others_then_none(self):
+        self.assertEqual(['gold', 'silver', 'bronze', 'platinum', 'none'],
+                         self.classes)
+
+    def test_means_and_stds(self):
+        rows = experiment.aggregate(self.summaries, self.classes)
+        self.assertEqual([('trace', 0.9, 'qos', 3),
+                          ('trace', 0.9, 'priority', 1)],
+                         [(row.workload, row.size_factor, row.policy,
+                           row.seeds) for row in rows])
+        qos = rows[0].values
+
+        def check(name, mean, std):
+            got_mean, got_std = qos[name]
+            self.assertAlmostEqual(mean, got_mean, msg=name)
+            if std is None:
+                self.assertIsNone(got_std, name)
+            else:
+                self.assertAlmostEqual(std, got_std, msg=name)
+
+        # 0.9, 0.8, 1.0: deviations 0, -0.1, 0.1; sum of squares 0.02 / 2.
+        check('gold_mean_availability', 0.9, 0.1)
+        # 0.5, 0.25, 0.75: sum of squares 0.125 / 2 = 0.0625.
+        check('gold_slo_fulfillment', 0.5, 0.25)
+        check('gold_qos_deficit', 0.1, 0.1)
+        check('gold_gini', 0.1, 0.1)
+        # 2, 4, 9: mean 5, deviations -3, -1, 4; (9 + 1 + 16) / 2 = 13.
+        check('preemptions', 5.0, math.sqrt(13))
+        check('terminations', 0.0, 0.0)
+        # One seed without a p99: mean of 1 and 3, std of those two.
+        check('latency_p99_ms', 2.0, math.sqrt(2))
+        check('wall_time_s', 12.0, 2.0)
+        # A class in one seed only: its value, no std.
+        check('platinum_mean_availability', 0.2, None)
+        # Classes absent everywhere, statistics that have no value.
+        check('silver_mean_availability', None, None)
+        check('none_slo_fulfillment', None, None)
+        check('none_mean_availability', 0.5, None)
+        priority = rows[1].values
+        self.assertEqual((1.0, None), priority['gold_mean_availability'])
+        self.assertEqual((1.0, None), priority['preemptions'])
+
+    def test_comparison_csv(self):
+        rows = experiment.aggregate(self.summaries, self.classes)
+        path = os.path.join(self.make_tmp(), 'comparison.csv')
+        experiment.write_comparison_csv(path, rows, self.classes, True)
+        with open(path, newline='') as stream:
+            table = list(csv.DictReader(stream))
+        self.assertEqual(['qos', 'priority'],
+                         [row['policy'] for row in table])
+        qos = table[0]
+        self.assertEqual(('trace', '0.9', '3'),
+                         (qos['workload'], qos['size_factor'],
+                          qos['seeds']))
+        self.assertEqual('0.9', qos['gold_mean_availability'])
+        self.assertEqual('0.1', qos['gold_mean_availability_std'])
+        self.assertEqual('3.605551', qos['preemptions_std'])
+        self.assertEqual('', qos['silver_gini'])
+        self.assertEqual('', table[1]['wall_time_s_std'])
+        self.assertEqual(['workload', 'size_factor', 'policy', 'seeds',
+                          'gold_mean_availability',
+                          'gold_mean_availability_std'],
+                         list(qos)[:6])
+        self.assertEqual(['wall_time_s', 'wall_time_s_std'], list(qos)[-2:])
+
+    def test_comparison_csv_without_std_for_one_seed(self):
+        one = {cell: value for cell, value in self.summaries.items()
+               if cell.seed == 0}
+        rows = experiment.aggregate(one, ['gold'])
+        path = os.path.join(self.make_tmp(), 'comparison.csv')
+        experiment.write_comparison_csv(path, rows, ['gold'], False)
+        with open(path) as stream:
+            header = stream.readline().strip().split(',')
+        self.assertEqual(
+            ['workload', 'size_factor', 'policy', 'seeds',
+             'gold_mean_availability', 'gold_slo_fulfillment',
+             'gold_qos_deficit', 'gold_gini', 'preemptions', 'terminations',
+             'latency_p99_ms', 'wall_time_s'], header)
+
+    def test_comparison_md(self):
+        rows = experiment.aggregate(self.summaries, ['gold'])
+        path = os.path.join(self.make_tmp(), 'comparison.md')
+        experiment.write_comparison_md(path, rows, ['gold'], True)
+        with open(path) as stream:
+            lines = stream.read().splitlines()
+        self.assertEqual(4, len(lines))
+        self.assertTrue(all(line.startswith('| ') and line.endswith(' |')
+                            for line in lines))
+        self.assertEqual(12, lines[0].count('|') - 1)
+        self.assertEqual(['---'] * 3 + ['---:'] * 9,
+                         [cell.strip() for cell in lines[1].split('|')[1:-1]])
+        cells = [cell.strip() for cell in lines[2].split('|')[1:-1]]
+        self.assertEqual(['trace', '0.9', 'qos', '3', '0.9 ± 0.1'],
+                         cells[:5])
+        self.assertEqual('5 ± 3.606', cells[8])
+        # One seed: no std.
+        self.assertIn('| priority | 1 | 1 |', lines[3])
+
+    def make_tmp(self):
+        path = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, path, True)
+        return path
+
+
+class TestLayout(base.TestCase):
+
+    def test_cell_path(self):
+        self.assertEqual(os.path.join('trace', 'qos', 'sf0.9', 'seed2'),
+                         experiment.Cell('trace', 'qos', 0.9, 2).path)
+        self.assertEqual(os.path.join('trace', 'none', 'fixed', 'seed0'),
+                         experiment.Cell('trace', 'none', None, 0).path)
+        self.assertEqual('sf1.0', experiment.level_name(1))
+
+    def test_workload_stem(self):
+        self.assertEqual('openb_pod_list_default', experiment.workload_stem(
+            '/data/openb_pod_list_default.csv'))
+        self.assertEqual('trace', experiment.workload_stem('x/trace.swf.gz'))
+
+    def test_design_is_full_factorial(self):
+        cells = experiment.design(['a', 'b'], ['qos', 'priority'],
+                                  [1.0, 0.8], [0, 1, 2])
+        self.assertEqual(24, len(set(cells)))
+        # Policies of one (workload, size factor, seed) side by side.
+        self.assertEqual(
+            [experiment.Cell('a', 'qos', 1.0, 0),
+             experiment.Cell('a', 'priority', 1.0, 0)], cells[:2])
+
+
+class TestStagedOutput(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.parent = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.parent, True)
+        self.output = os.path.join(self.parent, 'out')
+
+    def test_failure_leaves_nothing(self):
+        with self.assertRaises(RuntimeError):
+            with experiment.staged_output(self.output) as staging:
+                os.makedirs(os.path.join(staging, 'trace', 'qos'))
+                raise RuntimeError('a cell failed')
+        self.assertEqual([], os.listdir(self.parent))
+
+    def test_rerun_replaces_workload_directories(self):
+        with experiment.staged_output(self.output) as staging:
+            os.makedirs(os.path.join(staging, 'trace', 'billing'))
+            os.makedirs(os.path.join(staging, 'other'))
+            open(os.path.join(staging, 'comparison.csv'), 'w').close()
+        with experiment.staged_output(self.output) as staging:
+            os.makedirs(os.path.join(staging, 'trace', 'qos'))
+        self.assertEqual(['out'], os.listdir(self.parent))
+        self.assertEqual(['qos'],
+                         os.listdir(os.path.join(self.output, 'trace')))
+        # Not rewritten: stays, except the stale comparison.
+        self.assertEqual(['other', 'trace'], sorted(os.listdir(self.output)))
