@@ -123,11 +123,10 @@ class SchedulerLoop(compute.ComputeEvents):
         self._deleting = set()
         self.alive = False
         self.passes = 0
+        # (host generation, queue) after the last pass that placed
+        # nothing, and until when time alone cannot change its outcome.
         self._last_pass = None
-        # Whether the outcome of a pass may change with time alone.
-        self.time_dependent = (
-            self.queue_policy.time_dependent or
-            self.scheduler.preemption.time_dependent)
+        self._quiet_until = None
         #: called with (pending request, decision, now) for every placed
         #: decision, before it is carried out (testbed, simulator, tests)
         self.decision_observers = []
@@ -334,12 +333,14 @@ class SchedulerLoop(compute.ComputeEvents):
         self._pass_handle = None
         self.passes += 1
         now = self.clock.now()
-        # Nothing changed since a pass that placed nothing: with policies
-        # that do not depend on time, it would decide the same again.
-        signature = (self.host_manager.generation,
-                     tuple(self.pending))
-        if not self.time_dependent and signature == self._last_pass:
+        # Nothing changed since a pass that placed nothing, and the policy
+        # says time alone changes nothing yet: it would decide the same.
+        if self._last_pass == (self.host_manager.generation,
+                               tuple(self.pending)) and \
+                now < self._quiet_until:
             return
+        generation = self.host_manager.generation
+        placed = False
         lap = self.scheduler.stopwatch
         with lap('J3'):
             queue = self.queue_policy.order(list(self.pending.values()),
@@ -355,6 +356,7 @@ class SchedulerLoop(compute.ComputeEvents):
                 entry.spec, now=now, pending=entry)
             self.stats.add_decision(time.perf_counter() - started)
             if decision.placed:
+                placed = True
                 del self.pending[entry.sequence]
                 for observer in self.decision_observers:
                     observer(entry, decision, now)
@@ -365,8 +367,13 @@ class SchedulerLoop(compute.ComputeEvents):
                 self._fail_request(entry, decision.reason)
             else:
                 _remember_failure(entry, failed)
-        self._last_pass = (self.host_manager.generation,
-                           tuple(self.pending))
+        if placed or generation != self.host_manager.generation:
+            self._last_pass = None
+        else:
+            self._last_pass = (generation, tuple(self.pending))
+            self._quiet_until = self.scheduler.preemption.next_change(
+                self.host_manager.get_all_host_states(),
+                list(self.pending.values()), now)
 
     def _place(self, entry, decision):
         for selection in decision.selections:

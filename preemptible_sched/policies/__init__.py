@@ -40,10 +40,6 @@ class BaseQueuePolicy:
     #: Entry-point name, set when the policy is loaded.
     name = None
 
-    #: True when the order changes with time alone (the loop then runs
-    #: its watchdog passes in full even when nothing happened).
-    time_dependent = False
-
     def sort_key(self, request, now):
         """Key of ``request`` (a :class:`PendingRequest`); smaller first."""
         raise NotImplementedError()

@@ -16,8 +16,6 @@ class QoSSlackPolicy(policies.BaseQueuePolicy):
     bounds how stale it gets).
     """
 
-    time_dependent = True
-
     def __init__(self, classes=None):
         self.classes = classes or qos.Classes()
 

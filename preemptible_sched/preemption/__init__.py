@@ -19,6 +19,8 @@ smallest :meth:`score` wins. Plugins see only the host states, the request's
 account and the time they are given.
 """
 
+import math
+
 from preemptible_sched import exception
 from preemptible_sched import loadables
 from preemptible_sched import objects
@@ -48,8 +50,11 @@ class BasePreemptionPolicy:
     #: with its termination selector; the methods below are then unused.
     spot = False
 
-    #: True when who may be displaced changes with time alone.
-    time_dependent = False
+    def next_change(self, states, pending, now):
+        """Earliest time at which time alone (no event) may let one of
+        ``pending`` be placed; the loop skips its watchdog passes until
+        then while nothing else changes. The default: never."""
+        return math.inf
 
     def may_preempt(self, request, now):
         """Whether ``request`` may displace anything at all at ``now``."""

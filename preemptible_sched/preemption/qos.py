@@ -24,13 +24,51 @@ from preemptible_sched import qos
 class QoSPolicy(preemption.BasePreemptionPolicy):
     """Preempt where it hurts no class's SLO, most slack first."""
 
-    time_dependent = True
-
     def __init__(self, classes=None, exempt=None):
         self.classes = classes or qos.Classes()
         self.exempt = (CONF.qos.preempt_exempt_seconds if exempt is None
                        else exempt)
         self.importances = sorted({cls.importance for cls in self.classes})
+        self._memo = {}
+
+    def next_change(self, states, pending, now):
+        """When a time to violation, exempt time or overhead ratio next
+        crosses a threshold that decides who may preempt whom.
+
+        Pending requests lose one second of slack per second and become at
+        risk; running instances gain ``1/slo - 1`` per second and become
+        safe, leave their exempt time, and see their overhead ratio fall
+        below the threshold. (The queue order between a request and a
+        candidate never decides alone: an at-risk request precedes every
+        safe instance and every instance of a less important class.)
+        """
+        horizon = math.inf
+        for entry in pending:
+            account = qos.request_account(entry, self.classes, now)
+            if not account.at_risk and \
+                    not math.isinf(account.time_to_violation):
+                horizon = min(horizon, now + account.time_to_violation -
+                              account.service_class.safety_margin)
+        for state in states:
+            for instance in state.instances.values():
+                if instance.running_since is None:
+                    continue        # its start is an event
+                exempt_end = instance.running_since + self.exempt
+                if exempt_end > now:
+                    horizon = min(horizon, exempt_end)
+                account = qos.instance_account(instance, self.classes, now)
+                cls = account.service_class
+                if account.at_risk and 0 < cls.slo < 1:
+                    horizon = min(horizon, now + (
+                        cls.safety_margin - account.time_to_violation) /
+                        (1 / cls.slo - 1))
+                threshold = cls.overhead_threshold
+                if not account.may_be_preempted_again and \
+                        0 < threshold < 1:
+                    horizon = min(horizon, now + account.overhead_s *
+                                  (1 - threshold) / threshold -
+                                  account.running_s)
+        return max(horizon, now)
 
     def may_preempt(self, request, now):
         return qos.request_account(request, self.classes, now).at_risk
@@ -40,22 +78,34 @@ class QoSPolicy(preemption.BasePreemptionPolicy):
         if not mine.at_risk:
             return []
         key = mine.slack_key()
+        importance = mine.service_class.importance
+        return [instance for instance, theirs, at_risk, their_importance
+                in self._eligible(state, now)
+                if key < theirs and
+                (not at_risk or importance < their_importance)]
+
+    def _eligible(self, state, now):
+        """Instances of ``state`` past their exempt time and below their
+        overhead threshold, with their slack keys, at risk flags and
+        importances; memoised per host until it or the time changes (a
+        pass asks once per pending request)."""
+        memo_key = (state.generation, now)
+        memo = self._memo.get(state.name)
+        if memo is not None and memo[0] == memo_key:
+            return memo[1]
         exempt_until = now - self.exempt
-        chosen = []
+        eligible = []
         for instance in state.instances.values():
             if instance.running_since is None or \
                     instance.running_since > exempt_until:
                 continue
-            theirs = qos.instance_account(instance, self.classes, now)
-            if not theirs.may_be_preempted_again:
+            account = qos.instance_account(instance, self.classes, now)
+            if not account.may_be_preempted_again:
                 continue
-            if not key < theirs.slack_key():
-                continue
-            if theirs.at_risk and not (mine.service_class.importance <
-                                       theirs.service_class.importance):
-                continue
-            chosen.append(instance)
-        return chosen
+            eligible.append((instance, account.slack_key(), account.at_risk,
+                             account.service_class.importance))
+        self._memo[state.name] = (memo_key, eligible)
+        return eligible
 
     def keep_order(self, candidates, request, now):
         # Most at risk first: they are the last to be preempted.
