@@ -25,6 +25,7 @@ the service (real clock) and the simulator (virtual clock) share it.
 import dataclasses
 import itertools
 import logging
+import math
 import time
 
 from preemptible_sched import clock as clock_mod
@@ -314,11 +315,19 @@ class SchedulerLoop(compute.ComputeEvents):
                 0, self._pass, priority=clock_mod.LATE)
 
     def _arm_watchdog(self):
+        """Wake up in ``watchdog_interval``, or when the preemption
+        policy says time alone may change the last (quiet) pass's
+        outcome, if that is later."""
         if self._watchdog_handle is not None:
             self._watchdog_handle.cancel()
+            self._watchdog_handle = None
+        delay = CONF.scheduler.watchdog_interval
+        if self._last_pass is not None:
+            delay = max(delay, self._quiet_until - self.clock.now())
+        if math.isinf(delay):
+            return      # only an event can change anything now
         self._watchdog_handle = self.call_later(
-            CONF.scheduler.watchdog_interval, self._watchdog,
-            priority=clock_mod.LATE)
+            delay, self._watchdog, priority=clock_mod.LATE)
 
     def _watchdog(self):
         self._watchdog_handle = None
@@ -374,6 +383,8 @@ class SchedulerLoop(compute.ComputeEvents):
             self._quiet_until = self.scheduler.preemption.next_change(
                 self.host_manager.get_all_host_states(),
                 list(self.pending.values()), now)
+        if self.pending:
+            self._arm_watchdog()
 
     def _place(self, entry, decision):
         for selection in decision.selections:
