@@ -60,3 +60,4 @@ html_theme_options = {
 }
 html_title = '%s %s' % (project, release)
 html_show_sourcelink = False
+html_static_path = ['_static']
