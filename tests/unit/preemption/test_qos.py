@@ -319,3 +319,44 @@ class TestLoad(base.TestCase):
         policy = preemption.load('qos')
         self.assertIsInstance(policy, qos_policy.QoSPolicy)
         self.assertFalse(policy.spot)
+
+
+class TestNextChange(QoSPolicyTestCase):
+    """When time alone may next change who may preempt whom."""
+
+    def next_change(self, instances=(), pending=()):
+        state = base.make_host_state(instances=list(instances))
+        return self.policy.next_change([state], list(pending), NOW)
+
+    def test_nothing_time_dependent(self):
+        self.assertEqual(math.inf, self.next_change())
+
+    def test_safe_request_becomes_at_risk(self):
+        # BRONZE_SAFE: Q = 100, margin 10: at risk 90 s from now.
+        self.assertEqual(NOW + 90, self.next_change(pending=[BRONZE_SAFE]))
+        # An at-risk request changes nothing by waiting longer.
+        self.assertEqual(math.inf,
+                         self.next_change(pending=[BRONZE_AT_RISK]))
+
+    def test_exempt_time_ends(self):
+        # Safe bronze running since 950: exempt until 950 + 120 = 1070.
+        # r = 600 + 50: Q = 1300 - 1000 = 300, safe.
+        self.assertEqual(1070.0, self.next_change(
+            [instance('b', 'bronze', 0, 600, 950)]))
+
+    def test_at_risk_instance_becomes_safe(self):
+        # Silver admitted at 0, running since 500 (past exempt): r = 500,
+        # Q = 500 / 0.9 - 1000 = -444.44; it gains 1/0.9 - 1 = 1/9 per
+        # second, so it reaches the margin 10 after (10 + 444.44) * 9 s.
+        expected = NOW + (10 + 1000 - 500 / 0.9) * 9
+        self.assertAlmostEqual(expected, self.next_change(
+            [instance('s', 'silver', 0, 0, 500)]), places=6)
+
+    def test_overhead_ratio_falls_below_threshold(self):
+        # Silver admitted at 800, running since 850 with 50 s of overhead:
+        # r = 150, Q = 166.7 - 200 = -33.3 (at risk, becomes safe after
+        # (10 + 33.33) * 9 = 390 s); PO = 50 / 200 = 0.25 >= 0.1, falls
+        # below once r > 50 * 0.9 / 0.1 = 450, i.e. 300 s from now.
+        self.assertAlmostEqual(NOW + 300, self.next_change(
+            [instance('s', 'silver', 800, 0, 850, overhead_s=50)]),
+            places=6)

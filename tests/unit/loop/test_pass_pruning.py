@@ -1,0 +1,46 @@
+"""A pass skips requests that an earlier, no larger one shows hopeless."""
+
+import testtools
+
+from preemptible_sched.loop import scheduler_loop
+from preemptible_sched import objects
+from preemptible_sched import policies
+
+
+def entry(vcpus, memory_mb, service_class='bronze', **spec_kw):
+    spec = objects.RequestSpec(
+        id='r', resources=objects.Resources(vcpus, memory_mb, 0),
+        service_class=service_class, **spec_kw)
+    return policies.PendingRequest(spec, 0.0, 0)
+
+
+class TestPassPruning(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.failed = {}
+        scheduler_loop._remember_failure(entry(2, 4000), self.failed)
+
+    def dominated(self, candidate):
+        return scheduler_loop._dominated(candidate, self.failed)
+
+    def test_larger_or_equal_of_the_same_kind_is_skipped(self):
+        self.assertTrue(self.dominated(entry(2, 4000)))
+        self.assertTrue(self.dominated(entry(4, 4000)))
+
+    def test_smaller_in_one_resource_is_tried(self):
+        self.assertFalse(self.dominated(entry(1, 8000)))
+        self.assertFalse(self.dominated(entry(4, 2000)))
+
+    def test_other_kinds_are_tried(self):
+        self.assertFalse(self.dominated(entry(4, 8000, 'gold')))
+        self.assertFalse(self.dominated(entry(4, 8000, preemptible=True)))
+
+    def test_requests_with_placement_constraints_are_always_tried(self):
+        self.assertFalse(self.dominated(entry(4, 8000,
+                                              constraints={'a': 'b'})))
+        self.assertFalse(self.dominated(entry(4, 8000, group='g')))
+        failed = {}
+        scheduler_loop._remember_failure(
+            entry(1, 1000, availability_zone='z'), failed)
+        self.assertEqual({}, failed)
