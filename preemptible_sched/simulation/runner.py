@@ -110,6 +110,7 @@ class Simulation:
         self.events = 0
         self.submitted = 0
         self.utilisation = []
+        self._sampled = None
 
     def run(self):
         overrides = apply_policy(self.policy) if self.policy else {}
@@ -191,15 +192,19 @@ class Simulation:
             self.on_event(self.submitted)
 
     def _sample(self, interval):
-        states = self.loop.host_manager.host_states.values()
-        used = objects.Resources()
-        capacity = objects.Resources()
-        for state in states:
-            used = used + state.full.used
-            capacity = capacity + state.capacity
-        self.utilisation.append((self.clock.now(), used.vcpus,
-                                 capacity.vcpus, used.memory_mb,
-                                 capacity.memory_mb))
+        """Record the cloud's use now; recounted only when a host changed
+        since the last sample (a long quiet stretch costs nothing)."""
+        manager = self.loop.host_manager
+        if self._sampled is None or self._sampled[0] != manager.generation:
+            used_vcpus = used_memory = vcpus = memory = 0.0
+            for state in manager.host_states.values():
+                used_vcpus += state.full.vcpus_used
+                used_memory += state.full.memory_mb_used
+                vcpus += state.capacity.vcpus
+                memory += state.capacity.memory_mb
+            self._sampled = (manager.generation,
+                             (used_vcpus, vcpus, used_memory, memory))
+        self.utilisation.append((self.clock.now(),) + self._sampled[1])
         if self.until is None or self.clock.now() + interval <= self.until:
             self.loop.call_later(interval, self._sample, interval,
                                  priority=clock_mod.LATE)
