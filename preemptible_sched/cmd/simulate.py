@@ -150,6 +150,7 @@ def summarise(result, extra=None):
         'until_s': result.until,
         'events': result.events,
         'normal_acceptance': result.normal_acceptance,
+        'never_placed': result.never_placed,
         'preemptible_cpu_hours_lost': result.preemptible_cpu_hours_lost,
         'slo_tolerance': CONF.qos.slo_tolerance,
         'utilisation': metrics.utilisation_series(result.utilisation,

@@ -88,6 +88,7 @@ class Result:
     events: int
     hosts: int
     normal_acceptance: typing.Optional[float]
+    never_placed: int
     preemptible_cpu_hours_lost: float
 
 
@@ -154,6 +155,8 @@ class Simulation:
             stage_time_ms=self.loop.stats.summary_ms(),
             utilisation=self.utilisation, events=self.events,
             hosts=len(self.hosts),
+            never_placed=len([row for row in rows if row.state == 'pending'
+                              and not row.running_s]),
             # Placed at least once (a normal request that waits forever is
             # the one the spot semantics must avoid).
             normal_acceptance=(
@@ -176,9 +179,15 @@ class Simulation:
             clock.run(self.until)
 
     def _all_done(self):
-        """Nothing waits and nothing runs (``until`` not given)."""
-        return (not self.loop.pending and
-                not self.loop.host_manager.instance_hosts)
+        """Nothing runs and no pass is due (``until`` not given).
+
+        Requests still pending then never will be placed: they do not
+        fit even the empty cloud. They are reported as never run
+        (``never_placed`` in the summary) instead of running the clock
+        forever.
+        """
+        return (not self.loop.host_manager.instance_hosts and
+                self.loop._pass_handle is None)
 
     def _submit(self, item):
         spec = objects.RequestSpec(

@@ -157,3 +157,20 @@ class TestSimulateBadInput(SimulateTestCase):
         self.assertBadInput(
             self.simulate(WORKLOAD, '--hosts', '1', '--host-flavor', '4:8',
                           '--class-map', 'LS'), '--class-map')
+
+    def test_a_request_too_large_for_any_host_ends_the_run(self):
+        # b never fits a 2-vCPU host: once a has ended, nothing can change
+        # and the run stops instead of waiting forever.
+        workload = HEADER + 'a,0,100,1,1000,0,,false,\nb,5,10,4,1000,0,,,\n'
+        code, out, err = self.simulate(workload, '--hosts', '2',
+                                       '--host-flavor', '2:4000',
+                                       '--policy', 'billing')
+        self.assertEqual(0, code, err)
+        with open(os.path.join(self.output, 'summary.json')) as stream:
+            summary = json.load(stream)
+        self.assertEqual(1, summary['never_placed'])
+        self.assertLess(summary['until_s'], 200.0)
+        with open(os.path.join(self.output, 'instances.csv')) as stream:
+            rows = {row['id']: row for row in csv.DictReader(stream)}
+        self.assertEqual('0', rows['b']['running_s'])
+        self.assertEqual('', rows['b']['end_s'])
