@@ -1,9 +1,10 @@
-"""What both benchmarks print besides their figures.
+"""What every benchmark prints besides its figures.
 
 Imported as a sibling module: running ``python benchmarks/<name>.py`` puts
 this directory on ``sys.path``.
 """
 
+import json
 import os
 import platform
 import subprocess
@@ -44,3 +45,12 @@ def machine():
         'date': time.strftime('%Y-%m-%d'),
         'source': source_revision(),
     }
+
+
+def emit(result, output=None):
+    """Print ``result`` as JSON on stdout, and write it to ``output``."""
+    text = json.dumps(result, indent=2)
+    print(text)
+    if output:
+        with open(output, 'w') as stream:
+            stream.write(text + '\n')

@@ -46,7 +46,6 @@ import cProfile
 import gc
 import io
 import itertools
-import json
 import math
 import pstats
 import random
@@ -55,6 +54,7 @@ import statistics
 import sys
 import time
 
+from report import emit
 from report import log
 from report import machine
 
@@ -383,11 +383,7 @@ def main(argv=None):
             for mode in MODES:
                 log(f'--- profile: {case}, {mode}, {largest} hosts')
                 log(profile(largest, case, mode, args.seed))
-    text = json.dumps(report, indent=2)
-    print(text)
-    if args.output:
-        with open(args.output, 'w') as stream:
-            stream.write(text + '\n')
+    emit(report, args.output)
     return 0
 
 

@@ -24,12 +24,12 @@ A full run takes minutes per policy; ``--limit 2000`` replays the first
 
 import argparse
 import gc
-import json
 import os
 import resource
 import sys
 import time
 
+from report import emit
 from report import log
 from report import machine
 
@@ -127,11 +127,7 @@ def main(argv=None):
         'results': results,
         'wall_time_s': round(time.perf_counter() - started, 1),
     }
-    text = json.dumps(result, indent=2)
-    print(text)
-    if args.output:
-        with open(args.output, 'w') as stream:
-            stream.write(text + '\n')
+    emit(result, args.output)
     return 0
 
 

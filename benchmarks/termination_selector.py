@@ -25,13 +25,13 @@ The result is JSON on stdout (progress goes to stderr)::
 """
 
 import argparse
-import json
 import math
 import random
 import statistics
 import sys
 import time
 
+from report import emit
 from report import log
 from report import machine
 
@@ -219,11 +219,7 @@ def main(argv=None):
         'targets': verdict(selector_rows, oracle_rows),
         'wall_time_s': round(time.perf_counter() - started, 1),
     }
-    text = json.dumps(report, indent=2)
-    print(text)
-    if args.output:
-        with open(args.output, 'w') as stream:
-            stream.write(text + '\n')
+    emit(report, args.output)
     return 0
 
 

@@ -161,6 +161,21 @@ class HostState:
     def view(self, normal):
         return self.normal if normal else self.full
 
+    def view_without(self, removed):
+        """A full view of this host as if ``removed`` were gone.
+
+        A detached copy: the class-based preemption policies filter, fit
+        and weigh hosts on it without changing the host.
+        """
+        view = HostView(self, is_full=True)
+        view.vcpus_used = self.full.vcpus_used
+        view.memory_mb_used = self.full.memory_mb_used
+        view.disk_gb_used = self.full.disk_gb_used
+        view.num_instances = self.full.num_instances
+        for instance in removed:
+            view._add(instance.resources, -1)
+        return view
+
     def consume(self, instance):
         """Account ``instance`` as running here: O(1)."""
         if instance.id in self.instances:

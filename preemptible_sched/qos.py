@@ -102,6 +102,14 @@ class Classes:
             return self.default
         return self.by_name.get(name, NO_CLASS)
 
+    def require(self, name, source, field):
+        """Raise InvalidInput (``source``, ``field``) unless ``name`` is
+        None or a configured class."""
+        if name is not None and name not in self.by_name:
+            raise exception.InvalidInput(
+                source, field, 'unknown service class %r (valid: %s)' % (
+                    name, ', '.join(sorted(self.by_name))))
+
     def __contains__(self, name):
         return name in self.by_name
 

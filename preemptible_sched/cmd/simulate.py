@@ -132,12 +132,8 @@ def load_hosts(args, items, size_factor, seed):
 def check_classes(items, source):
     classes = qos.Classes()
     for item in items:
-        if item.service_class is not None and \
-                item.service_class not in classes:
-            raise exception.InvalidInput(
-                source, 'request %s: service_class' % item.id,
-                'unknown service class %r (valid: %s)' % (
-                    item.service_class, ', '.join(sorted(classes.by_name))))
+        classes.require(item.service_class, source,
+                        'request %s: service_class' % item.id)
     return classes
 
 

@@ -185,11 +185,16 @@ class FilterScheduler:
             selections.append(selection)
         return Decision(spec, selections, reports)
 
+    def _with_group_hosts(self, spec):
+        """``spec`` with the hosts its server group holds now (each
+        instance of a request sees those of the previous ones)."""
+        if not spec.group:
+            return spec
+        return dataclasses.replace(
+            spec, group_hosts=self.host_manager.hosts_of_group(spec.group))
+
     def _schedule_one(self, spec, index, explain):
-        if spec.group:
-            spec = dataclasses.replace(
-                spec, group_hosts=self.host_manager.hosts_of_group(
-                    spec.group))
+        spec = self._with_group_hosts(spec)
         states = self.host_manager.get_all_host_states()
         verdicts = {} if explain else None
         with self.stopwatch('R4'):
@@ -223,10 +228,7 @@ class FilterScheduler:
     def _schedule_by_class(self, spec, index, explain, pending):
         """One instance under a class-based preemption policy."""
         now = self.host_manager.now
-        if spec.group:
-            spec = dataclasses.replace(
-                spec, group_hosts=self.host_manager.hosts_of_group(
-                    spec.group))
+        spec = self._with_group_hosts(spec)
         states = self.host_manager.get_all_host_states()
         verdicts = {} if explain else None
         with self.stopwatch('R4'):
@@ -258,8 +260,8 @@ class FilterScheduler:
         with self.stopwatch('R5'):
             lowest = min(score for score, _ in plans.values())
             # Weighed as they will be once their victims are gone.
-            tied = [_view_without(self.host_manager.host_states[name],
-                                  victims)
+            tied = [self.host_manager.host_states[name].view_without(
+                        victims)
                     for name, (score, victims) in plans.items()
                     if score == lowest]
             weighed = self._ordered(
@@ -283,7 +285,7 @@ class FilterScheduler:
             if not chosen:
                 continue
             candidates[state.name] = chosen
-            views.append(_view_without(state, chosen))
+            views.append(state.view_without(chosen))
         plans = {}
         for view in self.filter_handler.filter(views, spec):
             state = view.host
@@ -349,17 +351,3 @@ class FilterScheduler:
                 None if plan is None else plan.victim_ids))
         return report
 
-
-def _view_without(state, removed):
-    """A full view of ``state`` as if ``removed`` were gone (for filters)."""
-    view = host_state.HostView(state, is_full=True)
-    full = state.full
-    view.vcpus_used = full.vcpus_used
-    view.memory_mb_used = full.memory_mb_used
-    view.disk_gb_used = full.disk_gb_used
-    view.num_instances = full.num_instances - len(removed)
-    for instance in removed:
-        view.vcpus_used -= instance.resources.vcpus
-        view.memory_mb_used -= instance.resources.memory_mb
-        view.disk_gb_used -= instance.resources.disk_gb
-    return view

@@ -37,7 +37,6 @@ from preemptible_sched.loop import executor as executor_mod
 from preemptible_sched.loop import timing
 from preemptible_sched import objects
 from preemptible_sched import policies
-from preemptible_sched import exception
 from preemptible_sched import qos
 
 LOG = logging.getLogger(__name__)
@@ -265,13 +264,9 @@ class SchedulerLoop(compute.ComputeEvents):
         its class's priority. An unknown class is InvalidInput.
         """
         now = self.clock.now()
+        self.classes.require(spec.service_class, 'request %s' % spec.id,
+                             'service_class')
         if spec.service_class is not None:
-            if spec.service_class not in self.classes:
-                raise exception.InvalidInput(
-                    'request %s' % spec.id, 'service_class',
-                    'unknown service class %r (valid: %s)' % (
-                        spec.service_class,
-                        ', '.join(sorted(self.classes.by_name))))
             if not spec.priority:
                 spec = dataclasses.replace(
                     spec, priority=self.classes.get(

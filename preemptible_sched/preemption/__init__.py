@@ -23,21 +23,6 @@ import math
 
 from preemptible_sched import exception
 from preemptible_sched import loadables
-from preemptible_sched import objects
-
-
-def fits_without(state, resources, removed):
-    """Whether ``resources`` fit ``state``'s full view once ``removed`` go."""
-    freed = objects.Resources()
-    for instance in removed:
-        freed = freed + instance.resources
-    capacity = state.capacity
-    used = state.full.used - freed
-    tolerance = 1e-6
-    return (used.vcpus + resources.vcpus <= capacity.vcpus + tolerance and
-            used.memory_mb + resources.memory_mb
-            <= capacity.memory_mb + tolerance and
-            used.disk_gb + resources.disk_gb <= capacity.disk_gb + tolerance)
 
 
 class BasePreemptionPolicy:
@@ -80,12 +65,12 @@ class BasePreemptionPolicy:
         fits; the rest are the victims.
         """
         resources = request.spec.resources
-        if not fits_without(state, resources, candidates):
+        if not state.view_without(candidates).fits(resources):
             return None
         victims = list(candidates)
         for instance in self.keep_order(candidates, request, now):
             rest = [victim for victim in victims if victim is not instance]
-            if fits_without(state, resources, rest):
+            if state.view_without(rest).fits(resources):
                 victims = rest
         return tuple(victims)
 

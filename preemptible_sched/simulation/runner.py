@@ -139,7 +139,7 @@ class Simulation:
             CONF.scheduler.watchdog_interval,
             ((self.until or last_submit) or 1.0) / 500.0)
         self._sample(interval)
-        self._drive(last_submit)
+        self._drive()
         end = self.clock.now() if self.until is None else self.until
         self.loop.stop()
         rows = self.store.list_instances()
@@ -168,7 +168,7 @@ class Simulation:
                 row.vcpus * row.running_s for row in rows
                 if row.preemptible and row.state == 'terminated') / 3600.0)
 
-    def _drive(self, last_submit):
+    def _drive(self):
         clock = self.clock
         while clock.step(self.until):
             self.events += 1
