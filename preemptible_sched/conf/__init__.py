@@ -2,6 +2,13 @@
 
 Each module of this package declares the options of one group and
 registers them here; nothing else in the project registers options.
+
+The options live on a configuration object of their own rather than on
+oslo.config's global ``cfg.CONF``: the same process may be a Nova service
+whose global configuration already has groups of the same names
+(``[filter_scheduler]``, ``[scheduler]``, ``[compute]``) with different
+options. Inside Nova, :mod:`preemptible_sched.conf.nova` declares the
+options an operator sets in ``nova.conf`` and copies them here.
 """
 
 from oslo_config import cfg
@@ -15,7 +22,7 @@ from preemptible_sched.conf import qos
 from preemptible_sched.conf import scheduler
 from preemptible_sched.conf import service
 
-CONF = cfg.CONF
+CONF = cfg.ConfigOpts()
 
 compute.register_opts(CONF)
 database.register_opts(CONF)

@@ -15,6 +15,7 @@ an exchange of its own.
 """
 
 import concurrent.futures
+import importlib
 import threading
 
 import oslo_messaging
@@ -43,11 +44,36 @@ def register_messaging_opts(conf):
     """
     for group, opts in messaging_opts.list_opts():
         conf.register_opts(opts, group=group)
+    for group, opts in _unlisted_messaging_opts():
+        conf.register_opts(opts, group=group)
     conf.set_default('transport_url', service_conf.DEFAULT_TRANSPORT_URL)
     conf.set_default('driver', [DEFAULT_NOTIFICATION_DRIVER],
                      group='oslo_messaging_notifications')
     conf.set_default('retry', DEFAULT_NOTIFICATION_RETRY,
                      group='oslo_messaging_notifications')
+
+
+#: oslo.messaging options its ``list_opts()`` leaves out: (module, list).
+_UNLISTED = (('oslo_messaging._tracing.client', 'oslo_messaging_tracing'),
+             ('oslo_messaging._metrics.client', 'oslo_messaging_metrics'))
+
+
+def _unlisted_messaging_opts():
+    """``[(group, opts)]`` of oslo.messaging options missing from its list.
+
+    oslo.messaging registers its tracing and metrics options only on
+    oslo.config's global object, yet every RPC call reads them from the
+    transport's own configuration; ours is a separate object (see
+    :mod:`preemptible_sched.conf`), so they are registered there too.
+    """
+    found = []
+    for module_name, name in _UNLISTED:
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:     # a release without that feature
+            continue
+        found.append((name, getattr(module, name, [])))
+    return found
 
 
 def get_rpc_transport(conf):

@@ -41,7 +41,7 @@ def normalize(weights, minval=None, maxval=None):
     return [(w - low) / span for w in weights]
 
 
-def _rank_last(weights):
+def rank_last(weights):
     """Replace None weights by one less than the lowest other weight."""
     if None not in weights:
         return weights
@@ -138,7 +138,7 @@ class WeightHandler:
         debug = LOG.isEnabledFor(logging.DEBUG)
         for weigher in self.weighers:
             raw = weigher.weigh_objects(host_views, spec)
-            normalized = normalize(_rank_last(raw), weigher.minval,
+            normalized = normalize(rank_last(raw), weigher.minval,
                                    weigher.maxval)
             default = weigher.default_multiplier()
             if not explain and not debug and not any(normalized):

@@ -1,0 +1,174 @@
+"""Options an operator sets in ``nova.conf`` for the Nova integration.
+
+They live in the group ``[preemptible_sched]`` of Nova's own configuration
+(Nova already owns ``[filter_scheduler]`` and ``[scheduler]``).
+:mod:`preemptible_sched.nova` registers them on Nova's configuration and
+:func:`apply` copies the ones the core plugins read into the core's
+configuration object. This module imports only oslo.config, so the
+sample generator and the docs can list the options without Nova installed.
+"""
+
+from oslo_config import cfg
+
+from preemptible_sched.conf import preemptible
+
+nova_group = cfg.OptGroup(
+    'preemptible_sched',
+    title='Preemptible instances in Nova',
+    help="""
+Options of ``preemptible_sched.nova``: the preemption-aware scheduler manager
+(``preemptible-nova-scheduler``), its filters and weighers listed in
+``[filter_scheduler]``, and the flavor extra specs
+``preemptible_sched:preemptible`` and ``preemptible_sched:service_class``.
+""")
+
+#: Core options whose meaning is the same in Nova: declared once, in
+#: :mod:`preemptible_sched.conf.preemptible`, and registered here too.
+SHARED = ('termination_costs', 'billing_period_seconds',
+           'termination_grace_seconds', 'billing_period_cost_multiplier',
+           'count_cost_multiplier', 'runtime_cost_multiplier',
+           'priority_cost_multiplier')
+
+_shared_opts = [opt for opt in preemptible.preemptible_opts
+                if opt.name in SHARED]
+
+nova_opts = [
+    cfg.BoolOpt('preempt',
+                default=True,
+                help="""
+Whether a normal request may terminate preemptible servers to find room.
+
+When Placement finds no room for a normal (non-preemptible) request, the
+manager looks again at every compute node as it would be without its
+preemptible servers, picks a host with the configured filters and weighers,
+deletes the cheapest set of preemptible servers there and claims the room
+for the request. Off, the manager behaves as Nova's own.
+
+Related options:
+
+* ``termination_costs``
+* ``release_timeout``
+"""),
+    cfg.DictOpt('service_classes',
+                default={'gold': '1000', 'silver': '500', 'bronze': '0'},
+                help="""
+Service classes a flavor may name in ``preemptible_sched:service_class``,
+with the priority of each.
+
+The extra-spec validator rejects any other class name. The priority becomes
+the ``priority`` of the flavor's servers, which the ``priority`` termination
+cost charges (terminating a server of a higher class costs more).
+
+Possible values:
+
+* ``name:priority`` pairs, e.g. ``gold:1000,silver:500,bronze:0``.
+"""),
+    cfg.FloatOpt('release_timeout',
+                 default=60.0,
+                 min=0.0,
+                 help="""
+Longest wait, in seconds, for Placement to release the allocations of the
+servers deleted to make room, after the grace period.
+
+The compute service deletes the allocation of a server once the server is
+gone. When some are still held after this long, the request fails with
+NoValidHost (the servers stay deleted).
+
+Related options:
+
+* ``release_poll_interval``
+* ``termination_grace_seconds``
+"""),
+    cfg.FloatOpt('release_poll_interval',
+                 default=0.5,
+                 min=0.01,
+                 help="""
+Seconds between two checks of Placement while waiting for deleted servers
+to release their allocations.
+"""),
+    cfg.FloatOpt('preemptible_count_weight_multiplier',
+                 default=1.0,
+                 help="""
+Multiplier of ``PreemptibleCountWeigher``.
+
+The raw weight is minus the fewest preemptible servers that must be deleted
+for the request to fit the host (0 when it fits). Positive prefers hosts
+where fewer servers die. Aggregate metadata of the same key overrides it.
+"""),
+    cfg.FloatOpt('termination_cost_weight_multiplier',
+                 default=10.0,
+                 help="""
+Multiplier of ``TerminationCostWeigher``.
+
+The raw weight is minus the cost of the cheapest set of preemptible servers
+whose deletion lets the request fit (0 when it fits). The default makes it
+dominate Nova's resource weighers (each worth at most 1.0 by default).
+Aggregate metadata of the same key overrides it.
+
+Related options:
+
+* ``termination_costs``
+"""),
+    cfg.FloatOpt('least_requested_weight_multiplier',
+                 default=1.0,
+                 help="""
+Multiplier of ``LeastRequestedWeigher`` (Kubernetes' least-requested score
+over vCPUs and RAM). Positive spreads. Aggregate metadata of the same key
+overrides it.
+"""),
+    cfg.FloatOpt('balanced_allocation_weight_multiplier',
+                 default=1.0,
+                 help="""
+Multiplier of ``BalancedAllocationWeigher`` (Kubernetes' balanced-resource
+score). Positive prefers hosts whose CPU and RAM use stay balanced.
+Aggregate metadata of the same key overrides it.
+"""),
+    cfg.FloatOpt('allocation_score_weight_multiplier',
+                 default=1.0,
+                 help="""
+Multiplier of ``AllocationScoreWeigher`` (the mean of the least-requested
+and balanced-resource scores). Aggregate metadata of the same key overrides
+it.
+"""),
+]
+
+ALL_OPTS = _shared_opts + nova_opts
+
+
+def register_opts(conf):
+    """Register the group on ``conf`` (Nova's configuration). Idempotent."""
+    conf.register_group(nova_group)
+    conf.register_opts(ALL_OPTS, group=nova_group)
+
+
+def apply(nova_conf, core_conf):
+    """Copy the shared options from ``nova_conf`` into the core's object.
+
+    The core termination costs read ``[preemptible]`` of the core
+    configuration; in a Nova process that object is never parsed, so the
+    values set in ``nova.conf`` are put there as overrides.
+    """
+    group = nova_conf[nova_group.name]
+    for name in SHARED:
+        core_conf.set_override(name, group[name],
+                               group=preemptible.preemptible_group.name)
+
+
+def service_class_priorities(nova_conf):
+    """``{class name: priority}`` from ``[preemptible_sched]``.
+
+    Raises ValueError naming the option when a priority is not a number.
+    """
+    classes = {}
+    for name, value in nova_conf[nova_group.name].service_classes.items():
+        try:
+            classes[name] = float(value)
+        except ValueError:
+            raise ValueError(
+                '[%s] service_classes: the priority of class %r is %r, not '
+                'a number' % (nova_group.name, name, value))
+    return classes
+
+
+def list_opts():
+    return {nova_group: ALL_OPTS}

@@ -1,0 +1,63 @@
+"""Flavor extra specs that mark preemptible flavors and service classes.
+
+``preemptible_sched:preemptible=true`` makes every server of the flavor
+preemptible: the manager may delete it to make room for a normal server,
+and it never displaces anything itself. ``preemptible_sched:service_class``
+names one of ``[preemptible_sched] service_classes``. :func:`register` is
+the ``nova.api.extra_spec_validators`` entry point: the compute API rejects
+a flavor that sets either key to a bad value.
+"""
+
+from nova.api.validation.extra_specs import base
+from oslo_utils import strutils
+
+from preemptible_sched.conf import nova as nova_opts
+from preemptible_sched.nova import config
+
+CONF = config.CONF
+PREEMPTIBLE = 'preemptible_sched:preemptible'
+SERVICE_CLASS = 'preemptible_sched:service_class'
+
+
+def is_preemptible(flavor):
+    """Whether servers of ``flavor`` (a Nova Flavor) are preemptible.
+
+    A value the validator would refuse (only possible on a flavor created
+    before the validator was installed) counts as not preemptible: such a
+    server is never deleted to make room.
+    """
+    value = (flavor.extra_specs or {}).get(PREEMPTIBLE, 'false')
+    return strutils.bool_from_string(value, strict=False, default=False)
+
+
+def service_class(flavor):
+    """The service class ``flavor`` names, or None."""
+    return (flavor.extra_specs or {}).get(SERVICE_CLASS) or None
+
+
+def register():
+    classes = sorted(nova_opts.service_class_priorities(CONF))
+    return [
+        base.ExtraSpecValidator(
+            name=PREEMPTIBLE,
+            description=(
+                'Whether servers of this flavor are preemptible: the '
+                'preemptible_sched scheduler manager may delete them to '
+                'make room for servers of normal flavors.'),
+            value={
+                'type': bool,
+                'description': 'Whether the flavor is preemptible.',
+            },
+        ),
+        base.ExtraSpecValidator(
+            name=SERVICE_CLASS,
+            description=(
+                'The service class of servers of this flavor; one of '
+                '[preemptible_sched] service_classes in nova.conf.'),
+            value={
+                'type': str,
+                'description': 'A service class name.',
+                'enum': classes,
+            },
+        ),
+    ]

@@ -1,0 +1,43 @@
+"""Core filters as Nova host filters, for ``[filter_scheduler]``.
+
+List them with ``available_filters = nova.scheduler.filters.all_filters``
+and ``available_filters = preemptible_sched.nova.filters.all_filters``, and
+name them in ``enabled_filters``. A wrapped filter judges the view the
+preemption-aware manager shows (the normal view of a normal request on its
+preemption path); on Nova's own path, where Placement has already found
+room, it judges the full view from Nova's usage figures.
+"""
+
+from nova.scheduler import filters as nova_filters
+
+from preemptible_sched.filters import resources_filter
+from preemptible_sched.nova import host_states
+from preemptible_sched.nova import planner
+
+
+class CoreFilter(nova_filters.BaseHostFilter):
+    """Runs one core filter (:attr:`core`) on a Nova host state."""
+
+    #: The core filter class this Nova filter runs.
+    core = None
+
+    def __init__(self):
+        super().__init__()
+        self.plugin = self.core()
+
+    def host_passes(self, host_state, spec_obj):
+        view = host_states.view_of(host_state, planner.planner())
+        request = host_states.core_request(spec_obj, {})
+        return self.plugin.host_passes(view, request)
+
+
+class PreemptibleResourcesFilter(CoreFilter):
+    """The core ``resources`` filter: the request's vCPUs, RAM and disk fit
+    the view, counted in Placement's units and capacities."""
+
+    core = resources_filter.ResourcesFilter
+
+
+def all_filters():
+    """The filter classes of this module, for ``available_filters``."""
+    return [PreemptibleResourcesFilter]

@@ -1,0 +1,232 @@
+"""Nova's host states and request specs, seen as the core's objects.
+
+The core filters, weighers and termination selector reason about
+:class:`preemptible_sched.host_state.HostState` (two views: every instance,
+or only the normal ones) and :class:`preemptible_sched.objects.RequestSpec`.
+This module builds them from what Nova has:
+
+* :func:`from_placement` builds a host from its Placement inventory and
+  allocations and the servers behind them; the manager uses it on the
+  preemption path, where the preemptible servers must be told apart;
+* :func:`state_of` gives the core host of any Nova ``HostState``: the one
+  the manager attached, or one built from Nova's own usage figures (on
+  Nova's stock path, where every candidate already fits);
+* :func:`view_copy` makes the copy of a Nova ``HostState`` that shows one
+  view to Nova's filters and weighers.
+
+Placement units are the core's: VCPU, MEMORY_MB and DISK_GB. A host's
+capacity is Placement's, ``(total - reserved) * allocation_ratio``.
+"""
+
+import copy
+import datetime
+
+from nova.scheduler import utils as scheduler_utils
+from oslo_utils import timeutils
+
+from preemptible_sched import host_state as core_host_state
+from preemptible_sched import objects
+from preemptible_sched.nova import extra_specs
+
+VCPU = 'VCPU'
+MEMORY_MB = 'MEMORY_MB'
+DISK_GB = 'DISK_GB'
+RESOURCE_CLASSES = (VCPU, MEMORY_MB, DISK_GB)
+
+#: Attribute of a Nova HostState holding its core HostState.
+STATE_ATTR = 'preemptible_sched_state'
+#: Attribute of a Nova HostState: True when filters judge the normal view.
+NORMAL_ATTR = 'preemptible_sched_normal'
+#: Id of the one instance that stands for Nova's usage figures.
+USAGE_ID = 'nova-usage'
+
+_EPOCH = datetime.datetime(1970, 1, 1)
+
+
+def epoch(moment):
+    """Seconds since the epoch of a datetime (naive UTC or aware)."""
+    return (timeutils.normalize_time(moment) - _EPOCH).total_seconds()
+
+
+def now():
+    """The present on the clock Nova uses (oslo's, which tests override)."""
+    return epoch(timeutils.utcnow())
+
+
+def resources(amounts):
+    """Core resources of a ``{resource class: amount}`` dict."""
+    return objects.Resources(float(amounts.get(VCPU, 0)),
+                             float(amounts.get(MEMORY_MB, 0)),
+                             float(amounts.get(DISK_GB, 0)))
+
+
+def request_resources(spec_obj):
+    """What one instance of ``spec_obj`` asks of its compute node."""
+    is_bfv = bool(spec_obj.obj_attr_is_set('is_bfv') and spec_obj.is_bfv)
+    return resources(scheduler_utils.resources_from_flavor_and_bfv(
+        spec_obj.flavor, is_bfv))
+
+
+def core_request(spec_obj, classes):
+    """The core request of a Nova ``RequestSpec``.
+
+    ``classes`` maps service class names to priorities
+    (``[preemptible_sched] service_classes``).
+    """
+    flavor = spec_obj.flavor
+    service_class = extra_specs.service_class(flavor)
+    uuid = (spec_obj.instance_uuid
+            if spec_obj.obj_attr_is_set('instance_uuid') else None)
+    zone = (spec_obj.availability_zone
+            if spec_obj.obj_attr_is_set('availability_zone') else None)
+    return objects.RequestSpec(
+        id=uuid or 'request',
+        resources=request_resources(spec_obj),
+        preemptible=extra_specs.is_preemptible(flavor),
+        num_instances=(spec_obj.num_instances
+                       if spec_obj.obj_attr_is_set('num_instances') else 1),
+        flavor=flavor.name,
+        availability_zone=zone,
+        service_class=service_class,
+        priority=classes.get(service_class, 0.0))
+
+
+def _aggregates(host_state):
+    return tuple(objects.Aggregate(aggregate.name or str(aggregate.id),
+                                   dict(aggregate.metadata or {}))
+                 for aggregate in host_state.aggregates or ())
+
+
+def _ratio(value):
+    return 1.0 if value is None else float(value)
+
+
+def from_nova_usage(host_state, planner):
+    """A core host with the usage figures of a Nova ``HostState``.
+
+    Nova's host state knows how much is used, not by whom: the usage is one
+    normal instance, so both views are the full one and nothing on the host
+    is a candidate for termination.
+    """
+    host = objects.Host(
+        name=host_state.nodename,
+        vcpus=float(host_state.vcpus_total or 0),
+        memory_mb=float(host_state.total_usable_ram_mb or 0),
+        disk_gb=float(host_state.total_usable_disk_gb or 0),
+        aggregates=_aggregates(host_state),
+        cpu_allocation_ratio=_ratio(host_state.cpu_allocation_ratio),
+        ram_allocation_ratio=_ratio(host_state.ram_allocation_ratio),
+        disk_allocation_ratio=_ratio(host_state.disk_allocation_ratio),
+        reserved_vcpus=0.0, reserved_memory_mb=0.0, reserved_disk_gb=0.0)
+    state = core_host_state.HostState(host, planner=planner)
+    used = objects.Resources(
+        float(host_state.vcpus_used or 0),
+        float((host_state.total_usable_ram_mb or 0) -
+              (host_state.free_ram_mb or 0)),
+        float(host_state.disk_mb_used or 0) / 1024.0)
+    state.consume(objects.Instance(USAGE_ID, used))
+    # Nova's count, not the stand-in's.
+    state.full.num_instances = state.normal.num_instances = int(
+        host_state.num_instances or 0)
+    return state
+
+
+def _inventory_fields(inventories, resource_class):
+    record = inventories.get(resource_class) or {}
+    return (float(record.get('total', 0)), float(record.get('reserved', 0)),
+            float(record.get('allocation_ratio', 1.0)))
+
+
+def from_placement(host_state, inventories, allocations, servers, classes,
+                   planner):
+    """The core host of a compute node, as Placement accounts for it.
+
+    ``inventories`` is ``{resource class: inventory record}`` and
+    ``allocations`` ``{consumer uuid: {resource class: amount}}`` of the
+    node's resource provider; ``servers`` maps consumer uuids to Nova
+    ``Instance`` objects (with their flavor). A consumer is a candidate for
+    termination only if it is a server of a preemptible flavor with no task
+    under way; anything else (a normal server, a migration, a server being
+    built or deleted) is normal usage that nothing may take away.
+    """
+    vcpus = _inventory_fields(inventories, VCPU)
+    memory = _inventory_fields(inventories, MEMORY_MB)
+    disk = _inventory_fields(inventories, DISK_GB)
+    host = objects.Host(
+        name=host_state.nodename,
+        vcpus=vcpus[0], reserved_vcpus=vcpus[1], cpu_allocation_ratio=vcpus[2],
+        memory_mb=memory[0], reserved_memory_mb=memory[1],
+        ram_allocation_ratio=memory[2],
+        disk_gb=disk[0], reserved_disk_gb=disk[1],
+        disk_allocation_ratio=disk[2],
+        aggregates=_aggregates(host_state))
+    state = core_host_state.HostState(host, planner=planner)
+    present = planner.now
+    for consumer in sorted(allocations):
+        server = servers.get(consumer)
+        state.consume(_instance(consumer, allocations[consumer], server,
+                                classes, present))
+    return state
+
+
+def _instance(consumer, amounts, server, classes, present):
+    if server is None:
+        return objects.Instance(consumer, resources(amounts),
+                                started_at=present)
+    flavor = server.flavor
+    service_class = extra_specs.service_class(flavor)
+    launched = server.launched_at or server.created_at
+    return objects.Instance(
+        consumer, resources(amounts),
+        preemptible=(extra_specs.is_preemptible(flavor) and
+                     server.task_state is None and not server.deleted),
+        started_at=epoch(launched) if launched else present,
+        flavor=flavor.name,
+        service_class=service_class,
+        priority=classes.get(service_class, 0.0))
+
+
+def state_of(host_state, planner):
+    """The core host of a Nova ``HostState`` (attached, or built)."""
+    state = getattr(host_state, STATE_ATTR, None)
+    if state is None:
+        state = from_nova_usage(host_state, planner)
+    return state
+
+
+def view_of(host_state, planner):
+    """The core view Nova's filters see: normal when the manager says so."""
+    state = state_of(host_state, planner)
+    return state.view(getattr(host_state, NORMAL_ATTR, False))
+
+
+def view_copy(host_state, state, normal):
+    """A copy of a Nova ``HostState`` showing one view of ``state``.
+
+    Nova's filters and weighers read the usage fields (free RAM, vCPUs
+    used, free disk, instance count, the instances); the copy carries those
+    of the full or the normal view, and the core host for the wrapped core
+    plugins. The original is left untouched.
+    """
+    view = state.view(normal)
+    host = state.host
+    shown = copy.copy(host_state)
+    shown.vcpus_total = host.vcpus
+    shown.vcpus_used = view.vcpus_used
+    shown.total_usable_ram_mb = host.memory_mb
+    shown.free_ram_mb = (host.memory_mb - (host.reserved_memory_mb or 0) -
+                         view.memory_mb_used)
+    shown.total_usable_disk_gb = host.disk_gb
+    shown.disk_mb_used = view.disk_gb_used * 1024
+    shown.free_disk_mb = (host.disk_gb - (host.reserved_disk_gb or 0) -
+                          view.disk_gb_used) * 1024
+    shown.num_instances = view.num_instances
+    if normal:
+        shown.instances = {uuid: server for uuid, server
+                           in (host_state.instances or {}).items()
+                           if uuid not in state.preemptible_instances}
+    else:
+        shown.instances = dict(host_state.instances or {})
+    setattr(shown, STATE_ATTR, state)
+    setattr(shown, NORMAL_ATTR, normal)
+    return shown

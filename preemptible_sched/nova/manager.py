@@ -1,0 +1,416 @@
+"""The preemption-aware scheduler manager: Nova's, plus room made on demand.
+
+:class:`PreemptibleSchedulerManager` is Nova's ``SchedulerManager`` with
+one more step. When Nova's own path ends in NoValidHost for a normal
+(non-preemptible) server, inside the same ``select_destinations`` call:
+
+1. every compute node that satisfies the request's traits and aggregates is
+   read from Placement (inventory, allocations) and its servers from the
+   cell database; a server of a preemptible flavor with no task under way
+   is a candidate for deletion, anything else is normal usage;
+2. hosts where the request fits the *normal view* (normal usage only) are
+   filtered with the configured Nova filters, shown that view, and weighed
+   with the configured weighers on the full view;
+3. on the first host of the weighed order (random among the best
+   ``host_subset_size``, as Nova picks) the core termination selector
+   finds the cheapest set of preemptible servers whose deletion makes room
+   (``[preemptible_sched] termination_costs``); each instance of a
+   multi-instance request sees the room the previous ones took;
+4. the decision is logged and notified (``preemptible_sched.preempt``),
+   then each victim gets a termination notice (notification
+   ``instance.termination_notice`` and, with a grace period, the server
+   metadata key ``preemptible_sched:terminate_at``); after
+   ``termination_grace_seconds`` the victims are deleted through Nova's
+   compute API;
+5. once Placement has released their allocations (at most
+   ``release_timeout`` seconds) the request is claimed on the chosen hosts
+   from fresh allocation candidates, with alternates as Nova returns them.
+
+A preemptible request never deletes anything, and neither does a rebuild,
+a move (its servers already hold allocations), a request for a named host,
+or one asking Placement for more than vCPUs, RAM and disk of the compute
+node (granular groups, PCI, accelerators): those end as in stock Nova.
+Decisions are serialised within one scheduler process.
+"""
+
+import collections
+import dataclasses
+import datetime
+import random
+import time
+import typing
+
+from nova.compute import api as compute_api
+from nova import context as nova_context
+from nova import exception
+from nova.i18n import _
+from nova import objects as nova_objects
+from nova.scheduler import manager as nova_manager
+from nova.scheduler import utils as scheduler_utils
+from oslo_concurrency import lockutils
+from oslo_log import log as logging
+import oslo_messaging as messaging
+from oslo_serialization import jsonutils
+from oslo_utils import timeutils
+
+from preemptible_sched.conf import nova as nova_opts
+from preemptible_sched import host_state as core_host_state
+from preemptible_sched import objects
+from preemptible_sched.nova import config
+from preemptible_sched.nova import extra_specs
+from preemptible_sched.nova import host_states
+from preemptible_sched.nova import placement
+from preemptible_sched.nova import planner
+
+CONF = config.CONF
+
+LOG = logging.getLogger(__name__)
+
+#: Notification of a decision, sent before anything is deleted.
+DECISION_EVENT = 'preemptible_sched.preempt'
+#: Notification each victim's owner gets before the deletion.
+NOTICE_EVENT = 'instance.termination_notice'
+#: Server metadata key set to the deletion time when there is a grace.
+TERMINATE_AT_KEY = 'preemptible_sched:terminate_at'
+
+_LOCK = 'preemptible_sched-preempt'
+
+
+@dataclasses.dataclass
+class Candidate:
+    """One compute node on the preemption path."""
+
+    nova: typing.Any                # Nova HostState (as Nova keeps it)
+    state: core_host_state.HostState
+    servers: dict                   # consumer uuid -> Nova Instance
+
+
+@dataclasses.dataclass
+class Choice:
+    """Where one instance goes, whom it displaces, and the other hosts in
+    the order they were ranked (for alternates)."""
+
+    instance_uuid: str
+    candidate: Candidate
+    plan: core_host_state.TerminationPlan
+    ranked: list
+
+
+def _no_valid_host(reason=''):
+    return exception.NoValidHost(reason=reason)
+
+
+class PreemptibleSchedulerManager(nova_manager.SchedulerManager):
+    """Nova's scheduler manager that deletes preemptible servers to make
+    room for normal ones."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.reader = placement.PlacementReader(self.placement_client)
+        self.compute_api = compute_api.API()
+
+    @messaging.expected_exceptions(exception.NoValidHost)
+    def select_destinations(
+        self, context, request_spec=None, filter_properties=None,
+        spec_obj=nova_manager.SchedulerManager._sentinel,
+        instance_uuids=None, return_objects=False, return_alternates=False,
+    ):
+        if spec_obj is self._sentinel:
+            spec_obj = nova_objects.RequestSpec.from_primitives(
+                context, request_spec, filter_properties)
+        try:
+            return super().select_destinations(
+                context, spec_obj=spec_obj, instance_uuids=instance_uuids,
+                return_objects=return_objects,
+                return_alternates=return_alternates)
+        except (exception.NoValidHost, messaging.ExpectedException) as error:
+            failure = getattr(error, 'exc_info', (None, error, None))[1]
+            if not isinstance(failure, exception.NoValidHost):
+                raise
+            if not self._may_preempt(context, spec_obj, instance_uuids):
+                raise failure
+        with lockutils.lock(_LOCK):
+            selections = self._preempt_and_select(
+                context, spec_obj, instance_uuids,
+                return_alternates and return_objects)
+        if not return_objects:
+            return jsonutils.to_primitive(
+                [selection[0].to_dict() for selection in selections])
+        return selections
+
+    # -- which requests may preempt ------------------------------------
+
+    def _may_preempt(self, context, spec_obj, instance_uuids):
+        if not CONF.preemptible_sched.preempt or not instance_uuids:
+            return False
+        if extra_specs.is_preemptible(spec_obj.flavor):
+            LOG.debug('Preemptible request %s: nothing is deleted for it.',
+                      instance_uuids)
+            return False
+        if scheduler_utils.request_is_rebuild(spec_obj):
+            return False
+        if (spec_obj.obj_attr_is_set('requested_destination') and
+                spec_obj.requested_destination is not None and
+                (spec_obj.requested_destination.host or
+                 spec_obj.requested_destination.node)):
+            return False
+        try:
+            # A move (resize, migration, evacuation) already holds room.
+            return not any(self.reader.holds(context, uuid)
+                           for uuid in instance_uuids)
+        except placement.ReadFailed as error:
+            LOG.warning('Not preempting for %s: %s', instance_uuids, error)
+            return False
+
+    # -- the decision ----------------------------------------------------
+
+    def _preempt_and_select(self, context, spec_obj, instance_uuids,
+                            return_alternates):
+        elevated = context.elevated()
+        resources = scheduler_utils.resources_from_request_spec(
+            elevated, spec_obj, self.host_manager,
+            enable_pinning_translate=True)
+        wanted = {rc: amount for rc, amount
+                  in resources.merged_resources().items() if amount}
+        unaccounted = set(wanted) - set(host_states.RESOURCE_CLASSES)
+        if resources.get_num_of_suffixed_groups() or unaccounted:
+            LOG.info('Not preempting for %s: it asks Placement for %s, '
+                     'beyond the vCPUs, RAM and disk of a compute node.',
+                     instance_uuids, sorted(unaccounted) or 'granular groups')
+            raise _no_valid_host()
+        classes = nova_opts.service_class_priorities(CONF)
+        request = dataclasses.replace(
+            host_states.core_request(spec_obj, classes),
+            resources=host_states.resources(wanted))
+        try:
+            candidates = self._candidates(elevated, spec_obj, resources,
+                                          wanted, classes)
+        except placement.ReadFailed as error:
+            LOG.warning('Not preempting for %s: %s', instance_uuids, error)
+            raise _no_valid_host()
+        choices = []
+        for index, uuid in enumerate(instance_uuids):
+            spec_obj.instance_uuid = uuid
+            spec_obj.obj_reset_changes(['instance_uuid'])
+            choice = self._choose(spec_obj, index, uuid, request, candidates)
+            if choice is None:
+                LOG.info('No host can take instance %d of %d of request %s '
+                         'even without its preemptible servers.', index + 1,
+                         len(instance_uuids), instance_uuids)
+                raise _no_valid_host(
+                    _('No host has room, even without its preemptible '
+                      'servers.'))
+            state = choice.candidate.state
+            for victim in choice.plan.victims:
+                state.release(victim.id)
+            state.consume(objects.Instance(uuid, request.resources,
+                                           started_at=state.planner.now))
+            choices.append(choice)
+        self._journal(context, instance_uuids, choices)
+        victims = [(choice.candidate, victim) for choice in choices
+                   for victim in choice.plan.victims]
+        if victims:
+            self._terminate(elevated, victims)
+            self._wait_released(elevated, victims)
+        return self._claim(context, elevated, spec_obj, resources, choices,
+                           return_alternates)
+
+    def _candidates(self, context, spec_obj, resources, wanted, classes):
+        """Every compute node the request may land on, as core hosts."""
+        providers = self.reader.providers(
+            context, resources.get_request_group(None))
+        plan_maker = planner.planner()
+        found = []
+        for host in self.host_manager.get_host_states_by_uuids(
+                context, sorted(providers), spec_obj):
+            if host.uuid not in providers:
+                continue
+            inventories = self.reader.inventories(context, host.uuid)
+            if not _can_ever_fit(inventories, wanted):
+                continue
+            allocations = self.reader.allocations(context, host.uuid)
+            servers = self._servers(context, host.cell_uuid,
+                                    sorted(allocations))
+            state = host_states.from_placement(
+                host, inventories, allocations, servers, classes, plan_maker)
+            found.append(Candidate(host, state, servers))
+        found.sort(key=lambda candidate: candidate.state.name)
+        return found
+
+    def _servers(self, context, cell_uuid, uuids):
+        cell = self.host_manager.cells.get(cell_uuid)
+        if cell is None or not uuids:
+            return {}
+        with nova_context.target_cell(context, cell) as cell_context:
+            servers = nova_objects.InstanceList.get_by_filters(
+                cell_context, {'uuid': uuids}, expected_attrs=['flavor'])
+        return {server.uuid: server for server in servers}
+
+    def _choose(self, spec_obj, index, uuid, request, candidates):
+        """The host and victims of one instance, or None."""
+        by_node = {(c.nova.host, c.nova.nodename): c for c in candidates}
+        fitting = [c for c in candidates
+                   if c.state.normal.fits(request.resources)]
+        shown = [host_states.view_copy(c.nova, c.state, normal=True)
+                 for c in fitting]
+        passed = self.host_manager.get_filtered_hosts(shown, spec_obj, index)
+        full = []
+        for host in passed:
+            candidate = by_node[(host.host, host.nodename)]
+            full.append(host_states.view_copy(candidate.nova, candidate.state,
+                                              normal=False))
+        if not full:
+            return None
+        weighed = self.host_manager.get_weighed_hosts(full, spec_obj)
+        LOG.debug('Preemption path for %s: normal view fits %s; filters '
+                  'pass %s; weighed %s', uuid,
+                  [c.state.name for c in fitting],
+                  [host.nodename for host in passed], weighed)
+        ranked = [item.obj for item in weighed]
+        subset = ranked[:CONF.filter_scheduler.host_subset_size]
+        first = random.choice(subset)
+        ranked.remove(first)
+        ranked.insert(0, first)
+        for shown_host in ranked:
+            candidate = by_node[(shown_host.host, shown_host.nodename)]
+            plan = candidate.state.termination_plan(request.resources)
+            if plan is not None:
+                self._consume_selected_host(shown_host, spec_obj,
+                                            instance_uuid=uuid)
+                others = [by_node[(h.host, h.nodename)].nova for h in ranked
+                          if h is not shown_host]
+                return Choice(uuid, candidate, plan, others)
+        return None
+
+    def _journal(self, context, instance_uuids, choices):
+        """Record the decision before anything is deleted."""
+        placements = []
+        for choice in choices:
+            plan = choice.plan
+            LOG.info('Instance %(uuid)s of request %(request)s goes to '
+                     '%(host)s (%(node)s); preemptible servers deleted for '
+                     'it: %(victims)s (termination cost %(cost).6g)',
+                     {'uuid': choice.instance_uuid,
+                      'request': instance_uuids,
+                      'host': choice.candidate.nova.host,
+                      'node': choice.candidate.nova.nodename,
+                      'victims': plan.victim_ids or 'none',
+                      'cost': plan.cost})
+            placements.append({'instance_uuid': choice.instance_uuid,
+                               'host': choice.candidate.nova.host,
+                               'nodename': choice.candidate.nova.nodename,
+                               'terminate': plan.victim_ids,
+                               'termination_cost': plan.cost})
+        self.notifier.info(context, DECISION_EVENT,
+                           {'instance_uuids': list(instance_uuids),
+                            'placements': placements})
+
+    # -- acting on it ----------------------------------------------------
+
+    def _terminate(self, context, victims):
+        """Notice, grace period, then delete through the compute API."""
+        grace = CONF.preemptible_sched.termination_grace_seconds
+        terminate_at = timeutils.utcnow() + datetime.timedelta(seconds=grace)
+        for candidate, victim in victims:
+            server = candidate.servers[victim.id]
+            self.notifier.info(context, NOTICE_EVENT, {
+                'instance_id': victim.id,
+                'project_id': server.project_id,
+                'host': candidate.nova.host,
+                'grace_seconds': grace,
+                'terminate_at': terminate_at.isoformat()})
+            if grace > 0:
+                self._set_notice(context, victim.id, terminate_at)
+        if grace > 0:
+            time.sleep(grace)
+        for candidate, victim in victims:
+            try:
+                server = self.compute_api.get(context, victim.id)
+                self.compute_api.delete(context, server)
+            except exception.InstanceNotFound:
+                LOG.info('Preemptible server %s is already gone.', victim.id)
+            else:
+                LOG.info('Deleted preemptible server %s on %s.', victim.id,
+                         candidate.nova.host)
+
+    def _set_notice(self, context, uuid, terminate_at):
+        try:
+            server = self.compute_api.get(context, uuid)
+            self.compute_api.update_instance_metadata(
+                context, server, {TERMINATE_AT_KEY: terminate_at.isoformat()})
+        except Exception as error:   # the notice must not stop the deletion
+            LOG.warning('Could not set the termination notice on server '
+                        '%s: %s', uuid, error)
+
+    def _wait_released(self, context, victims):
+        settings = CONF.preemptible_sched
+        deadline = time.monotonic() + settings.release_timeout
+        held = {victim.id for _, victim in victims}
+        while True:
+            held = {uuid for uuid in held
+                    if self.reader.holds(context, uuid)}
+            if not held:
+                return
+            if time.monotonic() >= deadline:
+                LOG.warning('Deleted servers %s still hold allocations '
+                            'after %s s; giving up the request.',
+                            sorted(held), settings.release_timeout)
+                raise _no_valid_host(
+                    _('Preempted servers did not release their resources '
+                      'in time.'))
+            time.sleep(settings.release_poll_interval)
+
+    def _claim(self, context, elevated, spec_obj, resources, choices,
+               return_alternates):
+        """Claim every instance on its host from fresh candidates."""
+        found = self.placement_client.get_allocation_candidates(
+            context, resources) or (None, None, None)
+        alloc_reqs, _summaries, version = found
+        by_provider = collections.defaultdict(list)
+        for alloc_req in alloc_reqs or ():
+            for provider in alloc_req['allocations']:
+                by_provider[provider].append(alloc_req)
+        claimed = []
+        for choice in choices:
+            host = choice.candidate.nova
+            offers = by_provider.get(host.uuid)
+            if not offers or not scheduler_utils.claim_resources(
+                    elevated, self.placement_client, spec_obj,
+                    choice.instance_uuid, offers[0],
+                    allocation_request_version=version):
+                LOG.warning('The room made on %s for %s was taken before '
+                            'it could be claimed.', host.host,
+                            choice.instance_uuid)
+                self._cleanup_allocations(
+                    context, [done.instance_uuid for done, _ in claimed])
+                raise _no_valid_host(
+                    _('The room made was taken by another request.'))
+            claimed.append((choice, offers[0]))
+        num_alts = CONF.scheduler.max_attempts - 1 if return_alternates else 0
+        chosen = {choice.candidate.nova.uuid for choice in choices}
+        selections = []
+        for choice, alloc_req in claimed:
+            host = choice.candidate.nova
+            selected = [nova_objects.Selection.from_host_state(
+                host, allocation_request=alloc_req,
+                allocation_request_version=version)]
+            for other in choice.ranked:
+                if len(selected) > num_alts:
+                    break
+                if (other.uuid in chosen or other.cell_uuid != host.cell_uuid
+                        or not by_provider.get(other.uuid)):
+                    continue
+                selected.append(nova_objects.Selection.from_host_state(
+                    other, by_provider[other.uuid][0], version))
+            selections.append(selected)
+        return selections
+
+
+def _can_ever_fit(inventories, wanted):
+    """Whether the node has an inventory of every wanted class, large enough
+    per unit (``max_unit``) for the request."""
+    for resource_class, amount in wanted.items():
+        record = inventories.get(resource_class)
+        if record is None or amount > record.get('max_unit', amount):
+            return False
+    return True

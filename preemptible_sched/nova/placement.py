@@ -1,0 +1,68 @@
+"""What the preemption-aware manager reads from Placement.
+
+Placement is the truth of who uses what: a compute node's inventory gives
+its capacity and its allocations give every consumer's share, servers of
+every project included. All reads go through Nova's report client.
+"""
+
+from urllib import parse
+
+#: Microversion of the reads below (``required`` with forbidden traits,
+#: ``member_of`` with ``!in:``, several ``member_of``: all before 1.36,
+#: the one Nova asks allocation candidates with).
+VERSION = '1.36'
+
+#: Query parameters of a request group that select providers by traits,
+#: aggregates and tree rather than by free room.
+_SELECTORS = ('required', 'member_of', 'in_tree')
+
+
+class ReadFailed(Exception):
+    """Placement could not be reached or refused a read."""
+
+
+class PlacementReader:
+    """Reads of one scheduler manager, through ``client`` (Nova's report
+    client)."""
+
+    def __init__(self, client):
+        self.client = client
+
+    def _get(self, context, url):
+        response = self.client.get(url, version=VERSION,
+                                   global_request_id=context.global_id)
+        if response is None:    # Nova's report client could not connect
+            raise ReadFailed('GET %s: Placement unreachable' % url)
+        if not response:
+            raise ReadFailed('GET %s: %s %s' % (url, response.status_code,
+                                                response.text[:200]))
+        return response.json()
+
+    def providers(self, context, request_group):
+        """Uuids of the providers ``request_group`` may land on, whatever
+        their free room: the group's required and forbidden traits,
+        aggregates and tree, without its resources."""
+        params = [(key, value) for key, value in request_group.to_queryparams()
+                  if key in _SELECTORS]
+        url = '/resource_providers'
+        if params:
+            url += '?' + parse.urlencode(sorted(params))
+        return {provider['uuid'] for provider
+                in self._get(context, url)['resource_providers']}
+
+    def inventories(self, context, provider):
+        """``{resource class: inventory record}`` of ``provider``."""
+        return self._get(context, '/resource_providers/%s/inventories'
+                         % provider)['inventories']
+
+    def allocations(self, context, provider):
+        """``{consumer: {resource class: amount}}`` on ``provider``."""
+        found = self._get(context, '/resource_providers/%s/allocations'
+                          % provider)['allocations']
+        return {consumer: dict(record['resources'])
+                for consumer, record in found.items()}
+
+    def holds(self, context, consumer):
+        """Whether ``consumer`` still holds an allocation anywhere."""
+        return bool(self._get(context, '/allocations/%s'
+                              % consumer)['allocations'])
