@@ -45,6 +45,7 @@ from nova import context as nova_context
 from nova import exception
 from nova.i18n import _
 from nova import objects as nova_objects
+from nova import rpc
 from nova.scheduler import manager as nova_manager
 from nova.scheduler import utils as scheduler_utils
 from oslo_concurrency import lockutils
@@ -108,6 +109,19 @@ class PreemptibleSchedulerManager(nova_manager.SchedulerManager):
         super().__init__(*args, **kwargs)
         self.reader = placement.PlacementReader(self.placement_client)
         self.compute_api = compute_api.API()
+
+    def _notify(self, context, event_type, payload):
+        """An unversioned notification from ``preemptible_sched.<host>``.
+
+        Nova accepts no new unversioned notifications of its own (its
+        notifier warns about any it does not know), so they are sent
+        through its unversioned notifier directly: they go out when
+        ``[notifications] notification_format`` is ``unversioned`` or
+        ``both``.
+        """
+        notifier = rpc.LEGACY_NOTIFIER.prepare(
+            publisher_id='preemptible_sched.%s' % CONF.host)
+        notifier.info(context, event_type, payload)
 
     @messaging.expected_exceptions(exception.NoValidHost)
     def select_destinations(
@@ -301,7 +315,7 @@ class PreemptibleSchedulerManager(nova_manager.SchedulerManager):
                                'nodename': choice.candidate.nova.nodename,
                                'terminate': plan.victim_ids,
                                'termination_cost': plan.cost})
-        self.notifier.info(context, DECISION_EVENT,
+        self._notify(context, DECISION_EVENT,
                            {'instance_uuids': list(instance_uuids),
                             'placements': placements})
 
@@ -313,7 +327,7 @@ class PreemptibleSchedulerManager(nova_manager.SchedulerManager):
         terminate_at = timeutils.utcnow() + datetime.timedelta(seconds=grace)
         for candidate, victim in victims:
             server = candidate.servers[victim.id]
-            self.notifier.info(context, NOTICE_EVENT, {
+            self._notify(context, NOTICE_EVENT, {
                 'instance_id': victim.id,
                 'project_id': server.project_id,
                 'host': candidate.nova.host,

@@ -1,0 +1,141 @@
+"""A Nova 34 cloud in one process, scheduled by our manager.
+
+Nova's own functional fixtures: its API behind wsgi-intercept (with the
+paste pipeline beside this file, as Nova's wheel ships none), conductor,
+the fake virt driver, an in-process Placement and SQLite databases. The
+scheduler service runs
+:class:`preemptible_sched.nova.manager.PreemptibleSchedulerManager`.
+
+Hosts are ``MediumFakeDriver`` nodes (10 vCPUs, 8192 MB, 1028 GB) with
+allocation ratios 1.0 and nothing reserved, so four 2 vCPU / 2048 MB
+servers fill one. Time is oslo's override (``now`` seconds after T0), so
+run times and billing periods are exact.
+"""
+
+import datetime
+import os
+
+from nova import test
+from nova.tests import fixtures as nova_fixtures
+from nova.tests.functional import fixtures as func_fixtures
+from nova.tests.functional import integrated_helpers
+from oslo_utils import timeutils
+
+from preemptible_sched.nova import extra_specs
+
+PASTE_CONFIG = os.path.join(os.path.dirname(__file__), 'api-paste.ini')
+MANAGER = 'preemptible_sched.nova.manager.PreemptibleSchedulerManager'
+T0 = datetime.datetime(2026, 11, 2, 8, 0, 0)
+
+SPOT = {extra_specs.PREEMPTIBLE: 'true'}
+
+
+class NovaTestCase(test.TestCase,
+                   integrated_helpers.PlacementInstanceHelperMixin):
+    """Nova with the preemption-aware scheduler and ``HOSTS`` computes."""
+
+    HOSTS = ('host1', 'host2')
+    #: Extra ``nova.conf`` settings: ``{(group or None, name): value}``.
+    FLAGS = {}
+
+    def setUp(self):
+        self.flags(compute_driver='fake.MediumFakeDriver',
+                   cpu_allocation_ratio=1.0, ram_allocation_ratio=1.0,
+                   disk_allocation_ratio=1.0, reserved_host_memory_mb=0,
+                   reserved_host_disk_mb=0, reserved_host_cpus=0,
+                   # Virtual hours pass between boots: services stay up.
+                   service_down_time=10 ** 7)
+        self.flags(api_paste_config=PASTE_CONFIG, group='wsgi')
+        self.flags(instances=100, cores=1000, ram=10 ** 7, group='quota')
+        self.flags(release_poll_interval=0.05, group='preemptible_sched')
+        for (group, name), value in self.FLAGS.items():
+            self.flags(**{name: value, 'group': group})
+        super().setUp()
+        timeutils.set_time_override(T0)
+        self.addCleanup(timeutils.clear_time_override)
+        self.useFixture(nova_fixtures.RealPolicyFixture())
+        self.useFixture(nova_fixtures.NeutronFixture(self))
+        self.useFixture(nova_fixtures.GlanceFixture(self))
+        self.useFixture(nova_fixtures.CinderFixture(self))
+        self.placement = self.useFixture(func_fixtures.PlacementFixture()).api
+        self.useFixture(nova_fixtures.AllServicesCurrent())
+        self.notifier = self.useFixture(
+            nova_fixtures.NotificationFixture(self))
+        self.api_fixture = self.useFixture(
+            nova_fixtures.OSAPIFixture(api_version='v2.1'))
+        self.api = self.admin_api = self.api_fixture.admin_api
+        self.api.microversion = 'latest'
+        self.start_service('conductor')
+        self.scheduler_service = self.start_service('scheduler',
+                                                    manager=MANAGER)
+        for host in self.HOSTS:
+            self._start_compute(host)
+        self.spot = self._create_flavor(name='spot', vcpu=2, memory_mb=2048,
+                                        disk=10, ephemeral=0, extra_spec=SPOT)
+        self.normal = self._create_flavor(name='normal', vcpu=2,
+                                          memory_mb=2048, disk=10,
+                                          ephemeral=0)
+        self.big = self._create_flavor(name='big', vcpu=4, memory_mb=4096,
+                                       disk=20, ephemeral=0)
+        self.flavors = {flavor['id']: flavor
+                        for flavor in self.api.get_flavors()}
+
+    # -- time ------------------------------------------------------------
+
+    def at(self, seconds):
+        """Move oslo's clock to T0 + ``seconds``."""
+        timeutils.set_time_override(T0 + datetime.timedelta(seconds=seconds))
+
+    # -- servers ---------------------------------------------------------
+
+    def boot(self, flavor, host=None, name=None, expected_state='ACTIVE'):
+        return self._create_server(name=name, flavor_id=flavor, host=host,
+                                   networks='none',
+                                   expected_state=expected_state)
+
+    def boot_many(self, flavor, count):
+        """Boot ``count`` servers in one request; return them, ACTIVE."""
+        body = self._build_server(flavor_id=flavor, networks='none')
+        body['min_count'] = body['max_count'] = count
+        body['return_reservation_id'] = True
+        reservation = self.api.post_server({'server': body})
+        servers = self.api.get_servers(
+            search_opts={'reservation_id': reservation['reservation_id']})
+        self.assertEqual(count, len(servers))
+        return [self._wait_for_state_change(server, 'ACTIVE')
+                for server in servers]
+
+    def fill(self, plan):
+        """Boot preemptible servers: ``{name: (host, at seconds)}``, in
+        time order. Returns ``{name: server}``."""
+        servers = {}
+        for name, (host, when) in sorted(plan.items(),
+                                         key=lambda item: item[1][1]):
+            self.at(when)
+            servers[name] = self.boot(self.spot, host=host, name=name)
+        return servers
+
+    def server_ids(self):
+        return {server['id'] for server in self.api.get_servers()}
+
+    def assert_usages_match_servers(self):
+        """Placement usages of every host equal the sum of the flavors of
+        the servers on it."""
+        expected = {host: {'VCPU': 0, 'MEMORY_MB': 0, 'DISK_GB': 0}
+                    for host in self.HOSTS}
+        for server in self.api.get_servers(detail=True):
+            flavor = self.flavors[server['flavor']['id']] \
+                if 'id' in server['flavor'] else None
+            if flavor is None:
+                flavor = {'vcpus': server['flavor']['vcpus'],
+                          'ram': server['flavor']['ram'],
+                          'disk': server['flavor']['disk']}
+            usage = expected[server['OS-EXT-SRV-ATTR:host']]
+            usage['VCPU'] += flavor['vcpus']
+            usage['MEMORY_MB'] += flavor['ram']
+            usage['DISK_GB'] += flavor['disk']
+        for host, usage in expected.items():
+            self.assertEqual(
+                usage, self._get_provider_usages(
+                    self._get_provider_uuid_by_host(host)),
+                'Placement usages of %s' % host)
