@@ -1,0 +1,171 @@
+"""Nova's records seen as the core's two views (no Nova services needed)."""
+
+import datetime
+
+from nova import objects as nova_objects
+from nova.scheduler import host_manager
+from nova import test
+from oslo_utils.fixture import uuidsentinel as uuids
+
+from preemptible_sched.driver import termination_selector
+from preemptible_sched.nova import extra_specs
+from preemptible_sched.nova import host_states
+from preemptible_sched.nova import manager
+from preemptible_sched import termination
+from preemptible_sched.termination import billing_period
+
+T0 = datetime.datetime(2026, 11, 2, 8, 0, 0,
+                       tzinfo=datetime.timezone.utc)
+
+# 16 vCPUs (4 reserved, ratio 2.0 -> 24), 32768 MB (512 reserved),
+# 500 GB disk.
+INVENTORIES = {
+    'VCPU': {'total': 16, 'reserved': 4, 'allocation_ratio': 2.0,
+             'max_unit': 16},
+    'MEMORY_MB': {'total': 32768, 'reserved': 512, 'allocation_ratio': 1.0,
+                  'max_unit': 32768},
+    'DISK_GB': {'total': 500, 'reserved': 0, 'allocation_ratio': 1.0,
+                'max_unit': 500},
+}
+
+
+def flavor(name, preemptible=None, service_class=None):
+    specs = {}
+    if preemptible is not None:
+        specs[extra_specs.PREEMPTIBLE] = preemptible
+    if service_class is not None:
+        specs[extra_specs.SERVICE_CLASS] = service_class
+    return nova_objects.Flavor(name=name, extra_specs=specs)
+
+
+def server(uuid, of, launched_minutes=0, task_state=None):
+    return nova_objects.Instance(
+        uuid=uuid, flavor=of, task_state=task_state, deleted=False,
+        launched_at=T0 + datetime.timedelta(minutes=launched_minutes),
+        created_at=T0)
+
+
+class TestFromPlacement(test.NoDBTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.nova_host = host_manager.HostState('host1', 'node1', 'cell')
+        self.planner = termination_selector.TerminationPlanner(
+            termination.TerminationCostHandler(
+                [billing_period.BillingPeriodCost()]),
+            now=host_states.epoch(T0 + datetime.timedelta(minutes=90)))
+        spot = flavor('spot', preemptible='true', service_class='bronze')
+        self.allocations = {
+            uuids.spot_a: {'VCPU': 2, 'MEMORY_MB': 4096, 'DISK_GB': 20},
+            uuids.spot_busy: {'VCPU': 2, 'MEMORY_MB': 4096, 'DISK_GB': 20},
+            uuids.normal: {'VCPU': 4, 'MEMORY_MB': 8192, 'DISK_GB': 40},
+            uuids.migration: {'VCPU': 1, 'MEMORY_MB': 1024, 'DISK_GB': 10},
+            uuids.spot_b: {'VCPU': 2, 'MEMORY_MB': 4096, 'DISK_GB': 20},
+        }
+        self.servers = {
+            uuids.spot_a: server(uuids.spot_a, spot, launched_minutes=0),
+            uuids.spot_b: server(uuids.spot_b, spot, launched_minutes=80),
+            uuids.spot_busy: server(uuids.spot_busy, spot,
+                                    task_state='rebooting'),
+            uuids.normal: server(uuids.normal,
+                                 flavor('m1', preemptible='false')),
+        }
+        self.state = host_states.from_placement(
+            self.nova_host, INVENTORIES, self.allocations, self.servers,
+            {'bronze': 0.0}, self.planner)
+
+    def test_capacity_is_placements(self):
+        self.assertEqual((24.0, 32256.0, 500.0), tuple(self.state.capacity))
+
+    def test_only_idle_servers_of_preemptible_flavors_are_candidates(self):
+        # A server with a task under way and a consumer that is no server
+        # (a migration) are normal usage.
+        self.assertEqual({uuids.spot_a, uuids.spot_b},
+                         set(self.state.preemptible_instances))
+
+    def test_views_count_placement_allocations(self):
+        self.assertEqual((11.0, 21504.0, 110.0), tuple(self.state.full.used))
+        self.assertEqual((7.0, 13312.0, 70.0),
+                         tuple(self.state.normal.used))
+
+    def test_run_times_come_from_launched_at(self):
+        # At T0 + 90 min: spot-a has run 90 min (costs 30 min of its
+        # second hour), spot-b 10 min (10 min). 14 vCPUs need one of
+        # them gone (13 are free).
+        request = host_states.resources(
+            {'VCPU': 14, 'MEMORY_MB': 1024, 'DISK_GB': 10})
+        plan = self.state.termination_plan(request)
+        self.assertEqual([uuids.spot_b], plan.victim_ids)
+        self.assertEqual(600.0, plan.cost)
+
+    def test_normal_view_copy_hides_preemptible_usage_from_filters(self):
+        self.nova_host.instances = {uuid: None for uuid in self.allocations}
+        shown = host_states.view_copy(self.nova_host, self.state,
+                                      normal=True)
+        self.assertEqual(7.0, shown.vcpus_used)
+        self.assertEqual(32768 - 512 - 13312, shown.free_ram_mb)
+        self.assertEqual(70 * 1024, shown.disk_mb_used)
+        self.assertEqual(3, shown.num_instances)
+        self.assertNotIn(uuids.spot_a, shown.instances)
+        self.assertIs(self.state, host_states.state_of(shown, self.planner))
+        self.assertIs(self.state.normal,
+                      host_states.view_of(shown, self.planner))
+        # The original is untouched.
+        self.assertEqual(0, self.nova_host.vcpus_used)
+
+    def test_full_view_copy_shows_everything(self):
+        shown = host_states.view_copy(self.nova_host, self.state,
+                                      normal=False)
+        self.assertEqual(11.0, shown.vcpus_used)
+        self.assertEqual(5, shown.num_instances)
+        self.assertIs(self.state.full,
+                      host_states.view_of(shown, self.planner))
+
+
+class TestFromNovaUsage(test.NoDBTestCase):
+
+    def test_usage_figures_make_one_normal_instance(self):
+        nova_host = host_manager.HostState('host1', 'node1', 'cell')
+        nova_host.vcpus_total = 8
+        nova_host.vcpus_used = 3
+        nova_host.total_usable_ram_mb = 8192
+        nova_host.free_ram_mb = 2048
+        nova_host.total_usable_disk_gb = 100
+        nova_host.disk_mb_used = 10 * 1024
+        nova_host.num_instances = 2
+        nova_host.cpu_allocation_ratio = 4.0
+        planner = termination_selector.TerminationPlanner(
+            termination.TerminationCostHandler([]))
+        state = host_states.state_of(nova_host, planner)
+        self.assertEqual((32.0, 8192.0, 100.0), tuple(state.capacity))
+        self.assertEqual((3.0, 6144.0, 10.0), tuple(state.full.used))
+        self.assertEqual(tuple(state.full.used), tuple(state.normal.used))
+        self.assertEqual({}, state.preemptible_instances)
+        self.assertEqual(2, state.full.num_instances)
+
+
+class TestExtraSpecs(test.NoDBTestCase):
+
+    def test_preemptible_values(self):
+        self.assertTrue(extra_specs.is_preemptible(flavor('a', 'true')))
+        self.assertTrue(extra_specs.is_preemptible(flavor('a', 'Yes')))
+        self.assertFalse(extra_specs.is_preemptible(flavor('a', 'false')))
+        self.assertFalse(extra_specs.is_preemptible(flavor('a')))
+        # Set before the validator was installed: never deleted.
+        self.assertFalse(extra_specs.is_preemptible(flavor('a', 'maybe')))
+
+    def test_service_class(self):
+        self.assertEqual('gold', extra_specs.service_class(
+            flavor('a', service_class='gold')))
+        self.assertIsNone(extra_specs.service_class(flavor('a')))
+
+
+class TestCanEverFit(test.NoDBTestCase):
+
+    def test_needs_every_class_within_max_unit(self):
+        self.assertTrue(manager._can_ever_fit(
+            INVENTORIES, {'VCPU': 16, 'MEMORY_MB': 1}))
+        self.assertFalse(manager._can_ever_fit(
+            INVENTORIES, {'VCPU': 17, 'MEMORY_MB': 1}))
+        self.assertFalse(manager._can_ever_fit(
+            INVENTORIES, {'VCPU': 1, 'PCPU': 1}))

@@ -1,0 +1,58 @@
+"""Weighers configured only in nova.conf decide where servers go.
+
+The wrapped core weighers (``preemptible_sched.nova.weighers``) in
+``[filter_scheduler] weight_classes`` with their ``[preemptible_sched]``
+multipliers, on Nova's own path (Placement has room) and on the
+preemption path.
+"""
+
+from tests.functional_nova import base
+from tests.functional_nova import test_manager
+
+LEAST_REQUESTED = ['preemptible_sched.nova.weighers.LeastRequestedWeigher']
+
+
+class TestLeastRequestedSpreads(base.NovaTestCase):
+    """host1 carries one normal server, host2 none: spreading (positive
+    multiplier) sends the next server to host2."""
+
+    FLAGS = {('filter_scheduler', 'weight_classes'): LEAST_REQUESTED,
+             ('preemptible_sched', 'least_requested_weight_multiplier'):
+                 1.0}
+    EXPECTED = 'host2'
+
+    def test_second_server_goes_where_the_weigher_says(self):
+        self.boot(self.normal, host='host1', name='first')
+        server = self.boot(self.normal, name='second')
+        self.assertEqual(self.EXPECTED, server['OS-EXT-SRV-ATTR:host'])
+        self.assert_usages_match_servers()
+
+
+class TestLeastRequestedStacks(TestLeastRequestedSpreads):
+    """The same with a negative multiplier: stacking, host1."""
+
+    FLAGS = {('filter_scheduler', 'weight_classes'): LEAST_REQUESTED,
+             ('preemptible_sched', 'least_requested_weight_multiplier'):
+                 -1.0}
+    EXPECTED = 'host1'
+
+
+class TestNegativeTerminationCostMultiplier(base.NovaTestCase):
+    """The layout of :mod:`test_manager` with the termination-cost
+    multiplier made negative: the dearest host's plan wins. host1's
+    cheapest victim costs 1200 against host2's 900, so the normal server
+    goes to host1 and s1d dies."""
+
+    FLAGS = {('filter_scheduler', 'weight_classes'): test_manager.WEIGHERS,
+             ('preemptible_sched', 'termination_cost_weight_multiplier'):
+                 -10.0}
+
+    def test_normal_server_goes_to_the_dearer_host(self):
+        spots = self.fill(test_manager.LAYOUT)
+        self.at(test_manager.NOW)
+        before = self.server_ids()
+        server = self.boot(self.normal, name='n1')
+        self.assertEqual('host1', server['OS-EXT-SRV-ATTR:host'])
+        gone = before - self.server_ids()
+        self.assertEqual({spots['s1d']['id']}, gone)
+        self.assert_usages_match_servers()
