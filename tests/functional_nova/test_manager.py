@@ -115,3 +115,31 @@ class TestHostsFullOfNormalServers(base.NovaTestCase):
         self.assertEqual(before, self.server_ids() - {server['id']})
 
 
+
+
+class TestGracePeriod(base.NovaTestCase):
+    """With a grace period the notice names the deletion time, the server
+    is told through its metadata, and it is deleted after the grace."""
+
+    FLAGS = {('filter_scheduler', 'weight_classes'): WEIGHERS,
+             ('preemptible_sched', 'termination_grace_seconds'): 0.5}
+
+    def test_victim_is_noticed_then_deleted(self):
+        spots = self.fill(LAYOUT)
+        self.at(NOW)
+        server = self.boot(self.normal, name='n1')
+        self.assertEqual('host2', server['OS-EXT-SRV-ATTR:host'])
+        notice, = [message for message in self.notifier.notifications
+                   if message.event_type == 'instance.termination_notice']
+        self.assertEqual(spots['s2d']['id'], notice.payload['instance_id'])
+        self.assertEqual(0.5, notice.payload['grace_seconds'])
+        # The clock is frozen at T0 + NOW: the deletion is due half a
+        # second later.
+        self.assertEqual('2026-11-02T08:50:00.500000',
+                         notice.payload['terminate_at'])
+        self.assertNotIn(spots['s2d']['id'], self.server_ids())
+        self.assert_usages_match_servers()
+        log = self.stdlog.logger.output
+        self.assertNotIn('Could not set the termination notice', log)
+        self.assertIn('Deleted preemptible server %s on host2'
+                      % spots['s2d']['id'], log)
