@@ -163,10 +163,7 @@ class PreemptibleSchedulerManager(nova_manager.SchedulerManager):
             return False
         if scheduler_utils.request_is_rebuild(spec_obj):
             return False
-        if (spec_obj.obj_attr_is_set('requested_destination') and
-                spec_obj.requested_destination is not None and
-                (spec_obj.requested_destination.host or
-                 spec_obj.requested_destination.node)):
+        if _names_a_host(spec_obj):
             return False
         try:
             # A move (resize, migration, evacuation) already holds room.
@@ -418,6 +415,18 @@ class PreemptibleSchedulerManager(nova_manager.SchedulerManager):
                     other, by_provider[other.uuid][0], version))
             selections.append(selected)
         return selections
+
+
+def _names_a_host(spec_obj):
+    """Whether the request asks for one host or node by name."""
+    if not spec_obj.obj_attr_is_set('requested_destination'):
+        return False
+    destination = spec_obj.requested_destination
+    if destination is None:
+        return False
+    return any(destination.obj_attr_is_set(field) and
+               getattr(destination, field)
+               for field in ('host', 'node'))
 
 
 def _can_ever_fit(inventories, wanted):

@@ -169,3 +169,20 @@ class TestCanEverFit(test.NoDBTestCase):
             INVENTORIES, {'VCPU': 17, 'MEMORY_MB': 1}))
         self.assertFalse(manager._can_ever_fit(
             INVENTORIES, {'VCPU': 1, 'PCPU': 1}))
+
+
+class TestNamesAHost(test.NoDBTestCase):
+
+    def test_only_a_named_host_or_node_counts(self):
+        spec = nova_objects.RequestSpec()
+        self.assertFalse(manager._names_a_host(spec))
+        spec.requested_destination = None
+        self.assertFalse(manager._names_a_host(spec))
+        # What a resize or a migration sets: a cell, no host.
+        spec.requested_destination = nova_objects.Destination(
+            cell=nova_objects.CellMapping(uuid=uuids.cell))
+        self.assertFalse(manager._names_a_host(spec))
+        spec.requested_destination = nova_objects.Destination(host='h1')
+        self.assertTrue(manager._names_a_host(spec))
+        spec.requested_destination = nova_objects.Destination(node='n1')
+        self.assertTrue(manager._names_a_host(spec))
