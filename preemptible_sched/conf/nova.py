@@ -171,4 +171,5 @@ def service_class_priorities(nova_conf):
 
 
 def list_opts():
-    return {nova_group: ALL_OPTS}
+    """``[(group, opts)]`` for oslo-config-generator and the docs."""
+    return [(nova_group, ALL_OPTS)]

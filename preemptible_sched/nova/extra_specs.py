@@ -36,7 +36,9 @@ def service_class(flavor):
 
 
 def register():
-    classes = sorted(nova_opts.service_class_priorities(CONF))
+    # The names only: a bad priority must not stop the API from loading
+    # (the scheduler reports it).
+    classes = sorted(CONF[nova_opts.nova_group.name].service_classes)
     return [
         base.ExtraSpecValidator(
             name=PREEMPTIBLE,

@@ -26,11 +26,13 @@ one more step. When Nova's own path ends in NoValidHost for a normal
    ``release_timeout`` seconds) the request is claimed on the chosen hosts
    from fresh allocation candidates, with alternates as Nova returns them.
 
-A preemptible request never deletes anything, and neither does a rebuild,
-a move (its servers already hold allocations), a request for a named host,
-or one asking Placement for more than vCPUs, RAM and disk of the compute
-node (granular groups, PCI, accelerators): those end as in stock Nova.
-Decisions are serialised within one scheduler process.
+A preemptible request never deletes anything, and neither does anything
+but a new boot (rebuilds, moves and unshelves are of servers that already
+live in a cell), a request for a named or forced host, or one asking
+Placement for more than vCPUs, RAM and disk of the compute node (granular
+groups, PCI, accelerators): those end as in stock Nova. Decisions are
+serialised by a lock, shared by the service's workers when
+``[oslo_concurrency] lock_path`` is set.
 """
 
 import collections
@@ -143,7 +145,11 @@ class PreemptibleSchedulerManager(nova_manager.SchedulerManager):
                 raise
             if not self._may_preempt(context, spec_obj, instance_uuids):
                 raise failure
-        with lockutils.lock(_LOCK):
+        # Across the workers of the service when Nova has a lock path.
+        external = bool(CONF.oslo_concurrency.lock_path)
+        with lockutils.lock(_LOCK, lock_file_prefix='nova-',
+                            external=external,
+                            lock_path=CONF.oslo_concurrency.lock_path):
             selections = self._preempt_and_select(
                 context, spec_obj, instance_uuids,
                 return_alternates and return_objects)
@@ -165,13 +171,24 @@ class PreemptibleSchedulerManager(nova_manager.SchedulerManager):
             return False
         if _names_a_host(spec_obj):
             return False
-        try:
-            # A move (resize, migration, evacuation) already holds room.
-            return not any(self.reader.holds(context, uuid)
-                           for uuid in instance_uuids)
-        except placement.ReadFailed as error:
-            LOG.warning('Not preempting for %s: %s', instance_uuids, error)
-            return False
+        return self._new_servers(context, instance_uuids)
+
+    def _new_servers(self, context, instance_uuids):
+        """Whether every instance is a new boot: its mapping names no cell
+        yet (the conductor creates the server in a cell only after the
+        scheduler has chosen). A move, an unshelve or a rebuild is of a
+        server that already lives in a cell."""
+        for uuid in instance_uuids:
+            try:
+                mapping = nova_objects.InstanceMapping.get_by_instance_uuid(
+                    context, uuid)
+            except exception.InstanceMappingNotFound:
+                return False
+            if mapping.cell_mapping is not None:
+                LOG.debug('Instance %s already lives in a cell: not a new '
+                          'boot, nothing is deleted for it.', uuid)
+                return False
+        return True
 
     # -- the decision ----------------------------------------------------
 
@@ -228,8 +245,7 @@ class PreemptibleSchedulerManager(nova_manager.SchedulerManager):
 
     def _candidates(self, context, spec_obj, resources, wanted, classes):
         """Every compute node the request may land on, as core hosts."""
-        providers = self.reader.providers(
-            context, resources.get_request_group(None))
+        providers = self.reader.providers(context, resources)
         plan_maker = planner.planner()
         found = []
         for host in self.host_manager.get_host_states_by_uuids(
@@ -313,8 +329,8 @@ class PreemptibleSchedulerManager(nova_manager.SchedulerManager):
                                'terminate': plan.victim_ids,
                                'termination_cost': plan.cost})
         self._notify(context, DECISION_EVENT,
-                           {'instance_uuids': list(instance_uuids),
-                            'placements': placements})
+                     {'instance_uuids': list(instance_uuids),
+                      'placements': placements})
 
     # -- acting on it ----------------------------------------------------
 
@@ -334,15 +350,24 @@ class PreemptibleSchedulerManager(nova_manager.SchedulerManager):
                 self._set_notice(context, victim.id, terminate_at)
         if grace > 0:
             time.sleep(grace)
+        failed = []
         for candidate, victim in victims:
             try:
                 server = self.compute_api.get(context, victim.id)
                 self.compute_api.delete(context, server)
             except exception.InstanceNotFound:
                 LOG.info('Preemptible server %s is already gone.', victim.id)
+            except Exception as error:   # e.g. a task began in the grace
+                LOG.warning('Could not delete preemptible server %s on %s: '
+                            '%s', victim.id, candidate.nova.host, error)
+                failed.append(victim.id)
             else:
                 LOG.info('Deleted preemptible server %s on %s.', victim.id,
                          candidate.nova.host)
+        if failed:
+            # The room will not appear; the others are deleted already.
+            raise _no_valid_host(
+                _('Preemptible servers could not be deleted.'))
 
     def _set_notice(self, context, uuid, terminate_at):
         try:
@@ -358,8 +383,13 @@ class PreemptibleSchedulerManager(nova_manager.SchedulerManager):
         deadline = time.monotonic() + settings.release_timeout
         held = {victim.id for _, victim in victims}
         while True:
-            held = {uuid for uuid in held
-                    if self.reader.holds(context, uuid)}
+            try:
+                held = {uuid for uuid in held
+                        if self.reader.holds(context, uuid)}
+            except placement.ReadFailed as error:
+                LOG.warning('Cannot tell whether deleted servers released '
+                            'their allocations: %s', error)
+                raise _no_valid_host()
             if not held:
                 return
             if time.monotonic() >= deadline:
@@ -418,7 +448,11 @@ class PreemptibleSchedulerManager(nova_manager.SchedulerManager):
 
 
 def _names_a_host(spec_obj):
-    """Whether the request asks for one host or node by name."""
+    """Whether the request asks for hosts or nodes by name (a requested
+    destination, or forced hosts or nodes)."""
+    for field in ('force_hosts', 'force_nodes'):
+        if spec_obj.obj_attr_is_set(field) and getattr(spec_obj, field):
+            return True
     if not spec_obj.obj_attr_is_set('requested_destination'):
         return False
     destination = spec_obj.requested_destination

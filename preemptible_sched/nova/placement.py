@@ -12,9 +12,9 @@ from urllib import parse
 #: the one Nova asks allocation candidates with).
 VERSION = '1.36'
 
-#: Query parameters of a request group that select providers by traits,
-#: aggregates and tree rather than by free room.
-_SELECTORS = ('required', 'member_of', 'in_tree')
+#: Query parameters that select providers by aggregates and tree rather
+#: than by free room (traits are merged into ``required``).
+_SELECTORS = ('member_of', 'in_tree')
 
 
 class ReadFailed(Exception):
@@ -38,12 +38,21 @@ class PlacementReader:
                                                 response.text[:200]))
         return response.json()
 
-    def providers(self, context, request_group):
-        """Uuids of the providers ``request_group`` may land on, whatever
-        their free room: the group's required and forbidden traits,
-        aggregates and tree, without its resources."""
-        params = [(key, value) for key, value in request_group.to_queryparams()
-                  if key in _SELECTORS]
+    def providers(self, context, resources):
+        """Uuids of the providers a request (Nova's ``ResourceRequest``,
+        with no suffixed group) may land on, whatever their free room: its
+        required and forbidden traits, root traits, aggregates and tree,
+        without its resources."""
+        required = []
+        params = []
+        for key, value in parse.parse_qsl(resources.to_querystring()):
+            if key in ('required', 'root_required'):
+                # On a compute node the root is the provider itself.
+                required.append(value)
+            elif key in _SELECTORS:
+                params.append((key, value))
+        if required:
+            params.append(('required', ','.join(required)))
         url = '/resource_providers'
         if params:
             url += '?' + parse.urlencode(sorted(params))
