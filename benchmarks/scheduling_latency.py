@@ -107,7 +107,7 @@ def build_scheduler(mode, hosts, saturated, seed):
     instances per host, with run times drawn from ``seed`` (the same for
     every mode, so every mode sees the same cloud).
     """
-    sched = scheduler.FilterScheduler(mode=mode)
+    sched = scheduler.FilterScheduler(strategy=mode)
     manager = sched.host_manager
     manager.set_time(START)
     rng = random.Random(seed)

@@ -48,3 +48,15 @@ class NoValidHost(PreemptibleSchedException):
     def __init__(self, reason):
         self.reason = reason
         super().__init__('No valid host was found. %s' % reason)
+
+
+class ConfigProblems(InvalidInput):
+    """Options that are wrong or contradict each other, all of them.
+
+    ``problems`` holds one line per problem; the commands print each on
+    its own line of stderr and exit 2.
+    """
+
+    def __init__(self, problems):
+        self.problems = list(problems)
+        super().__init__('configuration', None, '; '.join(self.problems))

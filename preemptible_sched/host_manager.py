@@ -21,14 +21,6 @@ class HostManager:
         #: a pass may skip its work when this and the queue are unchanged.
         self.generation = 0
 
-    @property
-    def now(self):
-        return self.planner.now
-
-    def set_time(self, now):
-        """Decisions from now on are made at ``now`` (run times, costs)."""
-        self.planner.now = now
-
     def add_host(self, host):
         if host.name in self.host_states:
             raise ValueError('host %s is already known' % host.name)
@@ -36,6 +28,16 @@ class HostManager:
         self.host_states[host.name] = state
         self.generation += 1
         return state
+
+    def set_up(self, host_name, up):
+        """Mark a host up or down; False if the host is unknown."""
+        state = self.host_states.get(host_name)
+        if state is None:
+            return False
+        state.up = up
+        state.generation += 1
+        self.generation += 1
+        return True
 
     def get_all_host_states(self):
         return list(self.host_states.values())

@@ -10,8 +10,6 @@ O(1) and never recounts the host.
 """
 
 import collections
-import dataclasses
-import typing
 
 from preemptible_sched.conf import CONF
 from preemptible_sched import objects
@@ -19,26 +17,6 @@ from preemptible_sched import objects
 # Tolerance of resource comparisons: fractional vCPUs summed over many
 # consume/release steps must not turn "exactly full" into "overcommitted".
 EPSILON = 1e-6
-
-
-@dataclasses.dataclass(frozen=True)
-class TerminationPlan:
-    """Preemptible instances to terminate on one host, and what that costs.
-
-    ``costs`` holds the cost of each victim, in the order of ``victims``.
-    """
-
-    host: str
-    victims: typing.Tuple[objects.Instance, ...]
-    costs: typing.Tuple[float, ...]
-
-    @property
-    def cost(self):
-        return sum(self.costs)
-
-    @property
-    def victim_ids(self):
-        return [victim.id for victim in self.victims]
 
 
 class HostView:
@@ -206,38 +184,39 @@ class HostState:
         self.generation += 1
         return instance
 
-    def termination_plan(self, resources):
+    def termination_plan(self, resources, now):
         """Cheapest preemptible instances to terminate so ``resources`` fit.
 
         Returns an empty plan when they already fit the full view and None
         when they cannot fit even with every preemptible instance gone.
-        The answer is memoised until the host or the planner's time changes,
-        so weighers and the driver may both ask for it within one pass.
+        Run times are measured to ``now``. The answer is memoised until the
+        host or the time changes, so weighers and the driver may both ask
+        for it within one pass.
         """
-        key = (resources, self.generation, self.planner.now)
+        key = (resources, self.generation, now)
         if self._plan_memo is not None and self._plan_memo[0] == key:
             return self._plan_memo[1]
         if self.full.fits(resources):
-            plan = TerminationPlan(self.name, (), ())
+            plan = objects.TerminationPlan(self.name)
         else:
-            plan = self.planner.plan(self, resources)
+            plan = self.planner.plan(self, resources, now)
         self._plan_memo = (key, plan)
         return plan
 
-    def termination_count(self, resources):
+    def termination_count(self, resources, now):
         """Fewest preemptible instances to terminate so ``resources`` fit.
 
         0 when they fit the full view already, None when they cannot fit
         even with every preemptible instance gone. Memoised like
         :meth:`termination_plan`.
         """
-        key = (resources, self.generation, self.planner.now)
+        key = (resources, self.generation, now)
         if self._count_memo is not None and self._count_memo[0] == key:
             return self._count_memo[1]
         if self.full.fits(resources):
             count = 0
         else:
-            plan = self.planner.plan(self, resources, cost=_unit_cost)
+            plan = self.planner.plan(self, resources, now, cost=_unit_cost)
             count = None if plan is None else len(plan.victims)
         self._count_memo = (key, count)
         return count

@@ -7,6 +7,7 @@ the valid names, so a typo in a config file stops the service at start-up.
 
 import stevedore
 
+from preemptible_sched.conf import plugins
 from preemptible_sched import exception
 
 
@@ -14,6 +15,19 @@ def _raise_load_failure(manager, entrypoint, error):
     raise exception.InvalidInput(
         entrypoint.group, entrypoint.name,
         'plugin failed to load: %s' % error)
+
+
+def plugin_class(namespace, name, group, option):
+    """The class registered as ``name`` in ``namespace``, not loaded.
+
+    An unknown name is an :class:`UnknownPlugin` naming ``[group]
+    option``.
+    """
+    found = plugins.plugin_class(namespace, name)
+    if found is None:
+        raise exception.UnknownPlugin(group, option, namespace, [name],
+                                      plugins.names(namespace))
+    return found
 
 
 def load_plugins(namespace, names, group, option):
@@ -25,7 +39,7 @@ def load_plugins(namespace, names, group, option):
     names = [name.strip() for name in names if name.strip()]
     if not names:
         return []
-    available = set(stevedore.ExtensionManager(namespace).names())
+    available = set(plugins.names(namespace))
     unknown = [name for name in names if name not in available]
     if unknown:
         raise exception.UnknownPlugin(group, option, namespace, unknown,
@@ -33,8 +47,8 @@ def load_plugins(namespace, names, group, option):
     manager = stevedore.NamedExtensionManager(
         namespace, names, name_order=True, invoke_on_load=True,
         on_load_failure_callback=_raise_load_failure)
-    plugins = []
+    loaded = []
     for extension in manager.extensions:
         extension.obj.name = extension.name
-        plugins.append(extension.obj)
-    return plugins
+        loaded.append(extension.obj)
+    return loaded

@@ -5,6 +5,7 @@ Nothing here does I/O or reads a clock. Units everywhere: vCPUs as floats
 time in seconds on the clock the caller uses.
 """
 
+import contextlib
 import dataclasses
 import typing
 
@@ -161,3 +162,73 @@ class RequestSpec:
                         service_class=self.service_class,
                         priority=self.priority,
                         group=self.group)
+
+
+@dataclasses.dataclass
+class PendingRequest:
+    """A request waiting in the queue, with what policies may look at.
+
+    ``submitted_at`` is when it was first submitted (a requeued instance
+    keeps its request's); ``sequence`` orders entries admitted at the
+    same time. ``running_s`` and ``overhead_s`` are the running time and
+    allocation overhead an instance accumulated before it was displaced
+    and queued again (its QoS account).
+    """
+
+    spec: RequestSpec
+    submitted_at: float
+    sequence: int
+    duration: typing.Optional[float] = None
+    image: typing.Optional[str] = None
+    attempts: int = 0
+    running_s: float = 0.0
+    overhead_s: float = 0.0
+    #: why it is back in the queue (a failed spawn, a rollback), if it is
+    reason: typing.Optional[str] = None
+    #: an instance displaced for another request: it waits for room
+    #: whatever ``[scheduler] on_no_valid_host`` says
+    preempted: bool = False
+
+    @property
+    def id(self):
+        return self.spec.id
+
+
+@dataclasses.dataclass(frozen=True)
+class TerminationPlan:
+    """Instances to displace on one host, and what each costs.
+
+    ``costs`` holds the cost of each victim, in the order of ``victims``;
+    ``reason`` says in a few words why the strategy chose them.
+    """
+
+    host: str
+    victims: typing.Tuple[Instance, ...] = ()
+    costs: typing.Tuple[float, ...] = ()
+    reason: typing.Optional[str] = None
+
+    @property
+    def cost(self):
+        return sum(self.costs)
+
+    @property
+    def victim_ids(self):
+        return [victim.id for victim in self.victims]
+
+
+def _no_stopwatch(stage, size=0):
+    return contextlib.nullcontext()
+
+
+@dataclasses.dataclass(frozen=True)
+class PassContext:
+    """What one scheduling pass shares with every decision it makes.
+
+    ``now`` is the time of the pass on the caller's clock (run times and
+    costs are measured to it); ``stopwatch(stage, size)`` returns a
+    context manager that times one stage of the pass (see
+    :mod:`preemptible_sched.loop.timing`).
+    """
+
+    now: float = 0.0
+    stopwatch: typing.Callable = _no_stopwatch

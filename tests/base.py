@@ -4,6 +4,7 @@ from oslo_config import fixture as config_fixture
 from oslotest import base
 
 from preemptible_sched.conf import CONF
+from preemptible_sched.conf import plugins
 from preemptible_sched import host_state
 from preemptible_sched import objects
 
@@ -15,6 +16,7 @@ class TestCase(base.BaseTestCase):
 
     def setUp(self):
         super().setUp()
+        plugins.register_opts(CONF)
         self.config_fixture = self.useFixture(config_fixture.Config(CONF))
 
     def flags(self, group=None, **kw):
@@ -26,18 +28,17 @@ class TestCase(base.BaseTestCase):
 class FakePlanner:
     """A planner for host states in plugin tests: returns canned plans."""
 
-    def __init__(self, plans=None, now=0.0):
+    def __init__(self, plans=None):
         self.plans = plans or {}
-        self.now = now
 
-    def plan(self, state, resources, cost=None):
+    def plan(self, state, resources, now, cost=None):
         return self.plans.get(state.name)
 
 
 class RefusingPlanner(FakePlanner):
     """A planner that must not be asked (the request fits already)."""
 
-    def plan(self, state, resources, cost=None):
+    def plan(self, state, resources, now, cost=None):
         raise AssertionError('planner asked about %s' % state.name)
 
 

@@ -62,6 +62,22 @@ def add_parser(subparsers):
     submit.add_argument('--priority', type=float, default=0.0,
                         help='Priority of the request (queue policy '
                         '"priority", termination cost "priority").')
+    submit.add_argument('--service-class', metavar='CLASS',
+                        help='Service class of the request (one of '
+                        '[qos] service_classes, e.g. gold, silver, '
+                        'bronze); its priority applies unless --priority '
+                        'is given.')
+    submit.add_argument('--constraint', action='append', default=[],
+                        metavar='KEY=VALUE',
+                        help='A host attribute or aggregate metadata the '
+                        'host must carry (repeatable).')
+    submit.add_argument('--availability-zone', metavar='ZONE',
+                        help='Availability zone the instances must run in.')
+    submit.add_argument('--group', metavar='GROUP',
+                        help='Server group the instances join.')
+    submit.add_argument('--group-policy',
+                        choices=('affinity', 'anti-affinity'),
+                        help='Policy of --group (default: anti-affinity).')
     submit.add_argument('--image', help='Image the instances boot from.')
     submit.add_argument('--id', dest='request_id',
                         help='Request id (default: generated). Instances '
@@ -126,10 +142,24 @@ def request_spec(args):
         raise bad('--duration', 'must be > 0, got %g' % args.duration)
     if args.request_id is not None and not args.request_id.strip():
         raise bad('--id', 'must not be empty')
+    constraints = {}
+    for text in args.constraint:
+        key, sep, value = text.partition('=')
+        if not sep or not key.strip():
+            raise bad('--constraint', 'must be KEY=VALUE, got %r' % text)
+        constraints[key.strip()] = value.strip()
+    if args.group_policy and not args.group:
+        raise bad('--group-policy', 'needs --group')
     return {'id': args.request_id, 'resources': resources,
             'preemptible': args.preemptible_instances,
             'num_instances': args.num_instances, 'flavor': args.flavor,
-            'priority': args.priority}
+            'priority': args.priority,
+            'service_class': args.service_class,
+            'constraints': constraints,
+            'availability_zone': args.availability_zone,
+            'group': args.group,
+            'group_policy': (args.group_policy or 'anti-affinity')
+            if args.group else None}
 
 
 # -- talking to the service --------------------------------------------------

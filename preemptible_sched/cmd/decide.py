@@ -4,6 +4,7 @@ import json
 
 from oslo_config import cfg
 
+from preemptible_sched.conf import checks
 from preemptible_sched.conf import CONF
 from preemptible_sched.driver import scheduler
 from preemptible_sched import exception
@@ -23,13 +24,14 @@ def add_parser(subparsers):
 
 def decide(scenario):
     """Run the configured scheduler on ``scenario``: a Decision."""
+    checks.require_valid(CONF, scenario.path)
     sched = scheduler.FilterScheduler()
     for host in scenario.hosts:
         sched.host_manager.add_host(host)
     for host_name, instance in scenario.placements:
         sched.host_manager.add_instance(host_name, instance)
     return sched.select_destinations(scenario.request, now=scenario.now,
-                                     explain=True)
+                                     explain=True), sched.strategy.name
 
 
 def _hosts(report):
@@ -64,12 +66,12 @@ def _number(value):
     return '-' if value is None else '%.4g' % value
 
 
-def to_table(decision, spec, mode):
+def to_table(decision, spec, strategy):
     res = spec.resources
-    lines = ['Request %s: %s%s, %g vCPU, %g MB, %g GB, x%d (mode %s)' % (
-        spec.id, 'preemptible' if spec.preemptible else 'normal',
-        ' %s' % spec.flavor if spec.flavor else '', res.vcpus,
-        res.memory_mb, res.disk_gb, spec.num_instances, mode)]
+    lines = ['Request %s: %s%s, %g vCPU, %g MB, %g GB, x%d (strategy %s)'
+             % (spec.id, 'preemptible' if spec.preemptible else 'normal',
+                ' %s' % spec.flavor if spec.flavor else '', res.vcpus,
+                res.memory_mb, res.disk_gb, spec.num_instances, strategy)]
     if decision.placed:
         lines.append('Result: placed')
         for s in decision.selections:
@@ -112,7 +114,7 @@ def run(args):
     scenario = scenario_mod.load(args.scenario, CONF)
     scenario.apply_config(CONF)
     try:
-        decision = decide(scenario)
+        decision, strategy = decide(scenario)
     except exception.UnknownPlugin as error:
         if error.option in scenario.config.get(error.group, {}) and \
                 CONF.get_location(error.option, error.group).location == \
@@ -124,5 +126,5 @@ def run(args):
     if args.format == 'json':
         print(json.dumps(to_dict(decision), indent=2))
     else:
-        print(to_table(decision, scenario.request, CONF.preemptible.mode))
+        print(to_table(decision, scenario.request, strategy))
     return 0 if decision.placed else 1

@@ -59,7 +59,7 @@ def add_parser(subparsers):
     parser.add_argument('--policies', default=DEFAULT_POLICIES,
                         metavar='NAME[,NAME]',
                         help='Policies to compare (%s; default: %s).'
-                        % (', '.join(sorted(runner.POLICIES)),
+                        % (', '.join(runner.POLICIES),
                            DEFAULT_POLICIES))
     parser.add_argument('--size-factors', metavar='F[,F]',
                         help='Cloud sizes, as multiples of each '
@@ -79,9 +79,7 @@ def add_parser(subparsers):
 # -- Validation -------------------------------------------------------------
 
 def _policy(text):
-    if text not in runner.POLICIES:
-        raise ValueError('unknown policy %r (valid: %s)'
-                         % (text, ', '.join(sorted(runner.POLICIES))))
+    runner.strategy_of(text)
     return text
 
 

@@ -17,6 +17,7 @@ from preemptible_sched.cmd import simulate
 from preemptible_sched.cmd import testbed
 from preemptible_sched.conf import CONF
 from preemptible_sched.conf import opts as opts_mod
+from preemptible_sched.conf import plugins
 from preemptible_sched import exception
 
 EXIT_OK, EXIT_NO_VALID_HOST, EXIT_BAD_INPUT = 0, 1, 2
@@ -83,9 +84,19 @@ def _fail(message):
 
 
 def main(argv=None):
-    CONF.register_cli_opt(cfg.SubCommandOpt(
+    command = cfg.SubCommandOpt(
         'command', title='Commands', handler=_add_parsers,
-        help='Run "preemptible-sched COMMAND --help" for its options.'))
+        help='Run "preemptible-sched COMMAND --help" for its options.')
+    CONF.register_cli_opt(command)
+    plugins.register_opts(CONF)
+    try:
+        return _main(argv)
+    finally:
+        CONF.reset()
+        CONF.unregister_opt(command)
+
+
+def _main(argv):
     logging.register_options(CONF)
     # stdout carries the command's output (JSON); logs go to stderr.
     CONF.set_default('use_stderr', True)
@@ -101,6 +112,10 @@ def main(argv=None):
     logging.setup(CONF, 'preemptible-sched')
     try:
         return CONF.command.func(CONF.command)
+    except exception.ConfigProblems as error:
+        for problem in error.problems:
+            _fail(problem)
+        return EXIT_BAD_INPUT
     except exception.UnknownPlugin as error:
         return _fail('%s: %s' % (_option_source(error.group, error.option),
                                  error))
@@ -108,8 +123,6 @@ def main(argv=None):
         return _fail(_describe_bad_value(error))
     except (exception.InvalidInput, cfg.Error) as error:
         return _fail(error)
-    finally:
-        CONF.reset()
 
 
 if __name__ == '__main__':

@@ -14,7 +14,9 @@ import warnings
 from oslo_config import cfg
 from oslo_log import log as logging
 
+from preemptible_sched.conf import checks
 from preemptible_sched.conf import CONF
+from preemptible_sched.conf import plugins
 from preemptible_sched import exception
 
 LOG = logging.getLogger(__name__)
@@ -48,6 +50,7 @@ def serve(binary, argv, build, cli_opts=()):
     handler). Returns the exit code.
     """
     CONF.register_cli_opts(cli_opts)
+    plugins.register_opts(CONF)
     logging.register_options(CONF)
     # Unbuffered, so a killed service leaves its last words in the log.
     CONF.set_default('use_stderr', True)
@@ -61,6 +64,10 @@ def serve(binary, argv, build, cli_opts=()):
         logging.setup(CONF, binary)
         try:
             server = build(CONF)
+        except exception.ConfigProblems as error:
+            for problem in error.problems:
+                _fail(binary, problem)
+            return EXIT_BAD_INPUT
         except (exception.InvalidInput, cfg.Error, ValueError) as error:
             return _fail(binary, error)
         except Exception:
@@ -82,6 +89,7 @@ def serve(binary, argv, build, cli_opts=()):
 
 def _build(conf):
     from preemptible_sched.service import scheduler_service
+    checks.require_valid(conf)
     return scheduler_service.SchedulerService(conf)
 
 

@@ -66,10 +66,13 @@ def add_parser(subparsers):
     parser.add_argument('--size-factor', type=float, metavar='F',
                         help='Size the cloud from the workload: F times '
                         'its peak demand, sampled from --machines.')
-    parser.add_argument('--policy', choices=sorted(runner.POLICIES),
-                        help='Run under a named policy (its options '
-                        'override the configuration; see the docs). '
-                        'Default: the configuration as it is.')
+    parser.add_argument('--policy', choices=runner.POLICIES + tuple(
+                        runner.ALIASES), metavar='STRATEGY',
+                        help='Run under this preemption strategy (%s); it '
+                        'brings its own queue policy, weighers and victim '
+                        'action unless the configuration sets them. '
+                        'Default: the configuration as it is.'
+                        % ', '.join(runner.POLICIES))
     parser.add_argument('--seed', type=int, default=0,
                         help='Seed of the host sampling, the boot times '
                         'and the scheduler (default 0).')
@@ -183,7 +186,7 @@ def run(args):
     report.write_outputs(
         args.output, result.records, summary, plots=not args.no_plots,
         plot_data={'utilisation': metrics.utilisation_fractions(
-            result.utilisation)})
+            result.utilisation)}, stages=result.stage_rows)
     sys.stdout.write('%s: %d requests on %d hosts, policy %s, %d '
                      'preemptions; results in %s\n' % (
                          args.workload, len(items), len(hosts),

@@ -122,7 +122,7 @@ class Testbed:
                           'instances': instances})
         return {
             'seed': self.seed, 'flavors': self.flavor_set,
-            'mode': CONF.preemptible.mode,
+            'strategy': self.loop.scheduler.strategy.name,
             'termination_costs': list(CONF.preemptible.termination_costs),
             'billing_period_s': CONF.preemptible.billing_period_seconds,
             'time_s': now, 'requests_submitted': self.submitted,
@@ -182,8 +182,8 @@ class Testbed:
 PAPER_DEFAULTS = {
     'filter_scheduler': {'enabled_filters': ['compute', 'resources'],
                          'weighers': ['termination_cost']},
-    'preemptible': {'mode': 'dual_state',
-                    'termination_costs': ['billing_period'],
+    'scheduler': {'preemption_strategy': 'dual_state'},
+    'preemptible': {'termination_costs': ['billing_period'],
                     'billing_period_seconds': 3600},
 }
 
@@ -195,10 +195,10 @@ def set_paper_defaults(conf):
 
 
 def to_table(report):
-    lines = ['Emulated testbed: %d blades, flavors %s, seed %d, mode %s, '
+    lines = ['Emulated testbed: %d blades, flavors %s, seed %d, strategy %s, '
              'termination costs %s (billing period %d min)' % (
                  len(report['hosts']), report['flavors'], report['seed'],
-                 report['mode'], ', '.join(report['termination_costs']),
+                 report['strategy'], ', '.join(report['termination_costs']),
                  report['billing_period_s'] // 60),
              'After %d requests, at t = %.1f min, normal request %s (%s) '
              'needs room:' % (report['requests_submitted'],

@@ -10,6 +10,7 @@ sample generator and the docs can list the options without Nova installed.
 
 from oslo_config import cfg
 
+from preemptible_sched.conf import plugins
 from preemptible_sched.conf import preemptible
 
 nova_group = cfg.OptGroup(
@@ -29,8 +30,8 @@ SHARED = ('termination_costs', 'billing_period_seconds',
            'count_cost_multiplier', 'runtime_cost_multiplier',
            'priority_cost_multiplier')
 
-_shared_opts = [opt for opt in preemptible.preemptible_opts
-                if opt.name in SHARED]
+_shared_opts = [opt for opt in preemptible.preemptible_opts +
+                plugins.cost_opts() if opt.name in SHARED]
 
 nova_opts = [
     cfg.BoolOpt('preempt',

@@ -4,6 +4,7 @@ from preemptible_sched.conf import compute
 from preemptible_sched.conf import database
 from preemptible_sched.conf import fake_driver
 from preemptible_sched.conf import filter_scheduler
+from preemptible_sched.conf import plugins
 from preemptible_sched.conf import preemptible
 from preemptible_sched.conf import qos
 from preemptible_sched.conf import scheduler
@@ -16,7 +17,9 @@ _MODULES = (compute, database, fake_driver, filter_scheduler, preemptible,
 def list_opts():
     """Return ``[(group, [opts])]`` for every group of the project."""
     opts = []
+    generated = plugins.list_opts()
     for module in _MODULES:
         for group, group_opts in module.list_opts().items():
-            opts.append((group, list(group_opts)))
+            opts.append((group, list(group_opts) +
+                         generated.get(getattr(group, 'name', group), [])))
     return opts

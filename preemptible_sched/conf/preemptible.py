@@ -2,6 +2,8 @@
 
 from oslo_config import cfg
 
+from preemptible_sched.conf import plugins
+
 preemptible_group = cfg.OptGroup(
     'preemptible',
     title='Preemptible instances',
@@ -14,23 +16,15 @@ MODES = ('dual_state', 'retry', 'plain')
 
 preemptible_opts = [
     cfg.StrOpt('mode',
-               default='dual_state',
-               choices=[
-                   ('dual_state', 'One pass: normal requests are filtered on '
-                    'the normal view, and the cheapest termination set is '
-                    'chosen in the same pass.'),
-                   ('retry', 'Filter on the full view first; only when no '
-                    'host passes, a second pass on the normal view '
-                    'terminates (the two-cycle baseline).'),
-                   ('plain', 'A stock filter scheduler: full view only, '
-                    'never terminates anything.'),
-               ],
+               choices=MODES,
+               deprecated_for_removal=True,
+               deprecated_since='0.2.0',
+               deprecated_reason='Use ``[scheduler] preemption_strategy``, '
+               'which takes the same names.',
                help="""
-How a normal request finds room on hosts full of preemptible instances.
-
-Related options:
-
-* ``termination_costs``
+Deprecated: use ``[scheduler] preemption_strategy`` (same names). When set,
+it is the strategy; a value that contradicts ``[scheduler]
+preemption_strategy`` stops the start-up.
 """),
     cfg.ListOpt('termination_costs',
                 default=['billing_period'],
@@ -45,7 +39,7 @@ cost whose removal lets the request fit.
 Possible values:
 
 * A list of names from ``preemptible_sched.termination_costs``:
-  ``billing_period``, ``count``, ``runtime``, ``priority``.
+  %(costs)s.
 """),
     cfg.IntOpt('billing_period_seconds',
                default=3600,
@@ -77,54 +71,10 @@ Possible values:
 * 0 (terminate at once) or a positive number of seconds (public spot
   offers give 30 to 120 s).
 """),
-    cfg.StrOpt('on_preempt',
-               default='terminate',
-               choices=[
-                   ('terminate', 'Spot semantics: a displaced instance is '
-                    'gone for good (state terminated).'),
-                   ('requeue', 'QoS semantics: a displaced instance is '
-                    'preempted and returns to the pending queue, keeping '
-                    'its admission time and accumulated running and '
-                    'overhead times.'),
-               ],
-               help="""
-What happens to an instance the scheduler displaces for another request.
-
-Related options:
-
-* ``[scheduler] preemption_policy``
-"""),
-    cfg.FloatOpt('qos_slack_cost_multiplier',
-                 default=1.0,
-                 min=0.0,
-                 help="""
-Multiplier of the ``qos_slack`` termination cost.
-"""),
-    cfg.FloatOpt('billing_period_cost_multiplier',
-                 default=1.0,
-                 min=0.0,
-                 help="""
-Multiplier of the ``billing_period`` termination cost.
-"""),
-    cfg.FloatOpt('count_cost_multiplier',
-                 default=1.0,
-                 min=0.0,
-                 help="""
-Multiplier of the ``count`` termination cost (1 per terminated instance).
-"""),
-    cfg.FloatOpt('runtime_cost_multiplier',
-                 default=1.0,
-                 min=0.0,
-                 help="""
-Multiplier of the ``runtime`` termination cost (seconds run so far).
-"""),
-    cfg.FloatOpt('priority_cost_multiplier',
-                 default=1.0,
-                 min=0.0,
-                 help="""
-Multiplier of the ``priority`` termination cost (the instance's priority).
-"""),
 ]
+
+
+plugins.fill_names(preemptible_opts)
 
 
 def register_opts(conf):

@@ -2,50 +2,95 @@
 
 from oslo_config import cfg
 
+from preemptible_sched.conf import plugins
+
 scheduler_group = cfg.OptGroup(
     'scheduler',
     title='Scheduler options',
     help='General behaviour of the scheduler.')
 
 scheduler_opts = [
+    cfg.StrOpt('preemption_strategy',
+               default='dual_state',
+               help="""
+Who may be displaced for a request, which victims are chosen, and how hosts
+with victims compare.
+
+The one place the scheduling policy is chosen: the strategy also brings its
+own queue policy, weighers and victim action unless ``queue_policy``,
+``[filter_scheduler] weighers`` or ``on_victim`` are set.
+
+Possible values:
+
+* A name from the ``preemptible_sched.preemption_strategies`` namespace:
+  %(names)s.
+
+  ``dual_state`` (the default): normal requests are filtered on the normal
+  view and the cheapest set of preemptible instances is terminated in the
+  same pass. ``retry``: the full view first, terminations only when no
+  host passes (the two-cycle baseline). ``plain``: a stock filter
+  scheduler that never displaces anything. ``qos``: preempt to keep every
+  service class at its availability SLO. ``priority``: the Kubernetes
+  baseline, a request preempts instances of strictly lower priority.
+
+Related options:
+
+* ``on_victim``, ``queue_policy``, ``[filter_scheduler] weighers``
+* ``[preemptible] termination_costs`` (``dual_state``, ``retry``)
+* ``[qos] service_classes`` (``qos``, ``priority``)
+"""),
+    cfg.StrOpt('on_victim',
+               choices=[
+                   ('terminate', 'Spot semantics: a displaced instance is '
+                    'gone for good (state terminated).'),
+                   ('requeue', 'QoS semantics: a displaced instance is '
+                    'preempted and returns to the pending queue, keeping '
+                    'its admission time and accumulated running and '
+                    'overhead times; in simulation it then runs only '
+                    'the rest of its duration.'),
+               ],
+               deprecated_opts=[cfg.DeprecatedOpt('on_preempt',
+                                                  group='preemptible')],
+               help="""
+What happens to an instance the scheduler displaces for another request.
+
+Unset: the strategy's own choice (``terminate`` for ``dual_state``,
+``retry`` and ``plain``; ``requeue`` for ``qos`` and ``priority``).
+
+Related options:
+
+* ``preemption_strategy``
+"""),
     cfg.StrOpt('queue_policy',
-               default='fifo',
                help="""
 Order in which pending requests are considered in each pass.
+
+Unset: the strategy's own (``fifo`` for ``dual_state``, ``retry`` and
+``plain``; ``qos_slack`` for ``qos``; ``priority`` for ``priority``).
 
 Possible values:
 
 * A name from the ``preemptible_sched.queue_policies`` namespace:
-  ``fifo`` (oldest first), ``priority`` (highest request priority first,
-  oldest first among equals) or ``qos_slack`` (at-risk requests first by
-  class importance, then the least slack first).
+  %(queue_names)s. ``fifo``: oldest first; ``priority``: highest
+  request priority first, oldest first among equals; ``qos_slack``:
+  at-risk requests first by class importance, then the least slack first.
 
 Related options:
 
-* ``on_no_valid_host``
+* ``preemption_strategy``, ``on_no_valid_host``
 """),
     cfg.StrOpt('preemption_policy',
-               default='billing',
+               choices=['none', 'billing', 'qos', 'priority'],
+               deprecated_for_removal=True,
+               deprecated_since='0.2.0',
+               deprecated_reason='One option now chooses the policy: '
+               '``preemption_strategy``. ``none`` is ``plain``, '
+               '``billing`` is ``[preemptible] mode`` (``dual_state`` '
+               'by default), ``qos`` and ``priority`` keep their names.',
                help="""
-Which running instances a request may displace, and how they are chosen.
-
-Possible values:
-
-* A name from the ``preemptible_sched.preemption_policies`` namespace:
-  ``none`` (nothing is ever displaced: a stock filter scheduler),
-  ``billing`` (spot semantics: normal requests terminate the cheapest set of
-  instances flagged preemptible, under ``[preemptible] mode`` and
-  ``termination_costs``), ``qos`` (the QoS-driven policy: instances are
-  preempted to keep every service class at its availability SLO) or
-  ``priority`` (the Kubernetes baseline: a request preempts instances of
-  strictly lower priority, lowest first).
-
-Related options:
-
-* ``[preemptible] on_preempt``
-* ``queue_policy`` (``qos_slack`` goes with ``qos``, ``priority`` with
-  ``priority``)
-* ``[qos] service_classes``
+Deprecated: use ``preemption_strategy``. When set, it is translated into a
+strategy at start-up; a value that contradicts ``preemption_strategy`` or
+``[preemptible] mode`` stops the start-up.
 """),
     cfg.FloatOpt('watchdog_interval',
                  default=10.0,
@@ -104,6 +149,9 @@ Possible values:
 * Any integer.
 """),
 ]
+
+
+plugins.fill_names(scheduler_opts)
 
 
 def register_opts(conf):

@@ -373,7 +373,7 @@ class Store:
     # Decisions: the journal.
 
     def journal_decision(self, request_id, instance_id, host, victims, at,
-                         spot=True):
+                         spot=True, strategy=None, explanation=None):
         """Journal the decision to place ``instance_id`` on ``host`` after
         terminating ``victims``; returns the decision id.
 
@@ -390,7 +390,8 @@ class Store:
         nor one twice. With ``spot=False`` (the class-based preemption
         policies, where the service class and not the preemptible flag
         says who may be displaced) victims need not be flagged
-        preemptible; every other check stays.
+        preemptible; every other check stays. ``strategy`` and
+        ``explanation`` (a JSON-able dict) are stored with the decision.
         """
         victims = list(victims)
         with self._transaction() as session:
@@ -406,7 +407,8 @@ class Store:
             decision = models.Decision(
                 request_id=request_id, instance_id=instance_id, host=host,
                 victims=victims, confirmed=[], state='journaled',
-                created_at=at, updated_at=at, reason=None)
+                created_at=at, updated_at=at, reason=None,
+                strategy=strategy, explanation=explanation)
             session.add(decision)
             session.flush()
             instance = rows[instance_id]
@@ -517,6 +519,7 @@ class Store:
                 victim.state = final_state
                 victim.ended_at = at
                 victim.updated_at = at
+                victim.displaced_by = decision.id
             self._add_event(session, 'decision.termination_confirmed', at,
                             request_id=decision.request_id,
                             instance_id=victim_id, host=decision.host,
@@ -622,6 +625,15 @@ class Store:
         return decision
 
     # Events.
+
+    def latest_time(self):
+        """The latest clock reading the store recorded, or None."""
+        columns = (models.Event.at, models.Instance.updated_at,
+                   models.Request.updated_at, models.Decision.updated_at)
+        with self.engine.connect() as connection:
+            readings = [connection.scalar(sa.select(sa.func.max(column)))
+                        for column in columns]
+        return max((r for r in readings if r is not None), default=None)
 
     def record_event(self, kind, at, request_id=None, instance_id=None,
                      host=None, payload=None):

@@ -144,7 +144,9 @@ class Instance(Base):
 
     ``host`` and ``decision_id`` are set when a decision claims a host for
     it (the instance stays ``pending`` until it is spawned);
-    ``terminated_by`` is the decision that chose it as a victim.
+    ``terminated_by`` is the decision that chose it as a victim (cleared
+    when it is requeued); ``displaced_by`` the last decision whose
+    termination of it was confirmed (kept).
     ``running_s``, ``pending_s`` and ``overhead_s`` accumulate over the
     instance's whole life, across preemptions; the QoS policies read them.
     """
@@ -186,6 +188,8 @@ class Instance(Base):
         sa.Integer)
     terminated_by: orm.Mapped[typing.Optional[int]] = orm.mapped_column(
         sa.Integer)
+    displaced_by: orm.Mapped[typing.Optional[int]] = orm.mapped_column(
+        sa.Integer)
     reason: orm.Mapped[typing.Optional[str]] = orm.mapped_column(sa.Text)
 
     @property
@@ -206,7 +210,9 @@ class Instance(Base):
 class Decision(Base):
     """One journaled decision: place ``instance_id`` on ``host``, after
     terminating ``victims``; ``confirmed`` lists the victims the compute
-    side confirmed gone."""
+    side confirmed gone. ``explanation`` says why (verdict counts per
+    filter, the winner's weights, the victims' costs, the strategy's
+    reason)."""
 
     __tablename__ = 'decisions'
     __table_args__ = (
@@ -230,6 +236,10 @@ class Decision(Base):
     created_at: orm.Mapped[float] = _time(nullable=False)
     updated_at: orm.Mapped[float] = _time(nullable=False)
     reason: orm.Mapped[typing.Optional[str]] = orm.mapped_column(sa.Text)
+    strategy: orm.Mapped[typing.Optional[str]] = orm.mapped_column(
+        sa.String(64))
+    explanation: orm.Mapped[typing.Optional[dict]] = orm.mapped_column(
+        sa.JSON)
 
     @property
     def unconfirmed(self):

@@ -1,53 +1,40 @@
-"""select_destinations: where each instance of a request goes, and who dies.
+"""select_destinations: where each instance of a request goes, and who goes.
 
-One instance at a time (the next one sees the views the previous one left):
+One path for every preemption strategy (see
+:mod:`preemptible_sched.preemption`). One instance at a time (the next one
+sees the views the previous one left), in the strategy's phases:
 
-1. filter the hosts on the view the mode prescribes;
-2. weigh the survivors on their full views;
-3. pick among the best ``host_subset_size`` (and hosts tied with them) with
-   the seeded generator;
-4. if a normal request does not fit the chosen host's full view, take the
-   termination plan of that host (the cheapest set of preemptible
-   instances whose removal makes it fit);
-5. consume: remove the victims from the host manager and add the instance.
+``FIT``
+    Filter every host on its full view (R4), weigh the survivors (R5) and
+    take the best one the request fits; nothing is displaced.
+``DISPLACE``
+    Filter every host as it would be without the instances the request may
+    displace there (for ``dual_state`` that is the normal view), then
+    either weigh the survivors on their full views and take the best one on
+    which the strategy finds victims, or, for a strategy that scores hosts
+    (``qos``, ``priority``), take the host whose victims score lowest, the
+    weighers breaking ties on the hosts as they will be without them (T10).
 
-Modes (``[preemptible] mode``):
-
-``dual_state``
-    Normal requests are filtered on the normal view, preemptible ones on the
-    full view; terminations are chosen in the same pass.
-``retry``
-    Everything is filtered on the full view; only when no host passes does a
-    normal request get a second pass on the normal view, with terminations.
-``plain``
-    A stock filter scheduler: full view only, nothing is ever terminated.
-
-A preemptible request never terminates anything. A multi-instance request
-is all or nothing: if one instance cannot be placed, every change made for
-the earlier ones is rolled back.
-
-Under a class-based preemption policy (``[scheduler] preemption_policy =
-qos | priority``, see :mod:`preemptible_sched.preemption`) the preemptible
-flag plays no part: hosts are filtered on the full view; when none passes,
-each host is filtered again as it would be without the instances the policy
-lets the request displace there, the policy picks the victims of each host
-that passes and scores them, and the lowest score wins (ties: the weighers).
+The best host is drawn at random among the best ``host_subset_size`` with
+the seeded generator. Consuming removes the victims from the host manager
+and adds the instance. A multi-instance request is all or nothing: if one
+instance cannot be placed, every change made for the earlier ones is
+rolled back.
 """
 
-import contextlib
+import collections
 import dataclasses
 import logging
 import random
 import typing
 
+from preemptible_sched.conf import checks
 from preemptible_sched.conf import CONF
 from preemptible_sched.driver import termination_selector
 from preemptible_sched import exception
 from preemptible_sched import filters
 from preemptible_sched import host_manager
-from preemptible_sched import host_state
 from preemptible_sched import objects
-from preemptible_sched import policies
 from preemptible_sched import preemption
 from preemptible_sched import termination
 from preemptible_sched import weighers
@@ -57,15 +44,35 @@ LOG = logging.getLogger(__name__)
 
 @dataclasses.dataclass
 class Selection:
-    """One placed instance: where it goes and which instances it displaces."""
+    """One placed instance: where it goes and which instances it displaces.
+
+    ``weights`` holds the winner's weights per weigher (raw, normalised,
+    multiplier) and ``verdicts`` maps each host a filter rejected to that
+    filter, for the journal's compact explanation.
+    """
 
     instance: objects.Instance
     host: str
-    plan: host_state.TerminationPlan
+    plan: objects.TerminationPlan
+    weights: typing.Optional[dict] = None
+    verdicts: typing.Optional[dict] = None
+    hosts: int = 0
 
     @property
     def terminate(self):
         return self.plan.victim_ids
+
+    def explanation(self):
+        """A compact, JSON-able account of why this host won."""
+        rejected = collections.Counter((self.verdicts or {}).values())
+        return {'hosts': self.hosts,
+                'passed': self.hosts - sum(rejected.values()),
+                'rejected_by': dict(rejected),
+                'weights': self.weights or {},
+                'victims': [{'id': victim.id, 'cost': cost}
+                            for victim, cost in zip(self.plan.victims,
+                                                    self.plan.costs)],
+                'reason': self.plan.reason}
 
 
 @dataclasses.dataclass
@@ -95,33 +102,33 @@ class Decision:
         return self.reason is None
 
 
-def _no_stopwatch(stage):
-    return contextlib.nullcontext()
-
-
 class FilterScheduler:
     """The preemptible-aware filter scheduler.
 
-    Arguments left as None come from the configuration. ``filter_handler``,
-    ``weight_handler`` and ``cost_handler`` may be given directly (tests
-    build them from plugin objects).
+    ``strategy`` is a strategy object or name; arguments left as None come
+    from the configuration. ``filter_handler``, ``weight_handler`` and
+    ``cost_handler`` may be given directly (tests build them from plugin
+    objects).
     """
 
-    def __init__(self, mode=None, filter_handler=None, weight_handler=None,
-                 cost_handler=None, host_subset_size=None, seed=None,
-                 preemption_policy=None):
-        self.preemption = preemption_policy or preemption.load(
-            CONF.scheduler.preemption_policy)
-        self.mode = mode or CONF.preemptible.mode
-        if self.preemption.name == 'none':
-            self.mode = 'plain'
-        if self.mode not in ('dual_state', 'retry', 'plain'):
-            raise exception.InvalidInput(
-                '[preemptible] mode', None, 'unknown mode %r' % self.mode)
+    def __init__(self, strategy=None, filter_handler=None,
+                 weight_handler=None, cost_handler=None,
+                 host_subset_size=None, seed=None):
+        if strategy is None:
+            name, problems = checks.strategy_name(CONF)
+            if problems:
+                raise exception.ConfigProblems(problems)
+            strategy = name
+        if isinstance(strategy, str):
+            strategy = preemption.load(strategy)
+        self.strategy = strategy
         self.filter_handler = filter_handler or filters.FilterHandler.\
             from_names(CONF.filter_scheduler.enabled_filters)
+        weigher_names = CONF.filter_scheduler.weighers
+        if weigher_names is None:
+            weigher_names = list(strategy.default_weighers)
         self.weight_handler = weight_handler or weighers.WeightHandler.\
-            from_names(CONF.filter_scheduler.weighers)
+            from_names(weigher_names)
         costs = cost_handler or termination.TerminationCostHandler.\
             from_names(CONF.preemptible.termination_costs)
         self.host_subset_size = (host_subset_size or
@@ -130,57 +137,44 @@ class FilterScheduler:
                                  if seed is None else seed)
         self.host_manager = host_manager.HostManager(
             termination_selector.TerminationPlanner(costs))
-        #: ``stopwatch(stage)`` gives a context manager timing that stage
-        #: (R4 filtering, R5 weighing and selection, T10 termination
-        #: planning); the scheduler loop sets a real one.
-        self.stopwatch = _no_stopwatch
 
-    def _views_to_try(self, spec):
-        """Which views to filter on, in order: True means the normal view."""
-        if self.mode == 'dual_state':
-            return (not spec.preemptible,)
-        if self.mode == 'retry' and not spec.preemptible:
-            return (False, True)
-        return (False,)
-
-    def select_destinations(self, spec, now=None, explain=False,
-                            pending=None):
+    def select_destinations(self, spec, now=0.0, explain=False,
+                            pending=None, context=None):
         """Place every instance of ``spec``; return a :class:`Decision`.
 
         The host manager is updated as the decision is made (victims
         removed, instances added), like a claim; nothing is changed when
-        the request cannot be placed as a whole. ``pending`` is the queue
-        entry of the request (:class:`policies.PendingRequest`), with the
-        QoS account the class-based policies read; without it the request
-        counts as admitted now.
+        the request cannot be placed as a whole. ``context`` (a
+        :class:`~preemptible_sched.objects.PassContext`) carries the time
+        and the stage stopwatch of the pass; without it the decision is
+        made at ``now``. ``pending`` is the queue entry of the request,
+        with the account the class-based strategies read; without it the
+        request counts as admitted then.
         """
-        if now is not None:
-            self.host_manager.set_time(now)
+        if context is None:
+            context = objects.PassContext(now=now)
         if pending is None:
-            pending = policies.PendingRequest(spec, self.host_manager.now, 0)
+            pending = objects.PendingRequest(spec, context.now, 0)
         selections = []
         reports = []
         for index in range(spec.num_instances):
-            if self.preemption.spot:
-                selection, report = self._schedule_one(spec, index, explain)
-            else:
-                selection, report = self._schedule_by_class(
-                    spec, index, explain, pending)
-            if selection is not None:
-                instance = selection.instance
-                instance.admitted_at = pending.submitted_at
-                instance.running_s = pending.running_s
-                instance.overhead_s = pending.overhead_s
+            selection, report = self._place_one(spec, index, pending,
+                                                context, explain)
             if explain:
                 reports.append(report)
             if selection is None:
                 for done in reversed(selections):
                     self._undo(done)
                 reason = ('No host can take instance %d of %d of request '
-                          '%s (mode %s).' % (index + 1, spec.num_instances,
-                                             spec.id, self.mode))
+                          '%s (strategy %s).' % (
+                              index + 1, spec.num_instances, spec.id,
+                              self.strategy.name))
                 LOG.debug(reason)
                 return Decision(spec, [], reports, reason)
+            instance = selection.instance
+            instance.admitted_at = pending.submitted_at
+            instance.running_s = pending.running_s
+            instance.overhead_s = pending.overhead_s
             self._apply(selection)
             selections.append(selection)
         return Decision(spec, selections, reports)
@@ -193,116 +187,142 @@ class FilterScheduler:
         return dataclasses.replace(
             spec, group_hosts=self.host_manager.hosts_of_group(spec.group))
 
-    def _schedule_one(self, spec, index, explain):
+    def _place_one(self, spec, index, pending, context, explain):
         spec = self._with_group_hosts(spec)
-        states = self.host_manager.get_all_host_states()
-        verdicts = {} if explain else None
-        with self.stopwatch('R4'):
-            for use_normal in self._views_to_try(spec):
-                if explain:
-                    verdicts.clear()
-                passed = self.filter_handler.filter(
-                    [state.view(use_normal) for state in states], spec,
-                    verdicts)
-                if passed:
-                    break
-        with self.stopwatch('R5'):
-            weighed = self._ordered(self.weight_handler.get_weighed_objects(
-                [view.host.full for view in passed], spec, explain))
-        may_terminate = self.mode != 'plain' and not spec.preemptible
-        selection = None
-        with self.stopwatch('T10'):
-            for candidate in weighed:
-                plan = self._plan(candidate.view.host, spec, may_terminate)
-                if plan is not None:
-                    selection = Selection(
-                        spec.new_instance(index, self.host_manager.now),
-                        candidate.view.name, plan)
-                    break
+        lap = context.stopwatch
+        with lap('R1', len(self.host_manager.host_states)):
+            states = self.host_manager.get_all_host_states()
+        strategy = self.strategy
         report = None
-        if explain:
-            report = self._report(states, use_normal, verdicts, weighed,
-                                  spec, may_terminate)
-        return selection, report
+        fitted = False
+        for phase in strategy.phases(spec):
+            verdicts = {}
+            if phase == preemption.FIT:
+                choice, report = self._fit(states, spec, context, verdicts,
+                                           explain)
+                fitted = True
+            elif strategy.may_preempt(pending, context.now):
+                choice, report = self._displace(states, spec, pending,
+                                                context, verdicts, explain,
+                                                skip_unchanged=fitted)
+            else:
+                continue
+            if choice is not None:
+                plan, weighed = choice
+                return Selection(
+                    spec.new_instance(index, context.now), plan.host, plan,
+                    weights=weighed.details, verdicts=verdicts,
+                    hosts=len(states)), report
+        return None, report
 
-    def _schedule_by_class(self, spec, index, explain, pending):
-        """One instance under a class-based preemption policy."""
-        now = self.host_manager.now
-        spec = self._with_group_hosts(spec)
-        states = self.host_manager.get_all_host_states()
-        verdicts = {} if explain else None
-        with self.stopwatch('R4'):
+    def _weigh(self, views, spec, context):
+        with context.stopwatch('R5', len(views)):
+            return self._ordered(self.weight_handler.get_weighed_objects(
+                views, spec, context))
+
+    def _fit(self, states, spec, context, verdicts, explain):
+        """Phase FIT: the best host the request fits as it is."""
+        with context.stopwatch('R4', len(states)):
             passed = self.filter_handler.filter(
                 [state.full for state in states], spec, verdicts)
-        if passed:
-            with self.stopwatch('R5'):
-                weighed = self._ordered(
-                    self.weight_handler.get_weighed_objects(
-                        passed, spec, explain))
-            best = weighed[0].view.host
-            report = (self._report(states, False, verdicts, weighed, spec,
-                                   False) if explain else None)
-            return Selection(spec.new_instance(index, now), best.name,
-                             host_state.TerminationPlan(best.name, (), ())), \
-                report
-        with self.stopwatch('T10'):
-            plans = self._class_plans(states, spec, pending, now)
+        weighed = self._weigh(passed, spec, context)
+        choice = None
+        for candidate in weighed:
+            if candidate.view.fits(spec.resources):
+                choice = (objects.TerminationPlan(candidate.view.name),
+                          candidate)
+                break
+        report = None
+        if explain:
+            plans = {item.view.name: () for item in weighed
+                     if item.view.fits(spec.resources)}
+            report = self._report(states, 'full', verdicts, weighed, plans)
+        return choice, report
+
+    def _displace(self, states, spec, pending, context, verdicts, explain,
+                  skip_unchanged):
+        """Phase DISPLACE: a host on which the strategy finds victims.
+
+        With ``skip_unchanged`` (a FIT phase already failed), hosts with
+        nothing to displace are left out: their view is the full view.
+        """
+        strategy = self.strategy
+        now = context.now
+        displaceable = {}
+        views = []
+        with context.stopwatch('R4', len(states)):
+            for state in states:
+                candidates = strategy.displaceable(state, pending, now)
+                if skip_unchanged and not candidates:
+                    continue
+                displaceable[state.name] = candidates
+                views.append(strategy.displacement_view(state, candidates))
+            passed = self.filter_handler.filter(views, spec, verdicts)
+        view_name = 'normal' if strategy.spot else 'without displaceable'
+        if strategy.ranks_by_score:
+            return self._displace_by_score(states, passed, spec, pending,
+                                           context, verdicts, displaceable,
+                                           view_name, explain)
+        weighed = self._weigh([view.host.full for view in passed], spec,
+                              context)
+        choice = None
+        plans = {}
+        with context.stopwatch('T10', len(weighed)):
+            for candidate in weighed:
+                state = candidate.view.host
+                plan = strategy.plan(state, pending,
+                                     displaceable[state.name], now)
+                if plan is not None:
+                    choice = (plan, candidate)
+                    break
+        if explain:
+            for item in weighed:
+                state = item.view.host
+                plan = strategy.plan(state, pending,
+                                     displaceable[state.name], now)
+                if plan is not None:
+                    plans[state.name] = plan.victim_ids
+        report = (self._report(states, view_name, verdicts, weighed, plans)
+                  if explain else None)
+        return choice, report
+
+    def _displace_by_score(self, states, passed, spec, pending, context,
+                           verdicts, displaceable, view_name, explain):
+        strategy = self.strategy
+        now = context.now
+        scored = {}
+        with context.stopwatch('T10', len(passed)):
+            for view in passed:
+                state = view.host
+                plan = strategy.plan(state, pending,
+                                     displaceable[state.name], now)
+                if plan is not None:
+                    scored[state.name] = (strategy.score(plan, pending, now),
+                                          plan)
         report = None
         if explain:
             report = [HostReport(
-                state.name, 'full', state.name in plans,
-                None if state.name in plans else verdicts.get(state.name),
-                terminate=([v.id for v in plans[state.name][1]]
-                           if state.name in plans else None))
+                state.name, view_name, state.name in scored,
+                None if state.name in scored else verdicts.get(state.name),
+                terminate=(scored[state.name][1].victim_ids
+                           if state.name in scored else None))
                 for state in states]
-        if not plans:
+        if not scored:
             return None, report
-        with self.stopwatch('R5'):
-            lowest = min(score for score, _ in plans.values())
-            # Weighed as they will be once their victims are gone.
-            tied = [self.host_manager.host_states[name].view_without(
-                        victims)
-                    for name, (score, victims) in plans.items()
-                    if score == lowest]
-            weighed = self._ordered(
-                self.weight_handler.get_weighed_objects(tied, spec))
-        name = weighed[0].view.name
-        victims = plans[name][1]
-        plan = host_state.TerminationPlan(name, victims,
-                                          (0.0,) * len(victims))
-        return Selection(spec.new_instance(index, now), name, plan), report
-
-    def _class_plans(self, states, spec, pending, now):
-        """``{host: (score, victims)}`` of the hosts where ``spec`` fits
-        once the policy's victims are gone."""
-        policy = self.preemption
-        if not policy.may_preempt(pending, now):
-            return {}
-        candidates = {}
-        views = []
-        for state in states:
-            chosen = policy.candidates(state, pending, now)
-            if not chosen:
-                continue
-            candidates[state.name] = chosen
-            views.append(state.view_without(chosen))
-        plans = {}
-        for view in self.filter_handler.filter(views, spec):
-            state = view.host
-            victims = policy.victims(state, pending, candidates[state.name],
-                                     now)
-            if victims is not None:
-                plans[state.name] = (policy.score(victims, pending, now),
-                                     victims)
-        return plans
+        lowest = min(score for score, _ in scored.values())
+        # Weighed as they will be once their victims are gone.
+        tied = [self.host_manager.host_states[name].view_without(
+                    plan.victims)
+                for name, (score, plan) in scored.items() if score == lowest]
+        best = self._weigh(tied, spec, context)[0]
+        return (scored[best.view.name][1], best), report
 
     def _ordered(self, weighed):
         """Candidates in the order they are tried.
 
         The first is drawn at random among the best ``host_subset_size``
-        hosts and any host tied with the last of them; if its claim fails
-        (it cannot take the request even after terminations) the others
-        follow, best first, as Nova's alternates do.
+        hosts and any host tied with the last of them; if it cannot take
+        the request the others follow, best first, as Nova's alternates do.
         """
         if not weighed:
             return []
@@ -316,14 +336,6 @@ class FilterScheduler:
                        weighed[first + 1:])
         return weighed
 
-    @staticmethod
-    def _plan(state, spec, may_terminate):
-        if state.full.fits(spec.resources):
-            return host_state.TerminationPlan(state.name, (), ())
-        if may_terminate:
-            return state.termination_plan(spec.resources)
-        return None
-
     def _apply(self, selection):
         for victim in selection.plan.victims:
             self.host_manager.remove_instance(victim.id)
@@ -334,10 +346,11 @@ class FilterScheduler:
         for victim in selection.plan.victims:
             self.host_manager.add_instance(selection.host, victim)
 
-    def _report(self, states, use_normal, verdicts, weighed, spec,
-                may_terminate):
+    @staticmethod
+    def _report(states, view, verdicts, weighed, plans):
+        """One :class:`HostReport` per host; ``plans`` maps the hosts that
+        could take the request to their victims' ids."""
         by_name = {item.view.name: item for item in weighed}
-        view = 'normal' if use_normal else 'full'
         report = []
         for state in states:
             item = by_name.get(state.name)
@@ -345,9 +358,7 @@ class FilterScheduler:
                 report.append(HostReport(state.name, view, False,
                                          verdicts.get(state.name)))
                 continue
-            plan = self._plan(state, spec, may_terminate)
             report.append(HostReport(
                 state.name, view, True, None, item.details, item.weight,
-                None if plan is None else plan.victim_ids))
+                plans.get(state.name)))
         return report
-

@@ -25,7 +25,7 @@ All comparisons are made on integers (resources scaled by 10**9, costs by
 
 import functools
 
-from preemptible_sched import host_state as host_state_mod
+from preemptible_sched import objects
 
 RESOURCE_SCALE = 10 ** 9
 COST_SCALE = 10 ** 6
@@ -261,32 +261,31 @@ class _BranchAndBound:
 class TerminationPlanner:
     """Prices and picks termination sets for host states.
 
-    Host states ask it through :meth:`HostState.termination_plan`; ``now``
-    is the time the decision is made at (run times are measured to it).
+    Host states ask it through :meth:`HostState.termination_plan`.
     """
 
-    def __init__(self, costs, now=0.0):
+    def __init__(self, costs):
         self.costs = costs
-        self.now = now
 
-    def plan(self, host_state, resources, cost=None):
+    def plan(self, host_state, resources, now, cost=None):
         """The cheapest :class:`TerminationPlan` on ``host_state``, or None.
 
-        ``cost`` replaces the configured cost function (``(instance,
-        host_state, now) -> float``); the host's instances are never
-        changed here.
+        ``now`` is the time the decision is made at (run times are
+        measured to it). ``cost`` replaces the configured cost function
+        (``(instance, host_state, now) -> float``); the host's instances
+        are never changed here.
         """
         cost = cost or self.costs.cost
         candidates = list(host_state.preemptible_instances.values())
         need = resources - host_state.full.free
-        costs = [cost(instance, host_state, self.now)
+        costs = [cost(instance, host_state, now)
                  for instance in candidates]
         chosen = select([c.resources for c in candidates], costs,
                         [c.id for c in candidates], need,
                         host_state.capacity)
         if chosen is None:
             return None
-        return host_state_mod.TerminationPlan(
+        return objects.TerminationPlan(
             host_state.name,
             tuple(candidates[i] for i in chosen),
             tuple(costs[i] for i in chosen))

@@ -11,12 +11,10 @@ For every placed instance:
 4. once every victim is confirmed gone, **spawn** the new instance;
 5. the decision is **done** when the instance runs.
 
-A scheduler that restarts calls :meth:`DecisionExecutor.recover`, which
-finishes or rolls back every decision the journal shows unfinished, after
-asking the compute side what really happened: a victim that is gone is
-confirmed (never terminated again), one still there is terminated, an
-instance already spawned is not spawned twice. Nothing is spawned on a host
-before every victim there is gone, so no host holds more than its capacity.
+A scheduler that restarts finishes or rolls back every decision the
+journal shows unfinished (see :mod:`preemptible_sched.loop.recovery`).
+Nothing is spawned on a host before every victim there is gone, so no host
+holds more than its capacity.
 """
 
 import logging
@@ -72,11 +70,13 @@ class DecisionExecutor:
         victims = selection.terminate
         decision_id = self.store.journal_decision(
             pending.id, selection.instance.id, selection.host, victims, now,
-            spot=self.loop.scheduler.preemption.spot)
-        self.loop.on_journaled(pending, selection, decision_id)
+            spot=self.loop.scheduler.strategy.spot,
+            strategy=self.loop.scheduler.strategy.name,
+            explanation=selection.explanation())
+        self.loop.lifecycle.on_journaled(pending, selection, decision_id)
         self._crash('after_journal', decision_id=decision_id)
         if not victims:
-            self._spawn(decision_id)
+            self.spawn(decision_id)
             return decision_id
         for victim_id in victims:
             self.loop.notify('instance.termination_notice', {
@@ -87,10 +87,11 @@ class DecisionExecutor:
         self._crash('after_notice', decision_id=decision_id)
         self.waiting[decision_id] = set(victims)
         self.loop.call_later(CONF.preemptible.termination_grace_seconds,
-                             self._terminate, decision_id)
+                             self.terminate, decision_id)
         return decision_id
 
-    def _terminate(self, decision_id):
+    def terminate(self, decision_id):
+        """Ask the compute side to terminate the victims still there."""
         decision = self.store.get_decision(decision_id)
         if decision.state in ('done', 'rolled_back', 'failed'):
             return
@@ -110,7 +111,7 @@ class DecisionExecutor:
         else:
             return False
         waiting.discard(instance_id)
-        self._confirm(decision_id, instance_id)
+        self.confirm(decision_id, instance_id)
         self.loop.notify('instance.terminated', {
             'instance_id': instance_id, 'host': host,
             'decision_id': decision_id})
@@ -118,7 +119,7 @@ class DecisionExecutor:
                     instance_id=instance_id)
         if not waiting:
             del self.waiting[decision_id]
-            self._spawn(decision_id)
+            self.spawn(decision_id)
         return True
 
     def on_termination_failed(self, host, instance_id, reason):
@@ -144,14 +145,20 @@ class DecisionExecutor:
         """Stop waiting for a decision that ended otherwise (failed)."""
         self.waiting.pop(decision_id, None)
 
-    def _confirm(self, decision_id, victim_id):
+    def confirm(self, decision_id, victim_id):
+        """Record that a victim is gone (never terminate it again)."""
         now = self._now()
         self.store.confirm_termination(
             decision_id, victim_id, now,
-            final_state=self.loop.victim_final_state())
-        self.loop.on_victim_gone(victim_id, now)
+            final_state=self.loop.lifecycle.victim_final_state())
+        self.loop.lifecycle.on_victim_gone(victim_id, now)
 
-    def _spawn(self, decision_id):
+    def spawn(self, decision_id):
+        """Spawn the decision's instance (its victims are all gone).
+
+        A requeued instance of a request with a duration runs only what is
+        left of it: the duration less the running time it accumulated.
+        """
         decision = self.store.get_decision(decision_id)
         if decision.state in ('done', 'rolled_back', 'failed'):
             return      # given up meanwhile (request deleted, host down)
@@ -161,45 +168,16 @@ class DecisionExecutor:
         self.store.update_instance(decision.instance_id, at=now,
                                    state='building')
         request = self.store.get_request(decision.request_id)
-        instance = self.loop.instance_object(decision.instance_id)
+        instance = self.loop.lifecycle.instance_object(decision.instance_id)
+        duration = request.duration_s
+        if duration is not None:
+            duration = max(0.0, duration - instance.running_s)
         self.driver.spawn(decision.host, instance, image=request.image,
-                          duration=request.duration_s)
+                          duration=duration)
         self._crash('after_spawn', decision_id=decision_id)
 
     def roll_back(self, decision_id, reason):
         """Undo a decision whose victims could not all be terminated."""
         LOG.warning('Rolling back decision %s: %s', decision_id, reason)
-        self.loop.abandon(self.store.get_decision(decision_id), reason)
-
-    # -- after a restart ---------------------------------------------------
-
-    def recover(self):
-        """Complete or roll back every decision the journal left open."""
-        for decision in self.store.unfinished_decisions():
-            present = self.loop.instances_on(decision.host)
-            if present is None:
-                self.roll_back(decision.id, 'host %s is gone' % decision.host)
-                continue
-            confirmed = set(decision.confirmed or ())
-            remaining = set()
-            for victim_id in decision.victims:
-                if victim_id in confirmed:
-                    continue
-                if victim_id in present:
-                    remaining.add(victim_id)
-                else:
-                    # Terminated before the crash; only the confirmation
-                    # was lost. Record it, never terminate again.
-                    self._confirm(decision.id, victim_id)
-            LOG.info('Recovering decision %s (%s): %d victim(s) left',
-                     decision.id, decision.state, len(remaining))
-            if remaining:
-                self.waiting[decision.id] = remaining
-                self._terminate(decision.id)
-            elif decision.instance_id in present:
-                self.store.set_decision_state(decision.id, 'spawning',
-                                              self._now())
-                self.loop.on_recovered_spawn(decision,
-                                             present[decision.instance_id])
-            else:
-                self._spawn(decision.id)
+        self.loop.lifecycle.abandon(self.store.get_decision(decision_id),
+                                    reason)

@@ -95,7 +95,7 @@ class Choice:
 
     instance_uuid: str
     candidate: Candidate
-    plan: core_host_state.TerminationPlan
+    plan: objects.TerminationPlan
     ranked: list
 
 
@@ -300,7 +300,9 @@ class PreemptibleSchedulerManager(nova_manager.SchedulerManager):
         ranked.insert(0, first)
         for shown_host in ranked:
             candidate = by_node[(shown_host.host, shown_host.nodename)]
-            plan = candidate.state.termination_plan(request.resources)
+            state = candidate.state
+            plan = state.termination_plan(request.resources,
+                                          state.planner.now)
             if plan is not None:
                 self._consume_selected_host(shown_host, spec_obj,
                                             instance_uuid=uuid)

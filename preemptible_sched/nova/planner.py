@@ -29,5 +29,12 @@ def planner():
         _cache.clear()
         handler = _cache[key] = termination.TerminationCostHandler.from_names(
             core_conf.CONF.preemptible.termination_costs)
-    return termination_selector.TerminationPlanner(handler,
-                                                   now=host_states.now())
+    return CallPlanner(handler, host_states.now())
+
+
+class CallPlanner(termination_selector.TerminationPlanner):
+    """A planner for one ``select_destinations`` call, made at ``now``."""
+
+    def __init__(self, costs, now):
+        super().__init__(costs)
+        self.now = now

@@ -16,6 +16,7 @@ from preemptible_sched.conf import nova as nova_opts
 from preemptible_sched.nova import config
 from preemptible_sched.nova import host_states
 from preemptible_sched.nova import planner
+from preemptible_sched import objects
 from preemptible_sched import weighers
 from preemptible_sched.weighers import allocation_score
 from preemptible_sched.weighers import balanced_allocation
@@ -50,7 +51,8 @@ class CoreWeigher(nova_weights.BaseHostWeigher):
         request = host_states.core_request(spec_obj, {})
         views = [host_states.state_of(weighed.obj, plan).full
                  for weighed in weighed_obj_list]
-        return weighers.rank_last(self.plugin.weigh_objects(views, request))
+        return weighers.rank_last(self.plugin.weigh_objects(
+            views, request, objects.PassContext(now=plan.now)))
 
     def _weigh_object(self, host_state, spec_obj):
         return self.weigh_objects(

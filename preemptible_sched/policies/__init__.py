@@ -6,32 +6,8 @@ each other, :meth:`BaseQueuePolicy.order`. Policies are registered in the
 ``preemptible_sched.queue_policies`` namespace.
 """
 
-import dataclasses
-import typing
-
 from preemptible_sched import exception
 from preemptible_sched import loadables
-from preemptible_sched import objects
-
-
-@dataclasses.dataclass
-class PendingRequest:
-    """A request waiting in the queue, with what policies may look at."""
-
-    spec: objects.RequestSpec
-    submitted_at: float
-    sequence: int
-    duration: typing.Optional[float] = None
-    image: typing.Optional[str] = None
-    attempts: int = 0
-    #: running time and allocation overhead accumulated by an instance
-    #: that was preempted and waits again (the QoS account)
-    running_s: float = 0.0
-    overhead_s: float = 0.0
-
-    @property
-    def id(self):
-        return self.spec.id
 
 
 class BaseQueuePolicy:
@@ -41,7 +17,9 @@ class BaseQueuePolicy:
     name = None
 
     def sort_key(self, request, now):
-        """Key of ``request`` (a :class:`PendingRequest`); smaller first."""
+        """Key of ``request`` (a
+        :class:`~preemptible_sched.objects.PendingRequest`); smaller
+        first."""
         raise NotImplementedError()
 
     def order(self, requests, now):

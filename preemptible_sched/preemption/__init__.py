@@ -1,39 +1,94 @@
-"""Preemption policies: which running instances a request may displace.
+"""Preemption strategies: who may be displaced for a request, and how.
 
-``[scheduler] preemption_policy`` names one policy of the
-``preemptible_sched.preemption_policies`` namespace.
+``[scheduler] preemption_strategy`` names one strategy of the
+``preemptible_sched.preemption_strategies`` namespace. A strategy answers,
+for one request:
 
-Two families:
+* :meth:`~BasePreemptionStrategy.phases` – the host views it is filtered
+  on, in order: ``FIT`` (the full view: nothing is displaced) and
+  ``DISPLACE`` (each host as it would be without the instances the request
+  may displace there);
+* :meth:`~BasePreemptionStrategy.displaceable` – those instances, per host;
+* :meth:`~BasePreemptionStrategy.plan` – the victims on one host (the
+  exact termination selector for the preemptible strategies, the smallest
+  set by class for ``qos`` and ``priority``);
+* :meth:`~BasePreemptionStrategy.score` – how hosts with victims compare
+  (None: the weighers alone rank them, on the full view);
+* :attr:`~BasePreemptionStrategy.on_victim` – what happens to a victim:
+  ``terminate`` (gone for good) or ``requeue`` (back to the queue with its
+  account, and in simulation with its remaining duration).
 
-*Spot* policies (``none``, ``billing``) keep the semantics of preemptible
-instances: only instances flagged preemptible are ever terminated, chosen by
-the exact termination selector on the two host views (see
-:mod:`preemptible_sched.driver.scheduler`). ``none`` never terminates.
-
-*Class-based* policies (``qos``, ``priority``) follow the requests' service
-classes: when no host fits a request, each host's :meth:`candidates` are
-the instances the request may displace there; a host on which the request
-fits once they are gone is feasible, and :meth:`victims` keeps the smallest
-set by adding candidates back in :meth:`keep_order`; the host with the
-smallest :meth:`score` wins. Plugins see only the host states, the request's
-account and the time they are given.
+Strategies see only host states, the request's queue entry and the time
+they are given; they never touch the database, RPC or a clock.
 """
 
 import math
 
+from preemptible_sched.conf import CONF
 from preemptible_sched import exception
 from preemptible_sched import loadables
+from preemptible_sched import objects
+
+NAMESPACE = 'preemptible_sched.preemption_strategies'
+
+#: Phase in which hosts are filtered on their full view.
+FIT = 'fit'
+#: Phase in which each host is filtered as it would be without the
+#: instances the request may displace there.
+DISPLACE = 'displace'
+
+VICTIM_ACTIONS = ('terminate', 'requeue')
 
 
-class BasePreemptionPolicy:
-    """Base of every preemption policy."""
+class BasePreemptionStrategy:
+    """Base of every preemption strategy."""
 
-    #: Entry-point name, set when the policy is loaded.
+    #: Entry-point name, set when the strategy is loaded.
     name = None
+    #: True when only instances flagged preemptible are ever displaced
+    #: (the journal then refuses any other victim).
+    spot = True
+    #: True when hosts with victims are ranked by :meth:`score` first
+    #: (ties: the weighers); False when the weighers alone rank them.
+    ranks_by_score = False
+    #: What a victim becomes when ``[scheduler] on_victim`` is not set.
+    default_on_victim = 'terminate'
+    #: Queue policy used when ``[scheduler] queue_policy`` is not set.
+    default_queue_policy = 'fifo'
+    #: Weighers used when ``[filter_scheduler] weighers`` is not set.
+    default_weighers = ('ram', 'cpu', 'termination_cost')
 
-    #: True for the spot policies, which the filter scheduler carries out
-    #: with its termination selector; the methods below are then unused.
-    spot = False
+    @property
+    def on_victim(self):
+        """``terminate`` or ``requeue``: the option, else the default."""
+        return CONF.scheduler.on_victim or self.default_on_victim
+
+    def phases(self, spec):
+        """The phases ``spec`` is filtered in, in order."""
+        raise NotImplementedError()
+
+    def may_preempt(self, request, now):
+        """Whether ``request`` may displace anything at all at ``now``."""
+        return True
+
+    def displaceable(self, state, request, now):
+        """The instances on ``state`` that ``request`` may displace."""
+        raise NotImplementedError()
+
+    def displacement_view(self, state, displaceable):
+        """The view of ``state`` with ``displaceable`` gone."""
+        return state.view_without(displaceable)
+
+    def plan(self, state, request, displaceable, now):
+        """The :class:`~preemptible_sched.objects.TerminationPlan` of
+        ``request`` on ``state``: empty when it fits the full view, None
+        when it cannot fit even with all of ``displaceable`` gone."""
+        raise NotImplementedError()
+
+    def score(self, plan, request, now):
+        """How displacing ``plan``'s victims compares, smaller first; used
+        when :attr:`ranks_by_score` is True."""
+        return ()
 
     def next_change(self, states, pending, now):
         """Earliest time at which time alone (no event) may let one of
@@ -41,50 +96,53 @@ class BasePreemptionPolicy:
         then while nothing else changes. The default: never."""
         return math.inf
 
-    def may_preempt(self, request, now):
-        """Whether ``request`` may displace anything at all at ``now``."""
-        return True
 
-    def candidates(self, state, request, now):
-        """Instances on ``state`` that ``request`` may displace at ``now``.
+class ClassBasedStrategy(BasePreemptionStrategy):
+    """Base of the strategies that follow the requests' service classes.
 
-        ``request`` is a :class:`preemptible_sched.policies.PendingRequest`.
-        """
-        raise NotImplementedError()
+    The preemptible flag plays no part: a request is first filtered on the
+    full view; when no host passes, each host is filtered as it would be
+    without its :meth:`displaceable` instances, the victims of a host are
+    the smallest set found by removing them all and adding back, in
+    :meth:`keep_order`, every one with which the request still fits, and
+    the host with the smallest :meth:`score` wins (ties: the weighers, on
+    the hosts as they will be without their victims).
+    """
+
+    spot = False
+    ranks_by_score = True
+    default_on_victim = 'requeue'
+    default_weighers = ('allocation_score',)
+
+    def phases(self, spec):
+        return (FIT, DISPLACE)
 
     def keep_order(self, candidates, request, now):
         """``candidates`` ordered most worth keeping first."""
         raise NotImplementedError()
 
-    def victims(self, state, request, candidates, now):
-        """Smallest set to displace: None when even all are not enough.
-
-        Remove every candidate; if the request still does not fit, the
-        host is infeasible. Otherwise add candidates back in
-        :meth:`keep_order`, keeping each one with which the request still
-        fits; the rest are the victims.
-        """
+    def plan(self, state, request, displaceable, now):
         resources = request.spec.resources
-        if not state.view_without(candidates).fits(resources):
+        if state.full.fits(resources):
+            return objects.TerminationPlan(state.name)
+        if not displaceable or \
+                not state.view_without(displaceable).fits(resources):
             return None
-        victims = list(candidates)
-        for instance in self.keep_order(candidates, request, now):
+        victims = list(displaceable)
+        for instance in self.keep_order(displaceable, request, now):
             rest = [victim for victim in victims if victim is not instance]
             if state.view_without(rest).fits(resources):
                 victims = rest
-        return tuple(victims)
-
-    def score(self, victims, request, now):
-        """Preemption cost of displacing ``victims``; smaller wins."""
-        raise NotImplementedError()
+        return objects.TerminationPlan(
+            state.name, tuple(victims), (0.0,) * len(victims),
+            '%s: %d victim(s) of lower standing' % (self.name, len(victims)))
 
 
 def load(name):
-    """The preemption policy called ``name``."""
-    loaded = loadables.load_plugins('preemptible_sched.preemption_policies',
-                                    [name or ''], 'scheduler',
-                                    'preemption_policy')
+    """The preemption strategy called ``name``."""
+    loaded = loadables.load_plugins(NAMESPACE, [name or ''], 'scheduler',
+                                    'preemption_strategy')
     if not loaded:
-        raise exception.InvalidInput('[scheduler] preemption_policy', None,
-                                     'must name a preemption policy')
+        raise exception.InvalidInput('[scheduler] preemption_strategy', None,
+                                     'must name a preemption strategy')
     return loaded[0]

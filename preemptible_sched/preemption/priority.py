@@ -11,10 +11,17 @@ priority, then in the next priorities in order, wins.
 from preemptible_sched import preemption
 
 
-class PriorityPolicy(preemption.BasePreemptionPolicy):
-    """Preempt strictly lower priorities, as Kubernetes does."""
+class PriorityStrategy(preemption.ClassBasedStrategy):
+    """Preempt strictly lower priorities, as Kubernetes does.
 
-    def candidates(self, state, request, now):
+    Goes with the ``priority`` queue policy (its default) and the
+    ``allocation_score`` weigher; victims are requeued unless
+    ``[scheduler] on_victim = terminate``.
+    """
+
+    default_queue_policy = 'priority'
+
+    def displaceable(self, state, request, now):
         priority = request.spec.priority
         return [instance for instance in state.instances.values()
                 if instance.running_since is not None and
@@ -28,9 +35,9 @@ class PriorityPolicy(preemption.BasePreemptionPolicy):
             else instance.started_at,
             instance.id))
 
-    def score(self, victims, request, now):
+    def score(self, plan, request, now):
         # The victims' priorities, highest first: compared as sequences,
         # fewer victims at the highest priority win, then at the next...
         # ([2] > [1, 1, 1]; [2, 1] < [2, 1, 1]).
-        return tuple(sorted((instance.priority for instance in victims),
+        return tuple(sorted((instance.priority for instance in plan.victims),
                             reverse=True))

@@ -21,8 +21,15 @@ from preemptible_sched import preemption
 from preemptible_sched import qos
 
 
-class QoSPolicy(preemption.BasePreemptionPolicy):
-    """Preempt where it hurts no class's SLO, most slack first."""
+class QoSStrategy(preemption.ClassBasedStrategy):
+    """Preempt where it hurts no class's SLO, most slack first.
+
+    Goes with the ``qos_slack`` queue policy (its default) and the
+    ``allocation_score`` weigher; victims are requeued (the QoS model)
+    unless ``[scheduler] on_victim = terminate``. Options: ``[qos]``.
+    """
+
+    default_queue_policy = 'qos_slack'
 
     def __init__(self, classes=None, exempt=None):
         self.classes = classes or qos.Classes()
@@ -73,7 +80,7 @@ class QoSPolicy(preemption.BasePreemptionPolicy):
     def may_preempt(self, request, now):
         return qos.request_account(request, self.classes, now).at_risk
 
-    def candidates(self, state, request, now):
+    def displaceable(self, state, request, now):
         mine = qos.request_account(request, self.classes, now)
         if not mine.at_risk:
             return []
@@ -113,7 +120,8 @@ class QoSPolicy(preemption.BasePreemptionPolicy):
             qos.instance_account(instance, self.classes, now).slack_key(),
             instance.id))
 
-    def score(self, victims, request, now):
+    def score(self, plan, request, now):
+        victims = plan.victims
         at_risk = dict.fromkeys(self.importances, 0.0)
         safe_slack = 0.0
         safe = 0

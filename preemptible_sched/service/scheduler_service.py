@@ -32,8 +32,6 @@ import socket
 import uuid
 
 import oslo_messaging
-import sqlalchemy as sa
-import stevedore
 
 from preemptible_sched import clock as clock_mod
 from preemptible_sched.compute import rpc as compute_rpc
@@ -41,6 +39,7 @@ from preemptible_sched.conf import service as service_conf
 from preemptible_sched.db import api as db_api
 from preemptible_sched.db import models
 from preemptible_sched import exception
+from preemptible_sched import loadables
 from preemptible_sched.loop import scheduler_loop
 from preemptible_sched import service
 from preemptible_sched.service import notifications
@@ -69,23 +68,10 @@ class ServiceClock(clock_mod.RealClock):
             self._epoch = float(not_before)
 
 
-def latest_time(store):
-    """The latest clock reading the store recorded, or None."""
-    columns = (models.Event.at, models.Instance.updated_at,
-               models.Request.updated_at, models.Decision.updated_at)
-    with store.engine.connect() as connection:
-        readings = [connection.scalar(sa.select(sa.func.max(column)))
-                    for column in columns]
-    return max((r for r in readings if r is not None), default=None)
-
-
 def load_driver_class(name):
     """The compute driver class registered as ``name``."""
-    names = stevedore.ExtensionManager(DRIVER_NAMESPACE).names()
-    if name not in names:
-        raise exception.UnknownPlugin('service', 'compute_driver',
-                                      DRIVER_NAMESPACE, [name], names)
-    return stevedore.DriverManager(DRIVER_NAMESPACE, name).driver
+    return loadables.plugin_class(DRIVER_NAMESPACE, name, 'service',
+                                  'compute_driver')
 
 
 # -- the client API ----------------------------------------------------------
@@ -121,6 +107,11 @@ def request_spec_from_wire(data):
                             % (name, value))
     if not problems and not any(spec.resources):
         problems.append('resources: the request asks for nothing')
+    if spec.group is not None and spec.group_policy not in (
+            'affinity', 'anti-affinity'):
+        problems.append("group_policy: must be 'affinity' or "
+                        "'anti-affinity' for group %r, got %r"
+                        % (spec.group, spec.group_policy))
     if problems:
         source = 'request %s' % spec.id if spec.id else 'request'
         raise exception.InvalidInput(source, None, '; '.join(problems))
@@ -135,11 +126,30 @@ def _check_duration(duration):
                                      'got %r' % (duration,))
 
 
-def describe_instance(row):
-    return {'id': row.id, 'state': row.state, 'host': row.host,
-            'preemptible': row.preemptible, 'created_at': row.created_at,
-            'scheduled_at': row.scheduled_at, 'started_at': row.started_at,
-            'ended_at': row.ended_at, 'reason': row.reason}
+def describe_instance(store, row):
+    """An instance as the client API returns it; a displaced one says by
+    which request, under which strategy, and why."""
+    described = {
+        'id': row.id, 'state': row.state, 'host': row.host,
+        'preemptible': row.preemptible, 'service_class': row.service_class,
+        'created_at': row.created_at, 'scheduled_at': row.scheduled_at,
+        'started_at': row.started_at, 'ended_at': row.ended_at,
+        'reason': row.reason, 'preemptions': row.preemptions,
+        'running_s': row.running_s, 'displaced_by': None}
+    if row.displaced_by is not None:
+        decision = store.get_decision(row.displaced_by)
+        if decision is not None:
+            explanation = decision.explanation or {}
+            cost = next((victim.get('cost') for victim in
+                         explanation.get('victims', ())
+                         if victim.get('id') == row.id), None)
+            described['displaced_by'] = {
+                'request_id': decision.request_id,
+                'instance_id': decision.instance_id,
+                'decision_id': decision.id, 'host': decision.host,
+                'strategy': decision.strategy, 'cost': cost,
+                'reason': explanation.get('reason')}
+    return described
 
 
 def describe_request(store, request_id):
@@ -151,7 +161,7 @@ def describe_request(store, request_id):
             'attempts': request.attempts,
             'submitted_at': request.submitted_at,
             'updated_at': request.updated_at,
-            'instances': [describe_instance(row) for row in
+            'instances': [describe_instance(store, row) for row in
                           store.list_instances(request_id=request_id)]}
 
 
@@ -213,7 +223,7 @@ class SchedulerService:
         self.store = store or db_api.Store.from_config(conf)
         self.store.upgrade()
         self.clock = ServiceClock(conf.service.time_scale,
-                                  not_before=latest_time(self.store))
+                                  not_before=self.store.latest_time())
         self.transport = transport or service.get_rpc_transport(conf)
         self.notifier = notifications.Notifier(
             notification_transport

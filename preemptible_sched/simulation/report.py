@@ -19,10 +19,12 @@ import sys
 import tempfile
 import time
 
+from preemptible_sched.loop import timing
 from preemptible_sched.simulation import metrics
 from preemptible_sched.simulation import plots as plotting
 
 INSTANCES_FILE = 'instances.csv'
+STAGES_FILE = 'stages.csv'
 SUMMARY_FILE = 'summary.json'
 AVAILABILITY_BY_INSTANCE_FILE = 'availability_by_instance.png'
 AVAILABILITY_CDF_FILE = 'availability_cdf.png'
@@ -77,7 +79,8 @@ def build_summary(policy, records, slos, preemptions, terminations,
     return summary
 
 
-def write_outputs(directory, records, summary, plots=True, plot_data=None):
+def write_outputs(directory, records, summary, plots=True, plot_data=None,
+                  stages=None):
     """Write a run's results into ``directory``, all or nothing.
 
     Writes instances.csv (one row per record), summary.json (indented,
@@ -86,7 +89,9 @@ def write_outputs(directory, records, summary, plots=True, plot_data=None):
     the availability figure; default: this run alone), ``slos`` (class ->
     SLO; default: those in ``summary['per_class']``) and ``utilisation``
     (``(t, cpu_fraction, memory_fraction)`` tuples; no utilisation figure
-    without it).
+    without it). ``stages``, if given, are the per-pass stage rows of
+    :meth:`~preemptible_sched.loop.timing.StageStats.rows`, written to
+    stages.csv.
 
     ``directory`` is created if missing; files of an earlier run not
     rewritten stay. Raises on bad input (a NaN, an unknown ``plot_data``
@@ -106,6 +111,8 @@ def write_outputs(directory, records, summary, plots=True, plot_data=None):
         dir=parent)
     try:
         _write_instances(os.path.join(staging, INSTANCES_FILE), records)
+        if stages is not None:
+            _write_stages(os.path.join(staging, STAGES_FILE), stages)
         if plots and plotting.available():
             _write_plots(staging, records, summary, plot_data)
         _write_summary(os.path.join(staging, SUMMARY_FILE), summary)
@@ -147,6 +154,16 @@ def _write_instances(path, records):
         for record in records:
             writer.writerow([_format(getattr(record, name), kind, name)
                              for name, kind in INSTANCE_COLUMNS])
+
+
+def _write_stages(path, rows):
+    with open(path, 'w', newline='') as stream:
+        writer = csv.writer(stream, lineterminator='\n')
+        writer.writerow(timing.COLUMNS + ('stage_name',))
+        for number, at, stage, iterations, size, wall, cpu in rows:
+            writer.writerow([number, '%.6f' % at, stage, iterations, size,
+                             '%.6f' % wall, '%.6f' % cpu,
+                             timing.STAGE_NAMES.get(stage, stage)])
 
 
 def _format(value, kind, column):

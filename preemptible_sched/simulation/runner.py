@@ -7,20 +7,13 @@ in-memory SQLite database, all under a :class:`VirtualClock`. Each workload
 item is submitted at its ``submit_s``; the run ends at ``until`` (or, with
 no ``until``, once every request has ended or failed).
 
-A *policy* (``--policy``) is a named set of options, applied as overrides
-for the run:
-
-========== ================ =========== ================ ==========
-policy     preemption       queue       weighers         on_preempt
-========== ================ =========== ================ ==========
-qos        qos              qos_slack   allocation_score requeue
-priority   priority         priority    allocation_score requeue
-billing    billing          fifo        (configured)     terminate
-none       none             fifo        (configured)     terminate
-========== ================ =========== ================ ==========
-
-Every policy waits for room (``on_no_valid_host = wait``): a trace request
-is never dropped. Without a policy the configuration is used as it is.
+A *policy* (``--policy``) is a preemption strategy name
+(``[scheduler] preemption_strategy``): the strategy brings its own queue
+policy, weighers and victim action unless the configuration sets them
+(see :mod:`preemptible_sched.preemption`). The deprecated preset names
+``billing`` (now ``dual_state``) and ``none`` (now ``plain``) still work.
+Every run waits for room (``on_no_valid_host = wait``): a trace request is
+never dropped. Without a policy the configuration is used as it is.
 """
 
 import dataclasses
@@ -29,6 +22,7 @@ import typing
 
 from preemptible_sched import clock as clock_mod
 from preemptible_sched.compute import fake
+from preemptible_sched.conf import checks
 from preemptible_sched.conf import CONF
 from preemptible_sched.db import api as db_api
 from preemptible_sched.loop import scheduler_loop
@@ -38,30 +32,26 @@ from preemptible_sched.simulation import metrics
 
 LOG = logging.getLogger(__name__)
 
-POLICIES = {
-    'qos': {('scheduler', 'preemption_policy'): 'qos',
-            ('scheduler', 'queue_policy'): 'qos_slack',
-            ('filter_scheduler', 'weighers'): ['allocation_score'],
-            ('preemptible', 'on_preempt'): 'requeue'},
-    'priority': {('scheduler', 'preemption_policy'): 'priority',
-                 ('scheduler', 'queue_policy'): 'priority',
-                 ('filter_scheduler', 'weighers'): ['allocation_score'],
-                 ('preemptible', 'on_preempt'): 'requeue'},
-    'billing': {('scheduler', 'preemption_policy'): 'billing',
-                ('scheduler', 'queue_policy'): 'fifo',
-                ('preemptible', 'on_preempt'): 'terminate'},
-    'none': {('scheduler', 'preemption_policy'): 'none',
-             ('scheduler', 'queue_policy'): 'fifo',
-             ('preemptible', 'on_preempt'): 'terminate'},
-}
+#: The strategies ``--policy`` takes, and the old preset names.
+POLICIES = ('dual_state', 'retry', 'plain', 'qos', 'priority')
+ALIASES = {'billing': 'dual_state', 'none': 'plain'}
 
 FINISHED = ('ended', 'terminated', 'error', 'deleted')
 
 
+def strategy_of(name):
+    """The strategy a ``--policy`` name stands for (ValueError if none)."""
+    name = ALIASES.get(name, name)
+    if name not in POLICIES:
+        raise ValueError('unknown policy %r (valid: %s)'
+                         % (name, ', '.join(POLICIES)))
+    return name
+
+
 def apply_policy(name, conf=CONF):
     """Override the options of policy ``name``; returns what it set."""
-    overrides = dict(POLICIES[name])
-    overrides[('scheduler', 'on_no_valid_host')] = 'wait'
+    overrides = {('scheduler', 'preemption_strategy'): strategy_of(name),
+                 ('scheduler', 'on_no_valid_host'): 'wait'}
     for (group, option), value in overrides.items():
         conf.set_override(option, value, group=group)
     return overrides
@@ -84,6 +74,7 @@ class Result:
     terminations: int
     latencies_s: list
     stage_time_ms: dict
+    stage_rows: list
     utilisation: list
     events: int
     hosts: int
@@ -116,6 +107,7 @@ class Simulation:
     def run(self):
         overrides = apply_policy(self.policy) if self.policy else {}
         try:
+            checks.require_valid(CONF)
             return self._run()
         finally:
             clear_policy(overrides)
@@ -145,7 +137,7 @@ class Simulation:
         rows = self.store.list_instances()
         normal = [row for row in rows if not row.preemptible]
         return Result(
-            policy=self.policy or CONF.scheduler.preemption_policy,
+            policy=self.policy or self.loop.scheduler.strategy.name,
             until=end, records=self._records(end),
             slos={cls.name: cls.slo for cls in classes},
             preemptions=sum(row.preemptions for row in rows),
@@ -153,6 +145,7 @@ class Simulation:
                               if row.state == 'terminated']),
             latencies_s=list(self.loop.stats.decisions),
             stage_time_ms=self.loop.stats.summary_ms(),
+            stage_rows=self.loop.stats.rows(),
             utilisation=self.utilisation, events=self.events,
             hosts=len(self.hosts),
             never_placed=len([row for row in rows if row.state == 'pending'

@@ -8,6 +8,7 @@ the instances it terminates. Costs are registered in the
 """
 
 from preemptible_sched.conf import CONF
+from preemptible_sched.conf import plugins
 from preemptible_sched import loadables
 
 
@@ -16,6 +17,8 @@ class BaseTerminationCost:
 
     #: Entry-point name, set when the plugin is loaded.
     name = None
+    #: Default of ``[preemptible] <name>_cost_multiplier``.
+    multiplier_default = 1.0
 
     def cost(self, instance, host_state, now):
         """Cost of terminating ``instance`` on ``host_state`` at ``now``."""
@@ -23,8 +26,9 @@ class BaseTerminationCost:
 
     def multiplier(self):
         """``[preemptible] <name>_cost_multiplier``, or 1.0 if undeclared."""
+        plugins.register_opts(CONF)
         return getattr(CONF.preemptible, '%s_cost_multiplier' % self.name,
-                       1.0)
+                       self.multiplier_default)
 
 
 class TerminationCostHandler:

@@ -11,7 +11,9 @@ highest total wins. Weighers are registered in the
 import logging
 
 from preemptible_sched.conf import CONF
+from preemptible_sched.conf import plugins
 from preemptible_sched import loadables
+from preemptible_sched import objects
 
 LOG = logging.getLogger(__name__)
 
@@ -59,6 +61,8 @@ class BaseHostWeigher:
 
     #: Entry-point name, set when the weigher is loaded.
     name = None
+    #: Default of ``[filter_scheduler] <name>_weight_multiplier``.
+    multiplier_default = 1.0
     minval = None
     maxval = None
 
@@ -71,8 +75,13 @@ class BaseHostWeigher:
         """
         raise NotImplementedError()
 
-    def weigh_objects(self, host_views, spec):
-        """Raw weights of all ``host_views``; override to vectorise."""
+    def weigh_objects(self, host_views, spec, context=None):
+        """Raw weights of all ``host_views``.
+
+        ``context`` is the :class:`~preemptible_sched.objects.PassContext`
+        of the decision (its ``now``). Override this instead of
+        :meth:`_weigh_object` to vectorise, or to use the pass's time.
+        """
         return [self._weigh_object(view, spec) for view in host_views]
 
     def multiplier_option(self):
@@ -97,18 +106,38 @@ class BaseHostWeigher:
         return self.default_multiplier()
 
     def default_multiplier(self):
-        return getattr(CONF.filter_scheduler, self.multiplier_option(), 1.0)
+        plugins.register_opts(CONF)
+        return getattr(CONF.filter_scheduler, self.multiplier_option(),
+                       self.multiplier_default)
 
 
 class WeighedHost:
-    """A candidate host with its total weight and, optionally, the parts."""
+    """A candidate host with its total weight.
 
-    __slots__ = ('view', 'weight', 'details')
+    ``details`` maps each weigher's name to ``{"raw", "normalized",
+    "multiplier"}`` for this host; it is built on demand from the columns
+    the handler computed, so ranking many hosts costs nothing extra.
+    """
 
-    def __init__(self, view, weight=0.0, details=None):
+    __slots__ = ('view', 'weight', 'index', 'columns')
+
+    def __init__(self, view, weight=0.0, index=0, columns=None):
         self.view = view
         self.weight = weight
-        self.details = details
+        self.index = index
+        self.columns = columns
+
+    @property
+    def details(self):
+        details = {}
+        for name, (raw, normalized, multipliers) in (
+                self.columns or {}).items():
+            multiplier = multipliers[self.index] \
+                if isinstance(multipliers, list) else multipliers
+            details[name] = {'raw': raw[self.index],
+                             'normalized': normalized[self.index],
+                             'multiplier': multiplier}
+        return details
 
     def __repr__(self):
         return '<WeighedHost %s %.6g>' % (self.view.name, self.weight)
@@ -126,35 +155,40 @@ class WeightHandler:
             'preemptible_sched.weighers', names,
             'filter_scheduler', 'weighers'))
 
-    def get_weighed_objects(self, host_views, spec, explain=False):
+    def get_weighed_objects(self, host_views, spec, context=None):
         """Return :class:`WeighedHost` objects, best first.
 
-        With ``explain`` each one's ``details`` maps weigher name to
-        ``{"raw", "normalized", "multiplier"}``. Equal totals keep the order
-        of ``host_views`` (the random pick among equals is the caller's).
+        Each one's ``details`` gives, per weigher, its raw and normalised
+        weight and multiplier on that host. Equal totals keep the order of
+        ``host_views`` (the random pick among equals is the caller's).
         """
-        weighed = [WeighedHost(view, 0.0, {} if explain else None)
-                   for view in host_views]
+        if context is None:
+            context = objects.PassContext()
+        columns = {}
+        weighed = [WeighedHost(view, 0.0, index, columns)
+                   for index, view in enumerate(host_views)]
         debug = LOG.isEnabledFor(logging.DEBUG)
         for weigher in self.weighers:
-            raw = weigher.weigh_objects(host_views, spec)
+            raw = weigher.weigh_objects(host_views, spec, context)
             normalized = normalize(rank_last(raw), weigher.minval,
                                    weigher.maxval)
             default = weigher.default_multiplier()
-            if not explain and not debug and not any(normalized):
-                continue    # all equal: this weigher changes no ranking
-            for item, raw_weight, norm in zip(weighed, raw, normalized):
+            columns[weigher.name] = (raw, normalized, default)
+            if not any(normalized):
+                continue    # all 0: this weigher adds nothing to anyone
+            multipliers = []
+            for item, norm in zip(weighed, normalized):
                 host = item.view.host
                 multiplier = (weigher.weight_multiplier(host)
                               if host.aggregate_metadata else default)
+                multipliers.append(multiplier)
                 item.weight += multiplier * norm
-                if item.details is not None:
-                    item.details[weigher.name] = {
-                        'raw': raw_weight, 'normalized': norm,
-                        'multiplier': multiplier}
-                if debug:
+            columns[weigher.name] = (raw, normalized, multipliers)
+            if debug:
+                for item, raw_weight, norm, multiplier in zip(
+                        weighed, raw, normalized, multipliers):
                     LOG.debug('Weigher %s on host %s: raw %s, normalized '
-                              '%s, multiplier %s', weigher.name, host.name,
-                              raw_weight, norm, multiplier)
+                              '%s, multiplier %s', weigher.name,
+                              item.view.name, raw_weight, norm, multiplier)
         weighed.sort(key=lambda item: -item.weight)
         return weighed

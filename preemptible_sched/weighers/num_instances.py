@@ -15,5 +15,7 @@ class NumInstancesWeigher(weighers.BaseHostWeigher):
     -1.0), overridable per aggregate by metadata of the same name.
     """
 
+    multiplier_default = -1.0
+
     def _weigh_object(self, host_view, spec):
         return host_view.num_instances

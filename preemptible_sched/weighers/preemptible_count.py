@@ -21,8 +21,14 @@ class PreemptibleCountWeigher(weighers.BaseHostWeigher):
     (default 1.0), overridable per aggregate by metadata of the same name.
     """
 
-    def _weigh_object(self, host_view, spec):
-        if host_view.fits(spec.resources):
+    def weigh_objects(self, host_views, spec, context=None):
+        now = 0.0 if context is None else context.now
+        return [self._weigh(view, spec.resources, now)
+                for view in host_views]
+
+    @staticmethod
+    def _weigh(host_view, resources, now):
+        if host_view.fits(resources):
             return 0
-        count = host_view.host.termination_count(spec.resources)
+        count = host_view.host.termination_count(resources, now)
         return None if count is None else -count

@@ -23,8 +23,16 @@ class TerminationCostWeigher(weighers.BaseHostWeigher):
     metadata of the same name.
     """
 
-    def _weigh_object(self, host_view, spec):
-        if host_view.fits(spec.resources):
+    multiplier_default = 10.0
+
+    def weigh_objects(self, host_views, spec, context=None):
+        now = 0.0 if context is None else context.now
+        return [self._weigh(view, spec.resources, now)
+                for view in host_views]
+
+    @staticmethod
+    def _weigh(host_view, resources, now):
+        if host_view.fits(resources):
             return 0.0
-        plan = host_view.host.termination_plan(spec.resources)
+        plan = host_view.host.termination_plan(resources, now)
         return None if plan is None else -plan.cost

@@ -43,7 +43,7 @@ class TestPaperSnapshot(base.TestCase):
                    billing_period_seconds=3600)
 
     def scheduler(self, mode='dual_state'):
-        sched = scheduler.FilterScheduler(mode=mode)
+        sched = scheduler.FilterScheduler(strategy=mode)
         now = 1000.0 * 60
         for host, instances in SNAPSHOT.items():
             sched.host_manager.add_host(objects.Host(host, 8, 16384, 500))

@@ -7,10 +7,10 @@ from nova.scheduler import host_manager
 from nova import test
 from oslo_utils.fixture import uuidsentinel as uuids
 
-from preemptible_sched.driver import termination_selector
 from preemptible_sched.nova import extra_specs
 from preemptible_sched.nova import host_states
 from preemptible_sched.nova import manager
+from preemptible_sched.nova import planner
 from preemptible_sched import termination
 from preemptible_sched.termination import billing_period
 
@@ -50,10 +50,10 @@ class TestFromPlacement(test.NoDBTestCase):
     def setUp(self):
         super().setUp()
         self.nova_host = host_manager.HostState('host1', 'node1', 'cell')
-        self.planner = termination_selector.TerminationPlanner(
+        self.planner = planner.CallPlanner(
             termination.TerminationCostHandler(
                 [billing_period.BillingPeriodCost()]),
-            now=host_states.epoch(T0 + datetime.timedelta(minutes=90)))
+            host_states.epoch(T0 + datetime.timedelta(minutes=90)))
         spot = flavor('spot', preemptible='true', service_class='bronze')
         self.allocations = {
             uuids.spot_a: {'VCPU': 2, 'MEMORY_MB': 4096, 'DISK_GB': 20},
@@ -94,7 +94,7 @@ class TestFromPlacement(test.NoDBTestCase):
         # them gone (13 are free).
         request = host_states.resources(
             {'VCPU': 14, 'MEMORY_MB': 1024, 'DISK_GB': 10})
-        plan = self.state.termination_plan(request)
+        plan = self.state.termination_plan(request, self.planner.now)
         self.assertEqual([uuids.spot_b], plan.victim_ids)
         self.assertEqual(600.0, plan.cost)
 
@@ -134,9 +134,8 @@ class TestFromNovaUsage(test.NoDBTestCase):
         nova_host.disk_mb_used = 10 * 1024
         nova_host.num_instances = 2
         nova_host.cpu_allocation_ratio = 4.0
-        planner = termination_selector.TerminationPlanner(
-            termination.TerminationCostHandler([]))
-        state = host_states.state_of(nova_host, planner)
+        state = host_states.state_of(nova_host, planner.CallPlanner(
+            termination.TerminationCostHandler([]), 0.0))
         self.assertEqual((32.0, 8192.0, 100.0), tuple(state.capacity))
         self.assertEqual((3.0, 6144.0, 10.0), tuple(state.full.used))
         self.assertEqual(tuple(state.full.used), tuple(state.normal.used))

@@ -19,6 +19,7 @@ listens at the broker's or the database server's address. Set
 """
 
 import configparser
+import json
 import os
 import signal
 import socket
@@ -50,6 +51,8 @@ POSTGRESQL_URL = os.environ.get(
 HOSTS = ('host-A', 'host-B', 'host-C', 'host-D')
 PREEMPTIBLE = ['p%02d' % i for i in range(4 * len(HOSTS))]
 NORMAL = ['n0', 'n1', 'n2']
+#: One bronze request filling the blades, for the QoS scenario.
+BRONZE = ['bronze-%d' % i for i in range(4 * len(HOSTS))]
 MEDIUM = {'vcpus': 2, 'memory_mb': 4000, 'disk_gb': 40}
 
 #: Clock seconds per wall second in every process.
@@ -192,6 +195,15 @@ class MultiProcessBehaviour:
                        **values)
         return options
 
+    def reconfigure(self, **groups):
+        """Change options of this run (``group={name: value}``), before
+        its processes start; also applied to this process."""
+        for group, values in groups.items():
+            self.options.setdefault(group, {}).update(values)
+            self.flags(group=None if group == 'DEFAULT' else group,
+                       **values)
+        self.write_config(self.config_file)
+
     def write_config(self, path):
         parser = configparser.ConfigParser()
         for group, values in self.options.items():
@@ -221,6 +233,15 @@ class MultiProcessBehaviour:
     def start_agent(self, host):
         return self.start(host, 'preemptible_sched.cmd.compute',
                           '--driver', 'fake', '--host', host)
+
+    def start_all(self):
+        """The four agents and the scheduler, once every agent is up."""
+        for host in HOSTS:
+            self.start_agent(host)
+        self.start_scheduler()
+        self.wait_for(lambda: sorted(h.name for h in self.store.hosts()
+                                     if h.up) == list(HOSTS),
+                      'every agent registered')
 
     def client(self, *args):
         """Run ``preemptible-sched ARGS``; (exit code, stdout, stderr)."""
@@ -300,6 +321,92 @@ class MultiProcessBehaviour:
         self.assertEqual(0, code, err)
         self.assertEqual(len(PREEMPTIBLE) + len(NORMAL) + 1,
                          len(out.splitlines()))
+
+    def test_gold_displaces_bronze_under_qos(self):
+        # Victims are requeued (the strategy's default); a request no host
+        # can take yet waits: the gold one until the bronze instances have
+        # run their exempt time ([qos] preempt_exempt_seconds, 120 s by
+        # default), the displaced bronze one until the gold one goes.
+        self.reconfigure(
+            scheduler={'preemption_strategy': 'qos',
+                       'on_no_valid_host': 'wait'},
+            preemptible={'termination_grace_seconds': 0.0},
+            fake_driver={'termination_seconds': 0.5})
+        self.start_all()
+
+        code, out, err = self.client(
+            'submit', '--flavor', 'medium', '--num-instances',
+            str(len(BRONZE)), '--service-class', 'bronze', '--id', 'bronze',
+            '--wait')
+        self.assertEqual(0, code, err)
+        submitted = json.loads(out)
+        self.assertEqual('placed', submitted['status'])
+        self.assertEqual('bronze', submitted['spec']['service_class'])
+        # The class's priority, as no --priority was given.
+        self.assertEqual(1.0, submitted['spec']['priority'])
+        self.assertFalse(submitted['spec']['preemptible'])
+        self.wait_for(lambda: self.all_running(BRONZE),
+                      'the blades full of bronze instances')
+
+        code, out, err = self.client('submit', '--flavor', 'medium',
+                                     '--service-class', 'platinum')
+        self.assertEqual(2, code, err)
+        self.assertEqual('', out)
+        self.assertIn("unknown service class 'platinum'", err)
+        self.assertEqual(1, len(err.splitlines()), err)
+
+        code, out, err = self.client(
+            'submit', '--flavor', 'medium', '--service-class', 'gold',
+            '--id', 'gold', '--wait', '--timeout', str(WAIT - 10))
+        self.assertEqual(0, code, err)
+        self.assertEqual('placed', json.loads(out)['status'])
+        self.wait_for(lambda: self.all_running(['gold']),
+                      'the gold instance running')
+        gold = self.store.get_instance('gold')
+        decision = self.store.get_decision(gold.decision_id)
+        self.assertEqual('qos', decision.strategy)
+        self.assertEqual(1, len(decision.victims), decision.victims)
+        victim_id, = decision.victims
+        self.assertIn(victim_id, BRONZE)
+        self.assertEqual([victim_id], [v['id'] for v in
+                                       decision.explanation['victims']])
+        # Requeued: it waits while the gold instance holds its slot.
+        api = rpcapi.SchedulerAPI(self.transport, CONF)
+        waiting, = [i for i in api.show('bronze')['instances']
+                    if i['id'] == victim_id]
+        self.assertIn(waiting['state'], ('preempted', 'pending'))
+        self.assertEqual(1, waiting['preemptions'])
+
+        code, out, err = self.client('delete', 'gold')
+        self.assertEqual(0, code, err)
+        self.assertEqual('deleted', json.loads(out)['status'])
+        self.wait_for(lambda: self.states().get('gold') == 'deleted',
+                      'the gold instance deleted')
+        self.wait_for(lambda: self.all_running(BRONZE),
+                      'the displaced bronze instance running again')
+
+        code, out, err = self.client('show', 'bronze')
+        self.assertEqual(0, code, err)
+        shown = json.loads(out)
+        self.assertEqual('placed', shown['status'])
+        instances = {i['id']: i for i in shown['instances']}
+        self.assertEqual(sorted(BRONZE), sorted(instances))
+        self.assertEqual({'running'},
+                         {i['state'] for i in instances.values()})
+        self.assertEqual({i: int(i == victim_id) for i in BRONZE},
+                         {i: instances[i]['preemptions'] for i in BRONZE})
+        self.assertEqual([victim_id], [i for i in BRONZE
+                                       if instances[i]['displaced_by']])
+        by = instances[victim_id]['displaced_by']
+        self.assertEqual('gold', by['request_id'])
+        self.assertEqual('gold', by['instance_id'])
+        self.assertEqual(decision.id, by['decision_id'])
+        self.assertEqual(gold.host, by['host'])
+        self.assertEqual('qos', by['strategy'])
+        self.assertIn('qos', by['reason'])
+        self.assertEqual('bronze', instances[victim_id]['service_class'])
+        self.assertGreater(instances[victim_id]['running_s'], 0)
+        self.assertStoreAgreesWithAgents()
 
     def assertEveryRequestPlaced(self):
         self.assertEqual(

@@ -31,7 +31,14 @@ class TestHostManager(base.TestCase):
         self.assertRaises(ValueError, self.manager.add_host,
                           objects.Host('h1', 1, 1))
 
-    def test_time_is_the_planners(self):
-        self.manager.set_time(42.0)
-        self.assertEqual(42.0, self.manager.now)
-        self.assertEqual(42.0, self.manager.planner.now)
+    def test_set_up_marks_the_host_and_bumps_the_generations(self):
+        state = self.manager.host_states['h1']
+        generation, host_generation = self.manager.generation, \
+            state.generation
+        self.assertTrue(self.manager.set_up('h1', False))
+        self.assertFalse(state.up)
+        self.assertGreater(self.manager.generation, generation)
+        self.assertGreater(state.generation, host_generation)
+        self.assertTrue(self.manager.set_up('h1', True))
+        self.assertTrue(state.up)
+        self.assertFalse(self.manager.set_up('nowhere', True))

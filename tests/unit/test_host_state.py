@@ -1,6 +1,5 @@
 """Host states: capacity, the two views, incremental accounting."""
 
-from preemptible_sched import host_state
 from preemptible_sched import objects
 from tests import base
 
@@ -10,7 +9,7 @@ class CountingPlanner(base.FakePlanner):
         super().__init__(plans)
         self.calls = 0
 
-    def plan(self, state, resources, cost=None):
+    def plan(self, state, resources, now, cost=None):
         self.calls += 1
         return super().plan(state, resources, cost)
 
@@ -92,25 +91,25 @@ class TestViews(base.TestCase):
 class TestTerminationPlanMemo(base.TestCase):
 
     def test_plan_is_memoised_until_the_host_changes(self):
-        plan = host_state.TerminationPlan('host', (), (5.0,))
+        plan = objects.TerminationPlan('host', (), (5.0,))
         planner = CountingPlanner({'host': plan})
         state = base.make_host_state(
             planner=planner,
             instances=[base.make_instance('p%d' % i, preemptible=True)
                        for i in range(4)])
-        self.assertIs(plan, state.termination_plan(base.MEDIUM))
-        self.assertIs(plan, state.termination_plan(base.MEDIUM))
+        self.assertIs(plan, state.termination_plan(base.MEDIUM, 0.0))
+        self.assertIs(plan, state.termination_plan(base.MEDIUM, 0.0))
         self.assertEqual(1, planner.calls)
-        planner.now = 10.0
-        state.termination_plan(base.MEDIUM)
+        state.termination_plan(base.MEDIUM, 10.0)
         self.assertEqual(2, planner.calls)
         state.release('p0')
-        self.assertEqual(0, state.termination_count(base.MEDIUM))
-        self.assertEqual(0, len(state.termination_plan(base.MEDIUM).victims))
+        self.assertEqual(0, state.termination_count(base.MEDIUM, 10.0))
+        self.assertEqual(
+            0, len(state.termination_plan(base.MEDIUM, 10.0).victims))
         self.assertEqual(2, planner.calls)
 
     def test_no_plan_when_it_fits(self):
         planner = CountingPlanner()
         state = base.make_host_state(planner=planner)
-        self.assertEqual((), state.termination_plan(base.MEDIUM).victims)
+        self.assertEqual((), state.termination_plan(base.MEDIUM, 10.0).victims)
         self.assertEqual(0, planner.calls)

@@ -11,7 +11,7 @@ from oslo_config import cfg
 
 from preemptible_sched.conf import qos as qos_conf
 from preemptible_sched import exception
-from preemptible_sched import policies
+from preemptible_sched import objects
 from preemptible_sched import qos
 from tests import base
 
@@ -205,7 +205,7 @@ class TestAccountsOfObjects(base.TestCase):
 
     def test_request_account(self):
         spec = base.make_spec(service_class='bronze')
-        request = policies.PendingRequest(spec, 10, 0, running_s=30,
+        request = objects.PendingRequest(spec, 10, 0, running_s=30,
                                           overhead_s=4)
         acc = qos.request_account(request, self.classes, 100)
         # bronze: Q = 30 / 0.5 - 90 = -30

@@ -2,7 +2,6 @@
 
 from preemptible_sched.service import notifications
 from preemptible_sched.service import rpcapi
-from preemptible_sched.service import scheduler_service
 from tests.functional.service import base
 
 #: What fills one emulated blade: four medium instances.
@@ -142,6 +141,10 @@ class TestClientAPI(base.ServiceTestCase):
         self.assertIn('colour', str(error))
         self.assertRaises(rpcapi.BadRequest, self.api.submit,
                           {'id': 'x', 'resources': base.MEDIUM}, -5)
+        error = self.assertRaises(rpcapi.BadRequest, self.api.submit,
+                                  {'id': 'x', 'resources': base.MEDIUM,
+                                   'group': 'g', 'group_policy': 'mostly'})
+        self.assertIn('group_policy', str(error))
         self.assertEqual(['r1'], [r['id'] for r in self.api.list()])
 
 
@@ -240,7 +243,7 @@ class TestRestart(base.ServiceTestCase):
         self.scheduler.runner.join(self.WAIT)
         # The clock ran TIME_SCALE times faster than the wall clock: the
         # new one starts from the latest time recorded, not from now.
-        recorded = scheduler_service.latest_time(self.store)
+        recorded = self.store.latest_time()
         self.scheduler = self.start_scheduler()
         self.assertGreaterEqual(self.scheduler.clock.now(), recorded)
         self.wait_for(lambda: self.scheduler.ready,

@@ -210,11 +210,16 @@ class TestBadInput(DecideTestCase):
                             'unknown option')
 
     def test_bad_option_value_in_config_file(self):
-        conf = self.write('[preemptible]\nmode = eager\n', 'bad.conf')
-        data = copy.deepcopy(self.data)
-        del data['config']['preemptible']
-        self.assertBadInput(self.decide(data, '--config-file', conf),
-                            conf + ': [preemptible] mode:', "'eager'")
+        conf = self.write('[scheduler]\non_victim = eager\n', 'bad.conf')
+        self.assertBadInput(self.decide(self.data, '--config-file', conf),
+                            conf + ': [scheduler] on_victim:', "'eager'")
+
+    def test_unknown_strategy_in_config_file(self):
+        conf = self.write('[scheduler]\npreemption_strategy = eager\n',
+                          'bad.conf')
+        self.assertBadInput(self.decide(self.data, '--config-file', conf),
+                            conf + ': [scheduler] preemption_strategy:',
+                            "'eager'")
 
     def test_malformed_config_file(self):
         conf = self.write('[preemptible\nmode = plain\n', 'broken.conf')

@@ -5,6 +5,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from preemptible_sched.driver import scheduler
+from preemptible_sched import exception
 from preemptible_sched import objects
 from tests import base
 
@@ -15,7 +16,7 @@ LARGE = objects.Resources(4, 8000, 80)
 
 def build(mode='dual_state', hosts=(), seed=0, **kw):
     """A scheduler holding ``hosts``: [(name, [Instance])] on blades."""
-    sched = scheduler.FilterScheduler(mode=mode, seed=seed, **kw)
+    sched = scheduler.FilterScheduler(strategy=mode, seed=seed, **kw)
     for name, instances in hosts:
         sched.host_manager.add_host(objects.Host(name, 8, 16384, 500))
         for instance in instances:
@@ -100,9 +101,10 @@ class TestModes(SchedulerTestCase):
         decision = sched.select_destinations(spec(preemptible=True))
         self.assertEqual('free', decision.selections[0].host)
 
-    def test_unknown_mode_is_bad_input(self):
-        self.assertRaisesRegex(Exception, "unknown mode 'eager'",
-                               scheduler.FilterScheduler, mode='eager')
+    def test_unknown_strategy_is_bad_input(self):
+        self.assertRaisesRegex(exception.UnknownPlugin,
+                               "preemption_strategy: unknown .*'eager'",
+                               scheduler.FilterScheduler, strategy='eager')
 
 
 class TestMultiInstance(SchedulerTestCase):

@@ -9,7 +9,6 @@ margin 10 s). Every decision is at NOW.
 
 from preemptible_sched.driver import scheduler
 from preemptible_sched import objects
-from preemptible_sched import policies
 from preemptible_sched.preemption import priority
 from preemptible_sched.preemption import qos as qos_policy
 from preemptible_sched import qos
@@ -21,7 +20,7 @@ MEDIUM = objects.Resources(2, 4000, 40)
 
 def build(policy, hosts, memory_mb=16384):
     """A scheduler holding ``hosts``: [(name, [Instance], attributes)]."""
-    sched = scheduler.FilterScheduler(preemption_policy=policy, seed=0)
+    sched = scheduler.FilterScheduler(strategy=policy, seed=0)
     for name, instances, attributes in hosts:
         sched.host_manager.add_host(objects.Host(
             name, 8, memory_mb, 500, attributes=attributes))
@@ -63,7 +62,7 @@ def qos_request(cls, submitted_at, running_s=0.0, num=1, preemptible=False,
                 **kw):
     spec = objects.RequestSpec('req', MEDIUM, preemptible, num,
                                service_class=cls, **kw)
-    return spec, policies.PendingRequest(spec, submitted_at, 0,
+    return spec, objects.PendingRequest(spec, submitted_at, 0,
                                          running_s=running_s,
                                          overhead_s=7.0)
 
@@ -91,7 +90,7 @@ class TestQoS(ByClassTestCase):
 
     def setUp(self):
         super().setUp()
-        self.policy = qos_policy.QoSPolicy(qos.Classes(), exempt=120)
+        self.policy = qos_policy.QoSStrategy(qos.Classes(), exempt=120)
 
     def three_full_hosts(self, preemptible=(False, False, False)):
         """Each blade: three gold instances and one other.
@@ -194,7 +193,7 @@ class TestQoS(ByClassTestCase):
 
     def test_exempt_time_protects_a_fresh_run(self):
         # bronze-200 has run 300 s: with 301 s it is exempt and h2 wins.
-        policy = qos_policy.QoSPolicy(qos.Classes(), exempt=301)
+        policy = qos_policy.QoSStrategy(qos.Classes(), exempt=301)
         spec, pending = qos_request('gold', 990)
         decision = build(policy, self.three_full_hosts()).\
             select_destinations(spec, NOW, pending=pending)
@@ -260,7 +259,7 @@ class TestPriority(ByClassTestCase):
 
     def setUp(self):
         super().setUp()
-        self.policy = priority.PriorityPolicy()
+        self.policy = priority.PriorityStrategy()
 
     def hosts(self):
         """h1: one victim of priority 2; h2: three of priority 1.

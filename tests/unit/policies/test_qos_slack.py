@@ -3,6 +3,7 @@
 Default classes (gold 1.0, silver 0.9, bronze 0.5; margin 10 s).
 """
 
+from preemptible_sched import objects
 from preemptible_sched import policies
 from preemptible_sched.policies import qos_slack
 from preemptible_sched import qos
@@ -11,7 +12,7 @@ from tests import base
 
 def pending(name, cls, submitted_at, running_s=0.0, sequence=0):
     spec = base.make_spec(spec_id=name, service_class=cls)
-    return policies.PendingRequest(spec, submitted_at, sequence,
+    return objects.PendingRequest(spec, submitted_at, sequence,
                                    running_s=running_s)
 
 

@@ -3,7 +3,7 @@
 8 vCPU / 16384 MB / 500 GB blades.
 """
 
-from preemptible_sched import policies
+from preemptible_sched import objects
 from preemptible_sched import preemption
 from preemptible_sched.preemption import priority
 from tests import base
@@ -20,7 +20,7 @@ def instance(instance_id, prio, admitted_at=0.0, running_since=0.0,
 
 
 def request(prio, resources=MEDIUM):
-    return policies.PendingRequest(
+    return objects.PendingRequest(
         base.make_spec(resources, priority=prio), NOW, 0)
 
 
@@ -28,11 +28,12 @@ class TestPriorityPolicy(base.TestCase):
 
     def setUp(self):
         super().setUp()
-        self.policy = priority.PriorityPolicy()
+        self.policy = priority.PriorityStrategy()
 
     def _victims(self, state, pending):
-        candidates = self.policy.candidates(state, pending, NOW)
-        victims = self.policy.victims(state, pending, candidates, NOW)
+        candidates = self.policy.displaceable(state, pending, NOW)
+        plan = self.policy.plan(state, pending, candidates, NOW)
+        victims = None if plan is None else plan.victims
         return None if victims is None else sorted(v.id for v in victims)
 
     def test_only_strictly_lower_priority(self):
@@ -40,14 +41,14 @@ class TestPriorityPolicy(base.TestCase):
             instance('lower', 1), instance('equal', 2),
             instance('higher', 3), instance('booting', 1,
                                             running_since=None)])
-        candidates = self.policy.candidates(state, request(2), NOW)
+        candidates = self.policy.displaceable(state, request(2), NOW)
         self.assertEqual(['lower'], [i.id for i in candidates])
 
     def test_preemptible_flag_plays_no_part(self):
         state = base.make_host_state(instances=[
             instance('normal-low', 1, preemptible=False),
             instance('spot-high', 5, preemptible=True)])
-        candidates = self.policy.candidates(state, request(2), NOW)
+        candidates = self.policy.displaceable(state, request(2), NOW)
         self.assertEqual(['normal-low'], [i.id for i in candidates])
 
     def test_lowest_priority_goes_first(self):
@@ -94,7 +95,8 @@ class TestPriorityPolicy(base.TestCase):
 
     def _score(self, *priorities):
         victims = [instance('v%d' % i, p) for i, p in enumerate(priorities)]
-        return self.policy.score(victims, request(3), NOW)
+        return self.policy.score(
+            objects.TerminationPlan('host', tuple(victims)), request(3), NOW)
 
     def test_fewer_at_the_highest_priority_wins(self):
         # One victim of priority 2 is worse than three of priority 1.
@@ -114,5 +116,5 @@ class TestLoad(base.TestCase):
 
     def test_loaded_by_name(self):
         policy = preemption.load('priority')
-        self.assertIsInstance(policy, priority.PriorityPolicy)
+        self.assertIsInstance(policy, priority.PriorityStrategy)
         self.assertFalse(policy.spot)

@@ -9,7 +9,6 @@ time to violation Q of each instance is worked out where it is built.
 import math
 
 from preemptible_sched import objects
-from preemptible_sched import policies
 from preemptible_sched import preemption
 from preemptible_sched.preemption import qos as qos_policy
 from preemptible_sched import qos
@@ -30,7 +29,7 @@ def instance(instance_id, cls, admitted_at, running_s=0.0,
 
 def request(cls, submitted_at, running_s=0.0, resources=MEDIUM):
     spec = base.make_spec(resources, service_class=cls)
-    return policies.PendingRequest(spec, submitted_at, 0,
+    return objects.PendingRequest(spec, submitted_at, 0,
                                    running_s=running_s)
 
 
@@ -53,7 +52,7 @@ class QoSPolicyTestCase(base.TestCase):
 
     def setUp(self):
         super().setUp()
-        self.policy = qos_policy.QoSPolicy(qos.Classes(), exempt=120)
+        self.policy = qos_policy.QoSStrategy(qos.Classes(), exempt=120)
 
 
 class TestCandidates(QoSPolicyTestCase):
@@ -84,7 +83,7 @@ class TestCandidates(QoSPolicyTestCase):
 
     def _candidates(self, pending, policy=None):
         policy = policy or self.policy
-        return ids(policy.candidates(self.state, pending, NOW))
+        return ids(policy.displaceable(self.state, pending, NOW))
 
     def test_gold_request(self):
         # More important than bronze and silver: may take at-risk ones.
@@ -109,20 +108,20 @@ class TestCandidates(QoSPolicyTestCase):
         self.assertEqual([], self._candidates(request('bronze', 900, 55)))
 
     def test_without_exempt_time_a_fresh_run_is_a_candidate(self):
-        policy = qos_policy.QoSPolicy(qos.Classes(), exempt=0)
+        policy = qos_policy.QoSStrategy(qos.Classes(), exempt=0)
         self.assertEqual(['exempt-over', 'po-below', 'recent'],
                          self._candidates(BRONZE_AT_RISK, policy))
 
     def test_exempt_time_from_configuration(self):
-        self.assertEqual(120.0, qos_policy.QoSPolicy(qos.Classes()).exempt)
+        self.assertEqual(120.0, qos_policy.QoSStrategy(qos.Classes()).exempt)
         # 101 s: 'recent' (100 s) still exempt, 'exempt-over' (120 s) not.
         self.flags(group='qos', preempt_exempt_seconds=101.0)
-        policy = qos_policy.QoSPolicy(qos.Classes())
+        policy = qos_policy.QoSStrategy(qos.Classes())
         self.assertEqual(101.0, policy.exempt)
         self.assertEqual(['exempt-over', 'po-below'],
                          self._candidates(BRONZE_AT_RISK, policy))
         # 100 s: 'recent' has run exactly that long.
-        policy = qos_policy.QoSPolicy(qos.Classes(), exempt=100)
+        policy = qos_policy.QoSStrategy(qos.Classes(), exempt=100)
         self.assertEqual(['exempt-over', 'po-below', 'recent'],
                          self._candidates(BRONZE_AT_RISK, policy))
 
@@ -132,19 +131,19 @@ class TestCandidates(QoSPolicyTestCase):
         classes = qos.Classes({
             'gold': qos.ServiceClass('gold', 1.0, 1, 3.0, safety_margin=0),
             'bronze': qos.ServiceClass('bronze', 0.5, 3, 1.0)})
-        policy = qos_policy.QoSPolicy(classes, exempt=0)
+        policy = qos_policy.QoSStrategy(classes, exempt=0)
         gold = instance('gold', 'gold', 0, 0, 0)
         self.assertFalse(qos.instance_account(gold, classes, NOW).at_risk)
         state = base.make_host_state(instances=[gold])
         # bronze request: Q = -5 at risk
-        self.assertEqual([], policy.candidates(state, BRONZE_AT_RISK, NOW))
+        self.assertEqual([], policy.displaceable(state, BRONZE_AT_RISK, NOW))
 
     def test_instance_without_class_is_always_a_candidate(self):
         # No SLO: Q = inf (safe), threshold 2 > any PO.
         state = base.make_host_state(instances=[
             instance('classless', None, 0, 0, 500, overhead_s=900)])
         self.assertEqual(['classless'], ids(
-            self.policy.candidates(state, BRONZE_AT_RISK, NOW)))
+            self.policy.displaceable(state, BRONZE_AT_RISK, NOW)))
 
     def test_preemptible_flag_plays_no_part(self):
         state = base.make_host_state(instances=[
@@ -156,14 +155,14 @@ class TestCandidates(QoSPolicyTestCase):
                                running_since=0)])
         # normal bronze: r = 900, Q = 800 safe; spot gold: never.
         self.assertEqual(['normal'], ids(
-            self.policy.candidates(state, BRONZE_AT_RISK, NOW)))
+            self.policy.displaceable(state, BRONZE_AT_RISK, NOW)))
 
 
 class TestVictims(QoSPolicyTestCase):
 
     def setUp(self):
         super().setUp()
-        self.policy = qos_policy.QoSPolicy(qos.Classes(), exempt=0)
+        self.policy = qos_policy.QoSStrategy(qos.Classes(), exempt=0)
         # Four MEDIUM instances fill the blade's 8 vCPUs.
         self.state = base.make_host_state(instances=[
             # at risk, r = 500: Q = 1000 - 1000 = 0
@@ -178,9 +177,10 @@ class TestVictims(QoSPolicyTestCase):
 
     def _victims(self, resources):
         pending = request('gold', 990, resources=resources)
-        candidates = self.policy.candidates(self.state, pending, NOW)
+        candidates = self.policy.displaceable(self.state, pending, NOW)
         self.assertEqual(4, len(candidates))
-        victims = self.policy.victims(self.state, pending, candidates, NOW)
+        plan = self.policy.plan(self.state, pending, candidates, NOW)
+        victims = None if plan is None else plan.victims
         return None if victims is None else [v.id for v in victims]
 
     def test_keep_order_most_at_risk_first(self):
@@ -218,9 +218,10 @@ class TestVictims(QoSPolicyTestCase):
             instance('c', 'bronze', 0, 300, 700, resources=(1, 1000, 0)),
         ])
         pending = request('gold', 990, resources=(4, 4000, 0))
-        candidates = self.policy.candidates(state, pending, NOW)
+        candidates = self.policy.displaceable(state, pending, NOW)
         self.assertEqual(['a', 'b', 'c'], ids(candidates))
-        victims = self.policy.victims(state, pending, candidates, NOW)
+        plan = self.policy.plan(state, pending, candidates, NOW)
+        victims = None if plan is None else plan.victims
         self.assertEqual(['a'], [v.id for v in victims])
 
     def test_memory_counts_too(self):
@@ -251,7 +252,9 @@ class TestScore(QoSPolicyTestCase):
     BRONZE_0 = instance('bronze-0', 'bronze', 0, 505)
 
     def _score(self, *victims):
-        return self.policy.score(victims, GOLD_AT_RISK, NOW)
+        return self.policy.score(
+            objects.TerminationPlan('host', tuple(victims)), GOLD_AT_RISK,
+            NOW)
 
     def test_hand_computed(self):
         # (gold, silver, bronze deficits, 1 / safe slack)
@@ -302,8 +305,9 @@ class TestScore(QoSPolicyTestCase):
         classes = qos.Classes({
             'gold': qos.ServiceClass('gold', 1.0, 1, 3.0),
             'bronze': qos.ServiceClass('bronze', 0.5, 5, 1.0)})
-        policy = qos_policy.QoSPolicy(classes, exempt=0)
-        score = policy.score([self.BRONZE_10], GOLD_AT_RISK, NOW)
+        policy = qos_policy.QoSStrategy(classes, exempt=0)
+        score = policy.score(objects.TerminationPlan('h', (self.BRONZE_10,)),
+                             GOLD_AT_RISK, NOW)
         self.assertEqual(3, len(score))
         self.assertAlmostEqual(10.0, score[1])
 
@@ -317,7 +321,7 @@ class TestLoad(base.TestCase):
 
     def test_loaded_by_name(self):
         policy = preemption.load('qos')
-        self.assertIsInstance(policy, qos_policy.QoSPolicy)
+        self.assertIsInstance(policy, qos_policy.QoSStrategy)
         self.assertFalse(policy.spot)
 
 

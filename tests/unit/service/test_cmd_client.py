@@ -57,19 +57,27 @@ class TestSubmitArguments(CLITestCase):
         args = mock.Mock(flavor='large', vcpus=None, memory_mb=None,
                          disk_gb=None, preemptible_instances=True,
                          num_instances=3, duration=None, request_id='r',
-                         priority=1.0)
+                         priority=1.0, service_class='gold',
+                         constraint=['rack=r1', 'gpu = yes'],
+                         availability_zone='az1', group='g',
+                         group_policy=None)
         self.assertEqual(
             {'id': 'r', 'resources': {'vcpus': 4, 'memory_mb': 8000,
                                       'disk_gb': 80},
              'preemptible': True, 'num_instances': 3, 'flavor': 'large',
-             'priority': 1.0},
+             'priority': 1.0, 'service_class': 'gold',
+             'constraints': {'rack': 'r1', 'gpu': 'yes'},
+             'availability_zone': 'az1', 'group': 'g',
+             'group_policy': 'anti-affinity'},
             client.request_spec(args))
 
     def test_request_from_sizes(self):
         args = mock.Mock(flavor=None, vcpus=0.5, memory_mb=512.0,
                          disk_gb=None, preemptible_instances=False,
                          num_instances=1, duration=60.0, request_id=None,
-                         priority=0.0)
+                         priority=0.0, service_class=None, constraint=[],
+                         availability_zone=None, group=None,
+                         group_policy=None)
         spec = client.request_spec(args)
         self.assertEqual({'vcpus': 0.5, 'memory_mb': 512.0, 'disk_gb': 0.0},
                          spec['resources'])

@@ -80,11 +80,11 @@ class TestClockAndStore(base.TestCase):
     def test_latest_time(self):
         store = db_api.Store('sqlite://')
         store.upgrade()
-        self.assertIsNone(scheduler_service.latest_time(store))
+        self.assertIsNone(store.latest_time())
         spec = objects.RequestSpec(id='r', resources=objects.Resources(1, 1))
         store.add_request(spec, 10.0)
         store.record_event('x', 42.0)
-        self.assertEqual(42.0, scheduler_service.latest_time(store))
+        self.assertEqual(42.0, store.latest_time())
 
     def test_load_driver_class(self):
         self.assertIs(fake.FakeDriver,

@@ -153,14 +153,11 @@ class TestWeightHandler(base.TestCase):
 
     def test_explain_details(self):
         handler = weighers.WeightHandler.from_names(['ram'])
-        weighed = handler.get_weighed_objects(self._views(), self.spec,
-                                              explain=True)
+        weighed = handler.get_weighed_objects(self._views(), self.spec)
         by_name = {item.view.name: item.details for item in weighed}
         self.assertEqual(
             {'ram': {'raw': 12384.0, 'normalized': 0.5, 'multiplier': 1.0}},
             by_name['a'])
-        self.assertIsNone(handler.get_weighed_objects(
-            self._views(), self.spec)[0].details)
 
     def test_debug_log_per_host(self):
         handler = weighers.WeightHandler.from_names(['ram'])
@@ -196,8 +193,7 @@ class TestRankLast(base.TestCase):
 
         handler = weighers.WeightHandler([Picky()])
         views = [base.make_host_state(name).full for name in 'abc']
-        weighed = handler.get_weighed_objects(views, base.make_spec(),
-                                              explain=True)
+        weighed = handler.get_weighed_objects(views, base.make_spec())
         self.assertEqual(['c', 'a', 'b'], [w.view.name for w in weighed])
         self.assertEqual(0.0, weighed[-1].weight)
         self.assertIsNone(weighed[-1].details['picky']['raw'])

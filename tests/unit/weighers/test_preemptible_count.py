@@ -1,4 +1,4 @@
-from preemptible_sched import host_state
+from preemptible_sched import objects
 from preemptible_sched import weighers
 from preemptible_sched.weighers import preemptible_count
 from tests import base
@@ -18,7 +18,7 @@ class TestPreemptibleCountWeigher(base.TestCase):
         victims = tuple(base.make_instance(f'{name}-v{i}',
                                            preemptible=True)
                         for i in range(count))
-        return host_state.TerminationPlan(name, victims, (5.0,) * count)
+        return objects.TerminationPlan(name, victims, (5.0,) * count)
 
     def _views(self):
         planner = base.FakePlanner({'one': self._victims('one', 1),
@@ -43,7 +43,8 @@ class TestPreemptibleCountWeigher(base.TestCase):
 
     def test_fitting_host_does_not_ask_planner(self):
         state = base.make_host_state(planner=base.RefusingPlanner())
-        self.assertEqual(0, self.weigher._weigh_object(state.full, self.spec))
+        self.assertEqual(
+            0, self.weigher.weigh_objects([state.full], self.spec)[0])
 
     def test_unplaceable_everywhere(self):
         views = [base.make_host_state(name, vcpus=2).full

@@ -1,4 +1,4 @@
-from preemptible_sched import host_state
+from preemptible_sched import objects
 from preemptible_sched import weighers
 from preemptible_sched.weighers import termination_cost
 from tests import base
@@ -18,7 +18,7 @@ class TestTerminationCostWeigher(base.TestCase):
         victims = tuple(base.make_instance(f'{name}-v{i}',
                                            preemptible=True)
                         for i in range(len(costs)))
-        return host_state.TerminationPlan(name, victims, costs)
+        return objects.TerminationPlan(name, victims, costs)
 
     def _views(self):
         # Two cheap victims beat one dear victim: the cost ranks, not
@@ -43,8 +43,8 @@ class TestTerminationCostWeigher(base.TestCase):
 
     def test_fitting_host_does_not_ask_planner(self):
         state = base.make_host_state(planner=base.RefusingPlanner())
-        self.assertEqual(0.0,
-                         self.weigher._weigh_object(state.full, self.spec))
+        self.assertEqual(
+            0.0, self.weigher.weigh_objects([state.full], self.spec)[0])
 
     def test_unplaceable_everywhere(self):
         views = [base.make_host_state(name, vcpus=2).full

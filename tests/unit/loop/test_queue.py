@@ -1,28 +1,28 @@
-"""A pass skips requests that an earlier, no larger one shows hopeless."""
+"""The pending queue: eligibility (T1) skips requests an earlier, no
+larger one shows hopeless."""
 
 import testtools
 
-from preemptible_sched.loop import scheduler_loop
+from preemptible_sched.loop import queue
 from preemptible_sched import objects
-from preemptible_sched import policies
 
 
 def entry(vcpus, memory_mb, service_class='bronze', **spec_kw):
     spec = objects.RequestSpec(
         id='r', resources=objects.Resources(vcpus, memory_mb, 0),
         service_class=service_class, **spec_kw)
-    return policies.PendingRequest(spec, 0.0, 0)
+    return objects.PendingRequest(spec, 0.0, 0)
 
 
 class TestPassPruning(testtools.TestCase):
 
     def setUp(self):
         super().setUp()
-        self.failed = {}
-        scheduler_loop._remember_failure(entry(2, 4000), self.failed)
+        self.eligibility = queue.Eligibility()
+        self.eligibility.failed_to_place(entry(2, 4000))
 
     def dominated(self, candidate):
-        return scheduler_loop._dominated(candidate, self.failed)
+        return not self.eligibility.eligible(candidate)
 
     def test_larger_or_equal_of_the_same_kind_is_skipped(self):
         self.assertTrue(self.dominated(entry(2, 4000)))
@@ -40,7 +40,8 @@ class TestPassPruning(testtools.TestCase):
         self.assertFalse(self.dominated(entry(4, 8000,
                                               constraints={'a': 'b'})))
         self.assertFalse(self.dominated(entry(4, 8000, group='g')))
-        failed = {}
-        scheduler_loop._remember_failure(
-            entry(1, 1000, availability_zone='z'), failed)
-        self.assertEqual({}, failed)
+        eligibility = queue.Eligibility()
+        eligibility.failed_to_place(entry(1, 1000, availability_zone='z'))
+        self.assertTrue(eligibility.eligible(entry(1, 1000,
+                                                   availability_zone='z')))
+        self.assertEqual({}, eligibility.failed)

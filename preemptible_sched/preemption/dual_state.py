@@ -1,0 +1,41 @@
+"""One pass on two host views: the preemptible-aware filter scheduler."""
+
+from preemptible_sched import preemption
+
+
+class DualStateStrategy(preemption.BasePreemptionStrategy):
+    """Filter normal requests on the normal view, and terminate in the
+    same pass.
+
+    A normal request is filtered on each host's normal view (what the host
+    would carry with every preemptible instance gone); the hosts that pass
+    are weighed on their full view, and on the chosen host the exact
+    termination selector picks the cheapest set of preemptible instances
+    whose removal makes the request fit (``[preemptible]
+    termination_costs``). A preemptible request is filtered on the full
+    view and never terminates anything. The default, and the design of
+    the preemptible-instances paper.
+    """
+
+    def phases(self, spec):
+        if spec.preemptible:
+            return (preemption.FIT,)
+        return (preemption.DISPLACE,)
+
+    def displaceable(self, state, request, now):
+        if request.spec.preemptible:
+            return ()
+        return state.preemptible_instances.values()
+
+    def displacement_view(self, state, displaceable):
+        # The normal view is exactly the host without its preemptible
+        # instances, kept up to date in O(1).
+        return state.normal
+
+    def plan(self, state, request, displaceable, now):
+        plan = state.termination_plan(request.spec.resources, now)
+        if plan is None or not plan.victims:
+            return plan
+        return plan.__class__(
+            plan.host, plan.victims, plan.costs,
+            'cheapest termination set (cost %.6g)' % plan.cost)

@@ -1,0 +1,140 @@
+"""The pass as stages, and the decisions the stages must keep making.
+
+Each test here guards a behaviour a plausible regression of the decision
+core would break: the queue order, the rollback of a decision whose
+victims cannot be terminated, the remaining duration of a requeued
+instance, and the stage records.
+"""
+
+from preemptible_sched import objects
+from tests.functional.loop import fixtures as loop_fixtures
+
+MEDIUM = loop_fixtures.MEDIUM
+WHOLE = objects.Flavor('whole', 8, 16000, 160)
+
+
+class TestQueueOrder(loop_fixtures.LoopTestCase):
+
+    def test_fifo_places_the_oldest_waiting_request_first(self):
+        # One blade, taken whole until t = 102; two whole-blade requests
+        # wait, submitted at t = 1 and t = 2. FIFO: 'first' gets the room.
+        self.flags(group='scheduler', on_no_valid_host='wait',
+                   queue_policy='fifo')
+        self.submit('blocker', WHOLE, duration=100)
+        self.run_for(1)
+        self.submit('first', WHOLE, duration=1000)
+        self.run_for(1)
+        self.submit('second', WHOLE, duration=1000)
+        self.run_for(150)
+        self.assertEqual('ended', self.state('blocker'))
+        self.assertEqual('running', self.state('first'))
+        self.assertEqual('pending', self.state('second'))
+
+
+class TestRollback(loop_fixtures.LoopTestCase):
+
+    def fill_with_preemptible(self):
+        self.submit('spot', WHOLE, preemptible=True)
+        self.run_for(10)
+        self.assertEqual('running', self.state('spot'))
+
+    def test_victim_that_cannot_be_terminated_keeps_running(self):
+        # Every termination attempt fails: the decision is rolled back,
+        # the victim keeps its host, and with one attempt allowed the
+        # request ends in error instead of waiting forever.
+        self.flags(group='scheduler', max_attempts=1)
+        self.fill_with_preemptible()
+        self.driver.fail_next_terminations(10)
+        self.submit('normal', WHOLE)
+        self.run_for(30)
+        self.assertEqual('running', self.state('spot'))
+        self.assertEqual('error', self.state('normal'))
+        self.assertIn('gave up after 1 attempts',
+                      self.loop.store.get_instance('normal').reason)
+        # Decision 1 placed 'spot'; decision 2 was 'normal''s.
+        decision = self.loop.store.get_decision(2)
+        self.assertEqual('rolled_back', decision.state)
+        self.assertEqual([], self.driver.terminated)
+        self.assertEqual(
+            ['spot'],
+            [i.id for i in self.loop.host_manager.host_states[
+                'host-A'].instances.values()])
+
+    def test_rolled_back_request_is_tried_again(self):
+        # The three injected failures use up the first decision; the
+        # request comes back and its second decision terminates the victim.
+        self.fill_with_preemptible()
+        self.driver.fail_next_terminations(3)
+        self.submit('normal', WHOLE)
+        self.run_for(30)
+        self.assertEqual('rolled_back',
+                         self.loop.store.get_decision(2).state)
+        self.assertEqual('terminated', self.state('spot'))
+        self.assertEqual('running', self.state('normal'))
+        self.assertEqual(['spot'], self.driver.terminated)
+
+
+class TestRequeueResumes(loop_fixtures.LoopTestCase):
+
+    def test_requeued_instance_runs_only_what_is_left(self):
+        # Boot takes 2 s, terminations are immediate. 'bronze' (duration
+        # 1000 s) starts at t = 2; at t = 102 (100 s run) 'gold' (50 s)
+        # displaces it and runs from 104 to 154; 'bronze' is placed again
+        # at 154, runs from 156 and ends after the 900 s it had left, at
+        # t = 1056 (not 1156).
+        self.flags(group='scheduler', preemption_strategy='priority',
+                   on_no_valid_host='wait')
+        self.flags(group='fake_driver', termination_seconds=0.0)
+        self.loop.stop()
+        self.driver = loop_fixtures.CountingDriver(self.clock, seed=1)
+        self.loop = self.new_loop()
+        self.assertEqual('priority', self.loop.scheduler.strategy.name)
+        self.assertEqual('requeue', self.loop.scheduler.strategy.on_victim)
+        self.loop.submit(objects.RequestSpec(
+            'bronze', WHOLE.resources, service_class='bronze'),
+            duration=1000)
+        self.run_for(102)
+        self.assertEqual('running', self.state('bronze'))
+        self.loop.submit(objects.RequestSpec(
+            'gold', WHOLE.resources, service_class='gold'), duration=50)
+        self.run_for(100)
+        self.assertEqual('ended', self.state('gold'))
+        self.assertEqual('running', self.state('bronze'))
+        row = self.loop.store.get_instance('bronze')
+        self.assertEqual(1, row.preemptions)
+        self.assertAlmostEqual(156.0, row.started_at)
+        self.run_for(1000)
+        row = self.loop.store.get_instance('bronze')
+        self.assertEqual('ended', row.state)
+        self.assertAlmostEqual(1056.0, row.ended_at)
+        self.assertAlmostEqual(1000.0, row.running_s)
+        gold = self.loop.store.get_decision(
+            self.loop.store.get_instance('gold').decision_id)
+        self.assertEqual(gold.id, row.displaced_by)
+        self.assertEqual('priority', gold.strategy)
+        self.assertEqual(['bronze'], [victim['id'] for victim in
+                                      gold.explanation['victims']])
+
+
+class TestStages(loop_fixtures.LoopTestCase):
+
+    def test_every_pass_records_its_stages(self):
+        self.submit('a')
+        self.submit('b')
+        self.run_for(5)
+        rows = self.loop.stats.rows()
+        stages = {row[2] for row in rows}
+        for stage in ('J2', 'T2', 'T1', 'R1', 'R4', 'R5', 'T4'):
+            self.assertIn(stage, stages)
+        # The first pass admitted both requests and placed both.
+        first = [row for row in rows if row[0] == rows[0][0]]
+        by_stage = {row[2]: row for row in first}
+        self.assertEqual((1, 2), by_stage['J2'][3:5])
+        self.assertEqual(2, by_stage['T4'][3])
+        self.assertEqual(2, by_stage['R1'][3])
+        for row in rows:
+            self.assertGreaterEqual(row[5], 0.0)
+            self.assertGreaterEqual(row[6], 0.0)
+        summary = self.loop.stats.summary_ms()
+        self.assertEqual('queue order (J3/T2)', summary['T2']['name'])
+        self.assertEqual(list(summary)[:3], ['J2', 'T2', 'T1'])

@@ -1,0 +1,26 @@
+"""The fifo queue policy: oldest submission first."""
+
+from preemptible_sched import objects
+from preemptible_sched.policies import fifo
+from tests import base
+
+
+def entry(name, submitted_at, sequence):
+    return objects.PendingRequest(base.make_spec(spec_id=name),
+                                  submitted_at, sequence)
+
+
+class TestFifoPolicy(base.TestCase):
+
+    def test_oldest_first_then_admission_sequence(self):
+        queue = [entry('late', 30.0, 0), entry('early', 10.0, 2),
+                 entry('tie-b', 20.0, 4), entry('tie-a', 20.0, 3)]
+        ordered = fifo.FifoPolicy().order(queue, now=100.0)
+        self.assertEqual(['early', 'tie-a', 'tie-b', 'late'],
+                         [request.id for request in ordered])
+
+    def test_order_does_not_depend_on_time(self):
+        queue = [entry('b', 2.0, 1), entry('a', 1.0, 0)]
+        policy = fifo.FifoPolicy()
+        self.assertEqual([r.id for r in policy.order(queue, 0.0)],
+                         [r.id for r in policy.order(queue, 1e6)])
