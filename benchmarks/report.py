@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """What every benchmark prints besides its figures.
 
 Imported as a sibling module: running ``python benchmarks/<name>.py`` puts
@@ -11,11 +25,29 @@ import subprocess
 import sys
 import time
 
+import tqdm
+
 
 def log(message):
-    """Progress on stderr, so stdout stays pure JSON."""
-    sys.stderr.write(message + '\n')
+    """Progress on stderr, so stdout stays pure JSON; above a progress
+    bar of :func:`progress`, if one is drawn, instead of through it.
+    """
+    tqdm.tqdm.write(message, file=sys.stderr)
     sys.stderr.flush()
+
+
+def progress(iterable, label, unit='steps', total=None):
+    """``iterable``, with a progress bar on stderr (done, rate and ETA)
+    while it is iterated, if stderr is a terminal; as it is otherwise, so
+    that logs and CI output get the :func:`log` lines only.
+
+    Wrap the outer loops only (sizes, cases, problem sizes): the bar's
+    redraws must not land inside a timed section.
+    """
+    if not sys.stderr.isatty():
+        return iterable
+    return tqdm.tqdm(iterable, desc=label, unit=unit, total=total,
+                     file=sys.stderr, leave=False, dynamic_ncols=True)
 
 
 def source_revision():

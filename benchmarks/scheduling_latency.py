@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """Wall time of one scheduling decision, by cloud size, case and mode.
 
 Measures ``FilterScheduler.select_destinations`` for one instance
@@ -57,10 +71,11 @@ import time
 from report import emit
 from report import log
 from report import machine
+from report import progress
 
-from preemptible_sched import objects
 from preemptible_sched.conf import CONF
 from preemptible_sched.driver import scheduler
+from preemptible_sched import objects
 
 MODES = ('plain', 'dual_state', 'retry')
 CASES = ('empty_normal', 'empty_preemptible', 'saturated_normal')
@@ -109,7 +124,6 @@ def build_scheduler(mode, hosts, saturated, seed):
     """
     sched = scheduler.FilterScheduler(strategy=mode)
     manager = sched.host_manager
-    manager.set_time(START)
     rng = random.Random(seed)
     for index in range(hosts):
         name = f'node-{index:06d}'
@@ -350,7 +364,7 @@ def main(argv=None):
     for hosts in sorted(sizes):
         repetitions = args.repetitions or (
             QUICK_REPETITIONS if args.quick else None)
-        for case in CASES:
+        for case in progress(CASES, '%d hosts' % hosts, 'cases'):
             rows.extend(measure(hosts, case, repetitions, args.seed,
                                 args.budget))
     ratios, scaling, targets, details = summarise(rows)
@@ -362,7 +376,8 @@ def main(argv=None):
         'machine': info,
         'config': {
             'enabled_filters': list(CONF.filter_scheduler.enabled_filters),
-            'weighers': list(CONF.filter_scheduler.weighers),
+            'weighers': [weigher.name for weigher in scheduler.FilterScheduler(
+                strategy='dual_state').weight_handler.weighers],
             'termination_costs': list(CONF.preemptible.termination_costs),
             'host_subset_size': CONF.filter_scheduler.host_subset_size,
             'host': dict(zip(('vcpus', 'memory_mb', 'disk_gb'), BLADE)),

@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """Time of the exact termination selector against the brute-force oracle.
 
 Each problem is one host carrying ``k`` preemptible instances of mixed
@@ -34,6 +48,7 @@ import time
 from report import emit
 from report import log
 from report import machine
+from report import progress
 
 from preemptible_sched.driver import termination_selector
 
@@ -104,11 +119,13 @@ def summary(times):
 def run(ks, brute_force_ks, repetitions, brute_force_repetitions, inner,
         seed):
     """Time both algorithms; return the selector rows, oracle rows and
-    the mismatches found."""
+    the mismatches found.
+    """
     selector_rows = []
     oracle_rows = []
     mismatches = []
-    for k in sorted(set(ks) | set(brute_force_ks)):
+    for k in progress(sorted(set(ks) | set(brute_force_ks)), 'k',
+                      'sizes'):
         oracle_runs = brute_force_repetitions if k in brute_force_ks else 0
         count = max(repetitions, oracle_runs)
         selector_times = []

@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """Host states with two views: all instances, and only the normal ones.
 
 The *full view* counts every instance on the host; the *normal view* counts
@@ -67,12 +81,12 @@ class HostView:
     def fits(self, resources):
         """Whether ``resources`` fit in every dimension of this view."""
         capacity = self.host.capacity
-        return (self.vcpus_used + resources.vcpus
-                <= capacity.vcpus + EPSILON and
-                self.memory_mb_used + resources.memory_mb
-                <= capacity.memory_mb + EPSILON and
-                self.disk_gb_used + resources.disk_gb
-                <= capacity.disk_gb + EPSILON)
+        return (self.vcpus_used + resources.vcpus <=
+                capacity.vcpus + EPSILON and
+                self.memory_mb_used + resources.memory_mb <=
+                capacity.memory_mb + EPSILON and
+                self.disk_gb_used + resources.disk_gb <=
+                capacity.disk_gb + EPSILON)
 
     def _add(self, resources, sign):
         self.vcpus_used += sign * resources.vcpus
@@ -117,14 +131,15 @@ class HostState:
         self.up = host.up
         self.metrics = dict(host.metrics)
         self.capacity = objects.Resources(
-            (host.vcpus - _default(host.reserved_vcpus, 'reserved_host_cpus'))
-            * _default(host.cpu_allocation_ratio, 'cpu_allocation_ratio'),
+            (host.vcpus - _default(host.reserved_vcpus,
+                                   'reserved_host_cpus')) *
+            _default(host.cpu_allocation_ratio, 'cpu_allocation_ratio'),
             (host.memory_mb - _default(host.reserved_memory_mb,
-                                       'reserved_host_memory_mb'))
-            * _default(host.ram_allocation_ratio, 'ram_allocation_ratio'),
+                                       'reserved_host_memory_mb')) *
+            _default(host.ram_allocation_ratio, 'ram_allocation_ratio'),
             (host.disk_gb - _default(host.reserved_disk_gb,
-                                     'reserved_host_disk_gb'))
-            * _default(host.disk_allocation_ratio, 'disk_allocation_ratio'))
+                                     'reserved_host_disk_gb')) *
+            _default(host.disk_allocation_ratio, 'disk_allocation_ratio'))
         self.instances = {}
         self.preemptible_instances = {}
         self.groups = collections.Counter()

@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """The QoS model: service classes with availability SLOs, and its formulas.
 
 For an instance j of class c admitted (first submitted) at a_j, with r_j(t)
@@ -104,7 +118,8 @@ class Classes:
 
     def require(self, name, source, field):
         """Raise InvalidInput (``source``, ``field``) unless ``name`` is
-        None or a configured class."""
+        None or a configured class.
+        """
         if name is not None and name not in self.by_name:
             raise exception.InvalidInput(
                 source, field, 'unknown service class %r (valid: %s)' % (
@@ -202,4 +217,3 @@ def request_account(request, classes, now):
     return Account(classes.get(request.spec.service_class),
                    request.submitted_at, request.running_s,
                    request.overhead_s, now)
-

@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """``preemptible-sched experiment``: a factorial design of simulations.
 
 Runs every combination of ``--workload`` (repeatable), ``--policies``,
@@ -102,7 +116,8 @@ def _seed(text):
 
 def parse_list(text, option, convert):
     """The comma-separated values of ``option``, each through ``convert``
-    (which raises ValueError with the reason); no value twice."""
+    (which raises ValueError with the reason); no value twice.
+    """
     values = []
     for part in (text or '').split(','):
         try:
@@ -186,7 +201,8 @@ def _read_workloads(args):
 
 def _check_policies(policies):
     """A dry run of each policy on no request: builds its scheduler, so
-    a plugin or option the configuration gets wrong fails now."""
+    a plugin or option the configuration gets wrong fails now.
+    """
     host = objects.Host('preflight', vcpus=1, memory_mb=1)
     for policy in policies:
         runner.Simulation([], [host], until=0.0, policy=policy).run()
@@ -194,7 +210,8 @@ def _check_policies(policies):
 
 def prepare(args):
     """Read and check every input; raises InvalidInput on the first bad
-    one, before anything is written."""
+    one, before anything is written.
+    """
     policies = parse_list(args.policies, '--policies', _policy)
     seeds = parse_list(args.seeds, '--seeds', _seed)
     jobs = args.jobs if args.jobs is not None else os.cpu_count() or 1
@@ -281,7 +298,8 @@ def run_cell(task):
 def _run_cells(plan, args, on_result):
     """Run every cell in ``plan.jobs`` workers; ``on_result(cell, summary,
     records)`` is called here as each one ends. On a failure the cells not
-    started are cancelled and the error raised."""
+    started are cancelled and the error raised.
+    """
     tasks = [CellTask(cell=cell, workload_path=plan.workloads[
                  cell.workload][0], items=plan.workloads[cell.workload][1],
              hosts=plan.hosts[cell.workload, cell.size_factor, cell.seed],
@@ -293,27 +311,34 @@ def _run_cells(plan, args, on_result):
         initializer=init_worker,
         initargs=(list(CONF.config_file or ()),
                   list(CONF.config_dir or ())))
-    bar = report.Progress(len(tasks), label='experiment')
-    try:
-        futures = {pool.submit(run_cell, task): task.cell for task in tasks}
-        for done, future in enumerate(
-                concurrent.futures.as_completed(futures), 1):
-            cell = futures[future]
-            try:
-                summary, records = future.result()
-            except CellFailed as error:
-                raise exception.InvalidInput(cell.path, None,
-                                             str(error)) from None
-            on_result(cell, summary, records)
-            bar.update(done)
-    finally:
-        bar.close()
-        pool.shutdown(wait=True, cancel_futures=True)
+    span, events = 0.0, 0
+    with report.Progress(len(tasks), label='experiment', unit='runs') as bar:
+        try:
+            futures = {pool.submit(run_cell, task): task.cell
+                       for task in tasks}
+            for done, future in enumerate(
+                    concurrent.futures.as_completed(futures), 1):
+                cell = futures[future]
+                try:
+                    summary, records = future.result()
+                except CellFailed as error:
+                    raise exception.InvalidInput(cell.path, None,
+                                                 str(error)) from None
+                on_result(cell, summary, records)
+                span += summary.get('until_s') or 0.0
+                events += summary.get('events') or 0
+                bar.update(done, span, events)
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 # -- The command ------------------------------------------------------------
 
 def _write_plots(directory, plan, rows, classes, first_records):
+    # One mapping for every figure: a class has one colour in all of them.
+    colours = plots.class_colours(set(classes).union(
+        *(plots.record_groups(records)
+          for records in first_records.values())))
     for stem in plan.workloads:
         for factor in plan.size_factors:
             runs = {policy: first_records[experiment.Cell(
@@ -322,10 +347,11 @@ def _write_plots(directory, plan, rows, classes, first_records):
             plots.availability_by_instance(
                 os.path.join(directory, 'availability_%s_%s.png' % (
                     stem, experiment.level_name(factor))),
-                runs, plan.slos)
-        experiment.fulfilment_by_size_factor(
+                runs, plan.slos, colours=colours)
+        plots.fulfilment_by_size_factor(
             os.path.join(directory, 'fulfilment_%s.png' % stem),
-            [row for row in rows if row.workload == stem], classes)
+            [row for row in rows if row.workload == stem], classes,
+            colours=colours)
 
 
 def run(args):
@@ -349,13 +375,17 @@ def run(args):
         rows = experiment.aggregate(ordered, classes)
         with_std = len(plan.seeds) > 1
         experiment.write_comparison_md(
-            os.path.join(staging, experiment.COMPARISON_MD), rows, classes,
-            with_std)
+            os.path.join(staging, experiment.COMPARISON_MD), rows, classes)
         experiment.write_comparison_csv(
             os.path.join(staging, experiment.COMPARISON_CSV), rows,
             classes, with_std)
         if draw:
             _write_plots(staging, plan, rows, classes, first_records)
+    if not args.no_plots and not draw:
+        sys.stderr.write(plots.skipped_note() + '\n')
+    sys.stdout.write('%s\n%s\n' % (
+        experiment.comparison_intro(rows), report.render_text(
+            experiment.comparison_tables(rows, classes)[:2])))
     sys.stdout.write(
         '%d runs (%d workloads x %d policies x %d size factors x %d seeds) '
         'in %.1f s; results in %s\n' % (

@@ -1,9 +1,24 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """``preemptible-sched``: the operator and researcher command line.
 
 Exit codes: 0 success; 1 the request could not be placed; 2 bad input
 (file, field, option or plugin name), reported on one line of stderr.
 """
 
+import argparse
 import re
 import sys
 
@@ -15,22 +30,70 @@ from preemptible_sched.cmd import decide
 from preemptible_sched.cmd import experiment
 from preemptible_sched.cmd import simulate
 from preemptible_sched.cmd import testbed
+from preemptible_sched.cmd import traces
 from preemptible_sched.conf import CONF
 from preemptible_sched.conf import opts as opts_mod
 from preemptible_sched.conf import plugins
 from preemptible_sched import exception
+from preemptible_sched import version
 
 EXIT_OK, EXIT_NO_VALID_HOST, EXIT_BAD_INPUT = 0, 1, 2
 
-_COMMANDS = (decide, testbed, simulate, experiment, client)
+_COMMANDS = (decide, testbed, simulate, experiment, client, traces)
+
+
+#: Shown first by ``preemptible-sched --help``.
+DESCRIPTION = (
+    'Preemptible (spot) instances and QoS service classes for '
+    'OpenStack-style schedulers. COMMAND is one of: decide (explain one '
+    'decision on a snapshot), testbed (the original evaluation on emulated '
+    'blades), simulate (replay a trace through the scheduler loop), '
+    'experiment (compare strategies over workloads, size factors and '
+    'seeds), traces (list, show and download the real traces), '
+    'submit, list, show, delete (talk to a running scheduler '
+    'service); each is described under "Commands" below. Run '
+    '"preemptible-sched COMMAND --help" for its options. The logging '
+    'options may also be set in [DEFAULT] of the configuration file.')
+
+
+class _CommandParsers:
+    """``subparsers`` that give every command a description and the help
+    of the options every command honours (``--config-file``,
+    ``--config-dir``, ``--debug``: parsed before the command, wherever they
+    are written).
+    """
+
+    def __init__(self, subparsers):
+        self.subparsers = subparsers
+
+    def add_parser(self, name, **kw):
+        if 'help' in kw and 'description' not in kw:
+            kw['description'] = kw['help']
+        parser = self.subparsers.add_parser(name, **kw)
+        common = parser.add_argument_group('configuration')
+        common.add_argument(
+            '--config-file', metavar='PATH', action='append',
+            dest='_config_file_help', default=argparse.SUPPRESS,
+            help='Configuration file (INI, nova.conf style); repeatable, '
+            'later files win. Default: none, the built-in defaults.')
+        common.add_argument(
+            '--config-dir', metavar='DIR', dest='_config_dir_help',
+            default=argparse.SUPPRESS,
+            help='Directory of *.conf files read after --config-file.')
+        common.add_argument(
+            '--debug', '-d', dest='_debug_help', action='store_true',
+            default=argparse.SUPPRESS, help='Log at DEBUG level.')
+        return parser
 
 
 def _add_parsers(subparsers):
+    parsers = _CommandParsers(subparsers)
     for command in _COMMANDS:
-        command.add_parser(subparsers)
+        command.add_parser(parsers)
 
 
 _GLOBAL_OPTIONS = ('--config-file', '--config-dir')
+_GLOBAL_FLAGS = ('--debug', '-d', '--nodebug')
 
 
 def _hoist_global_options(argv):
@@ -42,7 +105,9 @@ def _hoist_global_options(argv):
     hoisted, rest = [], []
     args = iter(argv)
     for arg in args:
-        if arg in _GLOBAL_OPTIONS:
+        if arg in _GLOBAL_FLAGS:
+            hoisted.append(arg)
+        elif arg in _GLOBAL_OPTIONS:
             hoisted += [arg, next(args, '')]
         elif arg.split('=', 1)[0] in _GLOBAL_OPTIONS:
             hoisted.append(arg)
@@ -96,6 +161,10 @@ def main(argv=None):
         CONF.unregister_opt(command)
 
 
+USAGE = ('preemptible-sched [--config-file PATH] [--debug] [--version] '
+         'COMMAND [options]')
+
+
 def _main(argv):
     logging.register_options(CONF)
     # stdout carries the command's output (JSON); logs go to stderr.
@@ -104,7 +173,9 @@ def _main(argv):
                          ['alembic=WARN'])
     try:
         CONF(_hoist_global_options(sys.argv[1:] if argv is None else argv),
-             project='preemptible-sched')
+             project='preemptible-sched', prog='preemptible-sched',
+             version=version.version_string(), usage=USAGE,
+             description=DESCRIPTION)
     except cfg.ConfigFileValueError as error:
         return _fail(_describe_bad_value(error))
     except cfg.Error as error:

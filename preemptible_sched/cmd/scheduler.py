@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """``preemptible-scheduler``: the scheduler service.
 
 Runs the scheduler loop behind oslo.messaging until SIGTERM or SIGINT (see
@@ -54,8 +68,8 @@ def serve(binary, argv, build, cli_opts=()):
     logging.register_options(CONF)
     # Unbuffered, so a killed service leaves its last words in the log.
     CONF.set_default('use_stderr', True)
-    logging.set_defaults(default_log_levels=logging.get_default_log_levels()
-                         + ['alembic=WARN'])
+    logging.set_defaults(default_log_levels=logging.get_default_log_levels() +
+                         ['alembic=WARN'])
     try:
         try:
             CONF(argv, project='preemptible-sched', prog=binary)
@@ -68,7 +82,8 @@ def serve(binary, argv, build, cli_opts=()):
             for problem in error.problems:
                 _fail(binary, problem)
             return EXIT_BAD_INPUT
-        except (exception.InvalidInput, cfg.Error, ValueError) as error:
+        except (exception.PreemptibleSchedException, cfg.Error,
+                ValueError) as error:
             return _fail(binary, error)
         except Exception:
             # A database or broker that cannot be reached, say.

@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """``preemptible-sched simulate``: replay a workload under a virtual clock.
 
 Every input (workload, infrastructure, options) is read and checked before
@@ -7,15 +21,18 @@ field, with exit code 2 and nothing written. The results
 the end (see :mod:`preemptible_sched.simulation.report`).
 """
 
+import contextlib
 import logging
 import sys
 import time
 
 from preemptible_sched.conf import CONF
 from preemptible_sched import exception
+from preemptible_sched.loop import scheduler_loop
 from preemptible_sched import qos
 from preemptible_sched.simulation import infrastructure
 from preemptible_sched.simulation import metrics
+from preemptible_sched.simulation import plots
 from preemptible_sched.simulation import report
 from preemptible_sched.simulation import runner
 from preemptible_sched.simulation import workload
@@ -43,7 +60,7 @@ def add_arguments(parser):
                         '(name,vcpus,memory_mb,disk_gb,attributes).')
     parser.add_argument('--hosts', type=int, metavar='N',
                         help='N identical hosts of --host-flavor.')
-    parser.add_argument('--host-flavor', metavar='VCPUS:MEMORY_MB:DISK_GB',
+    parser.add_argument('--host-flavor', metavar='VCPUS:MEMORY_MB[:DISK_GB]',
                         help='Size of each host of --hosts.')
     parser.add_argument('--machines', metavar='FILE',
                         help='Machine list to sample hosts from with '
@@ -161,17 +178,39 @@ def summarise(result, extra=None):
         extra=extra, tolerance=CONF.qos.slo_tolerance)
 
 
-def simulate(args, items, hosts, policy, seed, progress=True):
-    """Run one simulation; returns (result, summary)."""
-    bar = report.Progress(len(items), label='simulate %s' % (policy or ''),
-                          enabled=None if progress else False)
-    started = time.monotonic()
+@contextlib.contextmanager
+def quiet_decisions():
+    """The loop logs every decision at INFO: thousands of lines on stderr
+    that would bury the progress bar and the results. Only warnings while
+    a simulation runs (everything with ``--debug``), as before after it.
+    """
+    logger = logging.getLogger(scheduler_loop.__name__)
+    level = logger.level
+    # debug is oslo.log's option: an experiment's workers do not have it.
+    if not getattr(CONF, 'debug', False):
+        logger.setLevel(logging.WARNING)
     try:
-        result = runner.Simulation(items, hosts, until=args.until,
-                                   seed=seed, policy=policy,
-                                   on_event=bar.update).run()
+        yield
     finally:
-        bar.close()
+        logger.setLevel(level)
+
+
+def simulate(args, items, hosts, policy, seed, progress=True):
+    """Run one simulation; returns (result, summary).
+
+    With ``progress``, a progress bar on stderr at a terminal, a summary
+    line there otherwise (see :class:`report.Progress`).
+    """
+    started = time.monotonic()
+    simulation = runner.Simulation(items, hosts, until=args.until,
+                                   seed=seed, policy=policy)
+    with report.Progress(len(items), enabled=None if progress else False,
+                         label=' '.join(filter(None, ('simulate', policy)))
+                         ) as bar:
+        simulation.on_event = bar.follow(simulation)
+        with quiet_decisions():
+            result = simulation.run()
+        bar.update(len(items), result.until, result.events)
     summary = summarise(result, {
         'workload': args.workload, 'seed': seed,
         'wall_time_s': round(time.monotonic() - started, 3)})
@@ -187,9 +226,12 @@ def run(args):
         args.output, result.records, summary, plots=not args.no_plots,
         plot_data={'utilisation': metrics.utilisation_fractions(
             result.utilisation)}, stages=result.stage_rows)
-    sys.stdout.write('%s: %d requests on %d hosts, policy %s, %d '
-                     'preemptions; results in %s\n' % (
+    if not args.no_plots and not plots.available():
+        sys.stderr.write(plots.skipped_note() + '\n')
+    sys.stdout.write(report.render_text(report.run_tables(summary)))
+    sys.stdout.write('\n%s: %d requests on %d hosts, policy %s, %d '
+                     'preemptions, %s simulated; results in %s\n' % (
                          args.workload, len(items), len(hosts),
                          summary['policy'], summary['preemptions'],
-                         args.output))
+                         report.duration(summary['until_s']), args.output))
     return 0

@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """``preemptible-sched testbed``: the paper's evaluation on emulated blades.
 
 Random normal and preemptible requests, with exponentially distributed
@@ -12,6 +26,9 @@ what cost, to make room.
 import json
 import logging
 import random
+import textwrap
+
+import tabulate
 
 from preemptible_sched import clock as clock_mod
 from preemptible_sched.compute import fake
@@ -194,20 +211,65 @@ def set_paper_defaults(conf):
             conf.set_default(name, value, group=group)
 
 
+#: What each termination cost counts (see preemptible_sched/termination/):
+#: (unit after a number, what a cost of that plugin is).
+COST_UNITS = {
+    'billing_period': ('s', 'seconds of its current {period} billing period '
+                       'an instance forfeits (periods are billed whole; the '
+                       'one it is terminated in is not charged)'),
+    'runtime': ('s', 'seconds an instance had run, lost with it'),
+    'count': ('instances', 'one per instance terminated'),
+    'priority': ('', 'the priority of an instance (higher is more '
+                 'valuable)'),
+    'qos_slack': ('', 'how close an instance is to breaking its SLO (1 at '
+                  'its safety margin, more once at risk)'),
+}
+
+
+def _multiplier(name):
+    """``[preemptible] <name>_cost_multiplier``, 1.0 if not registered."""
+    return getattr(CONF.preemptible, '%s_cost_multiplier' % name, 1.0)
+
+
+def cost_unit(report):
+    """``(unit, sentence)``: the unit of the victims' termination costs,
+    and a sentence saying what the cost is.
+
+    With one cost plugin at multiplier 1 the cost is in that plugin's
+    unit (``billing_period``: seconds of the billing period forfeited);
+    otherwise it is a weighted sum, which has no single unit.
+    """
+    names = list(report['termination_costs'])
+    period = '%g-min' % (report['billing_period_s'] / 60.0)
+
+    def meaning(name):
+        return COST_UNITS.get(name, ('', 'see the plugin'))[1].format(
+            period=period)
+
+    if len(names) == 1 and _multiplier(names[0]) == 1:
+        unit = COST_UNITS.get(names[0], ('',))[0]
+        return unit, 'Termination cost (%s): %s.' % (names[0],
+                                                     meaning(names[0]))
+    return '', ('Termination cost: a weighted sum with no single unit, '
+                '%s.' % '; '.join('%g × %s: %s' % (
+                    _multiplier(name), name, meaning(name))
+                    for name in names))
+
+
 def to_table(report):
     lines = ['Emulated testbed: %d blades, flavors %s, seed %d, strategy %s, '
-             'termination costs %s (billing period %d min)' % (
+             'termination costs %s (billing period %g min)' % (
                  len(report['hosts']), report['flavors'], report['seed'],
                  report['strategy'], ', '.join(report['termination_costs']),
-                 report['billing_period_s'] // 60),
+                 report['billing_period_s'] / 60.0),
              'After %d requests, at t = %.1f min, normal request %s (%s) '
              'needs room:' % (report['requests_submitted'],
                               report['time_s'] / 60.0,
                               report['request']['id'],
                               report['request']['flavor']), '']
-    header = ('host', 'instance', 'flavor', 'kind', 'run time (min)',
-              'terminated')
-    rows = [header]
+    headers = ('Host', 'Instance', 'Flavor', 'Kind', 'Run time (min)',
+               'Terminated')
+    rows = []
     for host in report['hosts']:
         for instance in host['instances']:
             rows.append((host['name'], instance['id'], instance['flavor'],
@@ -216,17 +278,21 @@ def to_table(report):
                          'yes' if instance['terminated'] else ''))
         if not host['instances']:
             rows.append((host['name'], '-', '', '', '', ''))
-    widths = [max(len(str(row[i])) for row in rows)
-              for i in range(len(header))]
-    for row in rows:
-        lines.append('  '.join(str(cell).ljust(width)
-                               for cell, width in zip(row, widths)).rstrip())
+    table = tabulate.tabulate(
+        rows, headers, tablefmt='simple', disable_numparse=True,
+        colalign=('left', 'left', 'left', 'left', 'right', 'left'))
+    lines.extend(line.rstrip() for line in table.splitlines())
+    unit, meaning = cost_unit(report)
     lines.append('')
     lines.append('Placed on %s, terminating %s.' % (
         report['placed_on'], ', '.join(
-            '%s (ran %.1f min, cost %g)' % (v['id'], v['runtime_min'],
-                                            v['cost'])
+            '%s (ran %.1f min, cost %s)' % (
+                v['id'], v['runtime_min'],
+                ('%.1f %s' % (v['cost'], unit)).strip())
             for v in report['terminated'])))
+    lines.extend(textwrap.wrap(
+        meaning + ' The scheduler terminates the cheapest set of '
+        'preemptible instances that makes room.', 79))
     lines.append('The new instance is %s.' % report.get('new_instance_state'))
     return '\n'.join(lines)
 

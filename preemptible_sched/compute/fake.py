@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """The ``fake`` compute driver: the emulated IBM HS21 blade testbed.
 
 It owns hosts and instances in memory and plays their life on the clock it
@@ -77,14 +91,14 @@ def _capacity(host):
         return getattr(CONF.compute, option) if value is None else value
 
     return objects.Resources(
-        (host.vcpus - default(host.reserved_vcpus, 'reserved_host_cpus'))
-        * default(host.cpu_allocation_ratio, 'cpu_allocation_ratio'),
+        (host.vcpus - default(host.reserved_vcpus, 'reserved_host_cpus')) *
+        default(host.cpu_allocation_ratio, 'cpu_allocation_ratio'),
         (host.memory_mb - default(host.reserved_memory_mb,
-                                  'reserved_host_memory_mb'))
-        * default(host.ram_allocation_ratio, 'ram_allocation_ratio'),
+                                  'reserved_host_memory_mb')) *
+        default(host.ram_allocation_ratio, 'ram_allocation_ratio'),
         (host.disk_gb - default(host.reserved_disk_gb,
-                                'reserved_host_disk_gb'))
-        * default(host.disk_allocation_ratio, 'disk_allocation_ratio'))
+                                'reserved_host_disk_gb')) *
+        default(host.disk_allocation_ratio, 'disk_allocation_ratio'))
 
 
 def _boot_times(option):
@@ -161,7 +175,7 @@ class _FakeHost:
         """Names of the resources ``resources`` does not fit in, or []."""
         free = self.capacity - self.used()
         return [name for name, need, have in zip(resources._fields,
-                                                  resources, free)
+                                                 resources, free)
                 if need > have + _EPSILON]
 
 
@@ -231,7 +245,7 @@ class FakeDriver(compute.ComputeDriver):
         fake_host = self._hosts[host]
         hot = image in fake_host.images
         boot_time = self._boot_rng.choice(self.boot_times_hot if hot
-                                     else self.boot_times_cold)
+                                          else self.boot_times_cold)
         fake = _FakeInstance(instance=instance, image=image)
         fake_host.instances[instance.id] = fake
         if self._take_injected(fake_host, 'fail_spawns'):

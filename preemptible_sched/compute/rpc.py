@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """The ``rpc`` compute driver: hosts are remote ``preemptible-compute`` agents.
 
 The scheduler service uses this driver when its hosts run elsewhere. It
@@ -190,7 +204,8 @@ class RPCComputeDriver(compute.ComputeDriver):
 
     def wait_for_hosts(self, timeout):
         """Wait until every known host has registered, at most ``timeout``
-        wall-clock seconds; returns the names of those that did not."""
+        wall-clock seconds; returns the names of those that did not.
+        """
         with self._registered:
             self._registered.wait_for(
                 lambda: not self._unregistered(), timeout=timeout)
@@ -231,7 +246,8 @@ class RPCComputeDriver(compute.ComputeDriver):
     def report(self, event, host, *args):
         """An event of the agent of ``host``: ``event`` is the name of a
         :class:`~preemptible_sched.compute.ComputeEvents` method, ``args``
-        its arguments after ``host`` and without ``at``."""
+        its arguments after ``host`` and without ``at``.
+        """
         if event not in _REPORTED_EVENTS:
             raise ValueError('unknown compute event %r' % event)
         with self._lock:

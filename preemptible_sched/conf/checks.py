@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """Start-up checks of options that only make sense together.
 
 Every command that schedules calls :func:`require_valid` once the
@@ -23,7 +37,6 @@ _POLICY_STRATEGY = {'none': 'plain', 'qos': 'qos', 'priority': 'priority'}
 _DETAIL = re.compile(r"detail='([^']+)'")
 
 DEFAULT_STRATEGY = 'dual_state'
-
 
 
 def strategy_name(conf):
@@ -83,7 +96,7 @@ def _unknown(namespace, names, where):
     if not valid:
         return []     # not installed as a distribution: nothing to check
     return ['%s: unknown name %r (valid: %s)' % (where, name,
-                                                   ', '.join(valid))
+                                                 ', '.join(valid))
             for name in names if name not in valid]
 
 

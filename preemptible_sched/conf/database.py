@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """Options of the durable state: where it lives and which database holds it."""
 
 import os
@@ -38,6 +52,23 @@ had started.
 """)
 
 database_opts = [
+    cfg.BoolOpt('auto_migrate',
+                default=False,
+                help="""
+Whether the scheduler service migrates its database to the newest schema
+when it starts.
+
+Off (the default), the service refuses to start on a database that is not
+at the newest revision, and says so in one line: run
+``preemptible-sched-manage db sync`` first, as part of the upgrade, while
+no scheduler runs. On, the service migrates by itself (convenient for a
+single scheduler; risky with several, which could migrate at once). An
+in-memory SQLite database is always created at start.
+
+Related options:
+
+* ``connection``
+"""),
     cfg.StrOpt('connection',
                secret=True,
                help="""

@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """Options an operator sets in ``nova.conf`` for the Nova integration.
 
 They live in the group ``[preemptible_sched]`` of Nova's own configuration
@@ -26,9 +40,9 @@ Options of ``preemptible_sched.nova``: the preemption-aware scheduler manager
 #: Core options whose meaning is the same in Nova: declared once, in
 #: :mod:`preemptible_sched.conf.preemptible`, and registered here too.
 SHARED = ('termination_costs', 'billing_period_seconds',
-           'termination_grace_seconds', 'billing_period_cost_multiplier',
-           'count_cost_multiplier', 'runtime_cost_multiplier',
-           'priority_cost_multiplier')
+          'termination_grace_seconds', 'billing_period_cost_multiplier',
+          'count_cost_multiplier', 'runtime_cost_multiplier',
+          'priority_cost_multiplier')
 
 _shared_opts = [opt for opt in preemptible.preemptible_opts +
                 plugins.cost_opts() if opt.name in SHARED]

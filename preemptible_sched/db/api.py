@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """The durable state: the only way the scheduler reads and writes it.
 
 The database is the scheduler's **journal**. A decision (place this
@@ -59,7 +73,8 @@ class Duplicate(exception.PreemptibleSchedException, ValueError):
 
 class Refused(exception.PreemptibleSchedException, ValueError):
     """The change would break an invariant of the journal; nothing was
-    written. The message lists every reason at once."""
+    written. The message lists every reason at once.
+    """
 
     def __init__(self, what, reasons):
         self.reasons = list(reasons)
@@ -71,6 +86,18 @@ class Refused(exception.PreemptibleSchedException, ValueError):
 # in a test) must not make each other fail with "database is locked".
 _SQLITE_LOCKS = {}
 _SQLITE_LOCKS_GUARD = threading.Lock()
+
+
+class SchemaOutOfDate(exception.PreemptibleSchedException):
+    """The database's schema is not the newest this code knows."""
+
+    def __init__(self, store, current, head):
+        self.current = current
+        self.head = head
+        super().__init__(
+            '%r is at schema revision %s, the newest is %s: run '
+            '"preemptible-sched-manage db sync" (or set [database] '
+            'auto_migrate = true)' % (store, current or 'none (empty)', head))
 
 
 def _sqlite_lock(url):
@@ -135,13 +162,29 @@ class Store:
     def __repr__(self):
         return '<Store %s>' % self.url.render_as_string(hide_password=True)
 
-    def upgrade(self):
-        """Create or migrate the schema to the newest revision.
+    def upgrade(self, revision='head'):
+        """Create or migrate the schema to ``revision`` (the newest).
 
-        Idempotent: a database at the newest revision is left unchanged.
+        Idempotent: a database at that revision is left unchanged.
         """
         with self._lock:
-            migration.upgrade(self.engine)
+            migration.upgrade(self.engine, revision)
+
+    @property
+    def is_in_memory(self):
+        return self.is_sqlite and self.url.database in (None, '', ':memory:')
+
+    def revision(self):
+        """The schema revision of the database (None when it is empty)."""
+        with self._lock:
+            return migration.current_revision(self.engine)
+
+    def require_head(self):
+        """Raise :class:`SchemaOutOfDate` unless the schema is the newest."""
+        current = self.revision()
+        head = migration.head_revision()
+        if current != head:
+            raise SchemaOutOfDate(self, current, head)
 
     def dispose(self):
         """Close every pooled connection."""
@@ -289,7 +332,8 @@ class Store:
 
     def list_requests(self, status=None):
         """Requests, oldest first; only those in ``status`` (one status or
-        several) if given."""
+        several) if given.
+        """
         query = sa.select(models.Request).order_by(
             models.Request.submitted_at, models.Request.id)
         if status is not None:
@@ -479,8 +523,8 @@ class Store:
                                  decision.request_id)
         rows = self._lock_rows(
             session, models.Instance,
-            [decision.instance_id] + list(decision.victims)
-            + list(extra_instances))
+            [decision.instance_id] + list(decision.victims) +
+            list(extra_instances))
         decision = self._lock_row(session, models.Decision, decision_id)
         return decision, request, rows
 
@@ -514,8 +558,8 @@ class Store:
             decision.confirmed = list(decision.confirmed) + [victim_id]
             decision.updated_at = at
             victim = rows[victim_id]
-            if (victim.state == 'terminating'
-                    and victim.terminated_by == decision.id):
+            if (victim.state == 'terminating' and
+                    victim.terminated_by == decision.id):
                 victim.state = final_state
                 victim.ended_at = at
                 victim.updated_at = at
@@ -545,7 +589,7 @@ class Store:
         with self._transaction() as session:
             decision = self._lock_row(session, models.Decision, decision_id)
             what = 'decision %d: %s -> %s' % (decision_id, decision.state,
-                                             state)
+                                              state)
             if (decision.state != state and decision.state
                     not in models.UNFINISHED_DECISION_STATES):
                 raise Refused(what, ['the decision is finished'])
@@ -565,7 +609,8 @@ class Store:
 
     def unfinished_decisions(self):
         """Decisions a restarted scheduler must complete or roll back,
-        oldest first."""
+        oldest first.
+        """
         query = (sa.select(models.Decision)
                  .where(models.Decision.state.in_(
                      models.UNFINISHED_DECISION_STATES))
@@ -595,8 +640,8 @@ class Store:
             restored = []
             for victim_id in decision.unconfirmed:
                 victim = rows[victim_id]
-                if (victim.state == 'terminating'
-                        and victim.terminated_by == decision.id):
+                if (victim.state == 'terminating' and
+                        victim.terminated_by == decision.id):
                     victim.state = 'running'
                     victim.terminated_by = None
                     victim.updated_at = at
@@ -646,7 +691,8 @@ class Store:
 
     def list_events(self, kind=None, request_id=None, instance_id=None):
         """Events in the order they were recorded, filtered by every
-        argument given."""
+        argument given.
+        """
         query = sa.select(models.Event).order_by(models.Event.id)
         if kind is not None:
             query = query.where(models.Event.kind == kind)

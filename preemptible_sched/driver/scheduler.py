@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """select_destinations: where each instance of a request goes, and who goes.
 
 One path for every preemption strategy (see
@@ -181,7 +195,8 @@ class FilterScheduler:
 
     def _with_group_hosts(self, spec):
         """``spec`` with the hosts its server group holds now (each
-        instance of a request sees those of the previous ones)."""
+        instance of a request sees those of the previous ones).
+        """
         if not spec.group:
             return spec
         return dataclasses.replace(
@@ -306,7 +321,7 @@ class FilterScheduler:
                 None if state.name in scored else verdicts.get(state.name),
                 terminate=(scored[state.name][1].victim_ids
                            if state.name in scored else None))
-                for state in states]
+                      for state in states]
         if not scored:
             return None, report
         lowest = min(score for score, _ in scored.values())
@@ -349,7 +364,8 @@ class FilterScheduler:
     @staticmethod
     def _report(states, view, verdicts, weighed, plans):
         """One :class:`HostReport` per host; ``plans`` maps the hosts that
-        could take the request to their victims' ids."""
+        could take the request to their victims' ids.
+        """
         by_name = {item.view.name: item for item in weighed}
         report = []
         for state in states:

@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """The instance lifecycle: what the loop does when the compute side reports.
 
 Lifecycle of an instance (its ``state`` in the database)::
@@ -83,7 +97,8 @@ class Lifecycle:
                 running_s=0.0, overhead_s=0.0, preempted=False):
         """Queue one instance of its request again (after a preemption, a
         failed spawn or a rolled-back decision); the next pass admits it,
-        or fails it past ``[scheduler] max_attempts``."""
+        or fails it past ``[scheduler] max_attempts``.
+        """
         row = self.store.get_instance(instance_id)
         request = self.store.get_request(row.request_id)
         spec = request.request_spec()

@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """The pending queue: admission (J2), order (J3/T2) and eligibility (T1).
 
 Requests arrive (new, or an instance coming back after a preemption or a
@@ -15,7 +29,8 @@ from preemptible_sched import objects
 
 def _kind(spec):
     """What, besides size, decides whether a request can be placed; None
-    when its placement depends on more (constraints, zones, groups)."""
+    when its placement depends on more (constraints, zones, groups).
+    """
     if spec.constraints or spec.availability_zone or spec.group or \
             spec.num_instances != 1:
         return None
@@ -74,7 +89,8 @@ class PendingQueue:
 
     def admit(self, accept):
         """J2: move the arrivals in; ``accept(entry)`` may refuse one
-        (it then handles it). Returns how many arrived."""
+        (it then handles it). Returns how many arrived.
+        """
         arrivals, self.arrivals = self.arrivals, []
         for entry in arrivals:
             if accept(entry):

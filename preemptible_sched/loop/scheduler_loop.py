@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """The scheduler loop: passes over the pending queue, stage by stage.
 
 A pass is the reference architecture's stages, in order (each timed, see
@@ -202,7 +216,8 @@ class SchedulerLoop:
     def _arm_watchdog(self):
         """Wake up in ``watchdog_interval``, or when the preemption
         strategy says time alone may change the last (quiet) pass's
-        outcome, if that is later."""
+        outcome, if that is later.
+        """
         if self._watchdog_handle is not None:
             self._watchdog_handle.cancel()
             self._watchdog_handle = None
@@ -310,9 +325,9 @@ class SchedulerLoop:
                      self.scheduler.strategy.name,
                      ''.join('; displaces %s (cost %.6g)' % (victim.id, cost)
                              for victim, cost in zip(selection.plan.victims,
-                                                     selection.plan.costs))
-                     + ('; %s' % selection.plan.reason
-                        if selection.plan.reason else ''))
+                                                     selection.plan.costs)) +
+                     ('; %s' % selection.plan.reason
+                      if selection.plan.reason else ''))
             self.executor.execute(entry, selection)
         self.store.set_request_status(entry.id, 'placed', self.clock.now())
 
@@ -332,7 +347,8 @@ class SchedulerLoop:
     def _fail_request(self, entry, reason):
         """Fail the entry's instances; the request fails with them unless
         another of its instances is still alive (a retried spawn of one
-        instance of a running multi-instance request)."""
+        instance of a running multi-instance request).
+        """
         now = self.clock.now()
         LOG.info('Request %s failed: %s', entry.id, reason)
         for instance_id in entry.spec.instance_ids:

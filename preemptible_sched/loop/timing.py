@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """Per-stage timing of scheduling passes.
 
 Every pass of the loop is a sequence of the reference architecture's
@@ -95,7 +109,8 @@ class StageStats:
     def stopwatch(self, stage, size=0):
         """``with stats.stopwatch('R4', len(hosts)): ...`` adds the
         block's time to a stage of the current pass (outside a pass the
-        block is timed into a pass of its own)."""
+        block is timed into a pass of its own).
+        """
         return _Lap(self, stage, size)
 
     def _add(self, stage, size, wall, cpu):
@@ -123,7 +138,8 @@ class StageStats:
 
     def summary_ms(self):
         """Per stage: passes it ran in, runs, input size, and wall and CPU
-        time in total, per pass (mean) and at most in one pass."""
+        time in total, per pass (mean) and at most in one pass.
+        """
         summary = {}
         for _, _, stage, iterations, size, wall, cpu in self.passes:
             entry = summary.setdefault(stage, {

@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """``preemptible-nova-scheduler``: Nova's scheduler service, preemption-aware.
 
 A drop-in replacement for ``nova-scheduler``: the same service (binary
@@ -6,30 +20,41 @@ A drop-in replacement for ``nova-scheduler``: the same service (binary
 :class:`preemptible_sched.nova.manager.PreemptibleSchedulerManager`.
 """
 
-# nova-scheduler's own module first: importing it picks Nova's concurrency
-# backend before anything else is loaded, as the stock command does.
-from nova.cmd import scheduler as nova_scheduler_cmd  # noqa: F401
-
 import sys
 
-from nova import config
-import nova.conf
-from nova import objects
-from nova.scheduler import rpcapi
-from nova import service
-from nova import thread_pool_factory
-from nova import version
-from oslo_concurrency import processutils
-from oslo_log import log as logging
-from oslo_reports import guru_meditation_report as gmr
-from oslo_reports import opts as gmr_opts
+try:
+    # nova-scheduler's own module first: importing it picks Nova's
+    # concurrency backend before anything else is loaded, as the stock
+    # command does.
+    from nova.cmd import scheduler as nova_scheduler_cmd  # noqa: F401
+    import nova.conf
+    from nova import config
+    from nova import objects
+    from nova.scheduler import rpcapi
+    from nova import service
+    from nova import thread_pool_factory
+    from nova import version
+    from oslo_concurrency import processutils
+    from oslo_log import log as logging
+    from oslo_reports import guru_meditation_report as gmr
+    from oslo_reports import opts as gmr_opts
+except ImportError as error:     # the ``nova`` extra is not installed
+    MISSING = error
+else:
+    MISSING = None
 
-CONF = nova.conf.CONF
 
 MANAGER = 'preemptible_sched.nova.manager.PreemptibleSchedulerManager'
 
 
 def main(argv=None):
+    if MISSING is not None:
+        sys.stderr.write(
+            "preemptible-nova-scheduler: needs Nova (%s); install the nova "
+            "extra: pip install '.[nova]' from a checkout of "
+            "preemptible-sched\n" % MISSING)
+        return 2
+    CONF = nova.conf.CONF
     config.parse_args(sys.argv if argv is None else argv)
     logging.setup(CONF, 'nova')
     objects.register_all()

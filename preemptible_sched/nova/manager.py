@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """The preemption-aware scheduler manager: Nova's, plus room made on demand.
 
 :class:`PreemptibleSchedulerManager` is Nova's ``SchedulerManager`` with
@@ -58,12 +72,12 @@ from oslo_utils import timeutils
 
 from preemptible_sched.conf import nova as nova_opts
 from preemptible_sched import host_state as core_host_state
-from preemptible_sched import objects
 from preemptible_sched.nova import config
 from preemptible_sched.nova import extra_specs
 from preemptible_sched.nova import host_states
 from preemptible_sched.nova import placement
 from preemptible_sched.nova import planner
+from preemptible_sched import objects
 
 CONF = config.CONF
 
@@ -91,7 +105,8 @@ class Candidate:
 @dataclasses.dataclass
 class Choice:
     """Where one instance goes, whom it displaces, and the other hosts in
-    the order they were ranked (for alternates)."""
+    the order they were ranked (for alternates).
+    """
 
     instance_uuid: str
     candidate: Candidate
@@ -105,7 +120,8 @@ def _no_valid_host(reason=''):
 
 class PreemptibleSchedulerManager(nova_manager.SchedulerManager):
     """Nova's scheduler manager that deletes preemptible servers to make
-    room for normal ones."""
+    room for normal ones.
+    """
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -177,7 +193,8 @@ class PreemptibleSchedulerManager(nova_manager.SchedulerManager):
         """Whether every instance is a new boot: its mapping names no cell
         yet (the conductor creates the server in a cell only after the
         scheduler has chosen). A move, an unshelve or a rebuild is of a
-        server that already lives in a cell."""
+        server that already lives in a cell.
+        """
         for uuid in instance_uuids:
             try:
                 mapping = nova_objects.InstanceMapping.get_by_instance_uuid(
@@ -440,8 +457,9 @@ class PreemptibleSchedulerManager(nova_manager.SchedulerManager):
             for other in choice.ranked:
                 if len(selected) > num_alts:
                     break
-                if (other.uuid in chosen or other.cell_uuid != host.cell_uuid
-                        or not by_provider.get(other.uuid)):
+                if (other.uuid in chosen or
+                        other.cell_uuid != host.cell_uuid or
+                        not by_provider.get(other.uuid)):
                     continue
                 selected.append(nova_objects.Selection.from_host_state(
                     other, by_provider[other.uuid][0], version))
@@ -451,7 +469,8 @@ class PreemptibleSchedulerManager(nova_manager.SchedulerManager):
 
 def _names_a_host(spec_obj):
     """Whether the request asks for hosts or nodes by name (a requested
-    destination, or forced hosts or nodes)."""
+    destination, or forced hosts or nodes).
+    """
     for field in ('force_hosts', 'force_nodes'):
         if spec_obj.obj_attr_is_set(field) and getattr(spec_obj, field):
             return True
@@ -467,7 +486,8 @@ def _names_a_host(spec_obj):
 
 def _can_ever_fit(inventories, wanted):
     """Whether the node has an inventory of every wanted class, large enough
-    per unit (``max_unit``) for the request."""
+    per unit (``max_unit``) for the request.
+    """
     for resource_class, amount in wanted.items():
         record = inventories.get(resource_class)
         if record is None or amount > record.get('max_unit', amount):

@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """What the preemption-aware manager reads from Placement.
 
 Placement is the truth of who uses what: a compute node's inventory gives
@@ -23,7 +37,8 @@ class ReadFailed(Exception):
 
 class PlacementReader:
     """Reads of one scheduler manager, through ``client`` (Nova's report
-    client)."""
+    client).
+    """
 
     def __init__(self, client):
         self.client = client
@@ -42,7 +57,8 @@ class PlacementReader:
         """Uuids of the providers a request (Nova's ``ResourceRequest``,
         with no suffixed group) may land on, whatever their free room: its
         required and forbidden traits, root traits, aggregates and tree,
-        without its resources."""
+        without its resources.
+        """
         required = []
         params = []
         for key, value in parse.parse_qsl(resources.to_querystring()):

@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """Core weighers as Nova host weighers, for ``[filter_scheduler]``.
 
 Name them in ``weight_classes`` (one by one, or all with
@@ -61,7 +75,8 @@ class CoreWeigher(nova_weights.BaseHostWeigher):
 
 class PreemptibleCountWeigher(CoreWeigher):
     """The core ``preemptible_count`` weigher: minus the fewest preemptible
-    servers to delete for the request to fit (0 when it fits)."""
+    servers to delete for the request to fit (0 when it fits).
+    """
 
     core = preemptible_count.PreemptibleCountWeigher
     name = 'preemptible_count'
@@ -69,7 +84,8 @@ class PreemptibleCountWeigher(CoreWeigher):
 
 class TerminationCostWeigher(CoreWeigher):
     """The core ``termination_cost`` weigher: minus the cost of the cheapest
-    set of preemptible servers to delete (0 when the request fits)."""
+    set of preemptible servers to delete (0 when the request fits).
+    """
 
     core = termination_cost.TerminationCostWeigher
     name = 'termination_cost'
@@ -77,7 +93,8 @@ class TerminationCostWeigher(CoreWeigher):
 
 class LeastRequestedWeigher(CoreWeigher):
     """The core ``least_requested`` weigher (Kubernetes' least-requested
-    score over vCPUs and RAM, 0 to 10)."""
+    score over vCPUs and RAM, 0 to 10).
+    """
 
     core = least_requested.LeastRequestedWeigher
     name = 'least_requested'
@@ -85,7 +102,8 @@ class LeastRequestedWeigher(CoreWeigher):
 
 class BalancedAllocationWeigher(CoreWeigher):
     """The core ``balanced_allocation`` weigher (Kubernetes' balanced
-    resource score, 0 to 10)."""
+    resource score, 0 to 10).
+    """
 
     core = balanced_allocation.BalancedAllocationWeigher
     name = 'balanced_allocation'
@@ -93,7 +111,8 @@ class BalancedAllocationWeigher(CoreWeigher):
 
 class AllocationScoreWeigher(CoreWeigher):
     """The core ``allocation_score`` weigher: the mean of the
-    least-requested and balanced-allocation scores."""
+    least-requested and balanced-allocation scores.
+    """
 
     core = allocation_score.AllocationScoreWeigher
     name = 'allocation_score'

@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """Preemption strategies: who may be displaced for a request, and how.
 
 ``[scheduler] preemption_strategy`` names one strategy of the
@@ -82,18 +96,21 @@ class BasePreemptionStrategy:
     def plan(self, state, request, displaceable, now):
         """The :class:`~preemptible_sched.objects.TerminationPlan` of
         ``request`` on ``state``: empty when it fits the full view, None
-        when it cannot fit even with all of ``displaceable`` gone."""
+        when it cannot fit even with all of ``displaceable`` gone.
+        """
         raise NotImplementedError()
 
     def score(self, plan, request, now):
         """How displacing ``plan``'s victims compares, smaller first; used
-        when :attr:`ranks_by_score` is True."""
+        when :attr:`ranks_by_score` is True.
+        """
         return ()
 
     def next_change(self, states, pending, now):
         """Earliest time at which time alone (no event) may let one of
         ``pending`` be placed; the loop skips its watchdog passes until
-        then while nothing else changes. The default: never."""
+        then while nothing else changes. The default: never.
+        """
         return math.inf
 
 

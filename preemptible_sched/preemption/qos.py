@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """QoS-driven preemption: keep every service class at its availability SLO.
 
 A request p may displace a running instance k on a host when
@@ -95,7 +109,8 @@ class QoSStrategy(preemption.ClassBasedStrategy):
         """Instances of ``state`` past their exempt time and below their
         overhead threshold, with their slack keys, at risk flags and
         importances; memoised per host until it or the time changes (a
-        pass asks once per pending request)."""
+        pass asks once per pending request).
+        """
         memo_key = (state.generation, now)
         memo = self._memo.get(state.name)
         if memo is not None and memo[0] == memo_key:

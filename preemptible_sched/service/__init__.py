@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """The scheduler service and the compute agents, over oslo.messaging.
 
 * :mod:`.scheduler_service`: ``preemptible-scheduler``, the scheduler loop
@@ -84,7 +98,8 @@ def get_rpc_transport(conf):
 
 def broker_addresses(conf, default_port=5672):
     """``[(host, port)]`` of the brokers ``[DEFAULT] transport_url`` names;
-    None for the in-process ``fake://``."""
+    None for the in-process ``fake://``.
+    """
     register_messaging_opts(conf)
     url = oslo_messaging.TransportURL.parse(conf, conf.transport_url)
     if url.transport.split('+')[0] == 'fake':
@@ -95,7 +110,8 @@ def broker_addresses(conf, default_port=5672):
 
 def get_notification_transport(conf):
     """The transport notifications go to (oslo.messaging's rules: the
-    ``[oslo_messaging_notifications] transport_url``, else the RPC one)."""
+    ``[oslo_messaging_notifications] transport_url``, else the RPC one).
+    """
     register_messaging_opts(conf)
     return oslo_messaging.get_notification_transport(conf)
 

@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """Clients of the RPC interfaces (version 1.0).
 
 * :class:`SchedulerAPI`: what ``preemptible-sched submit|list|show|delete``
@@ -90,7 +104,8 @@ class SchedulerAPI:
     def submit(self, spec, duration=None, image=None):
         """Submit ``spec`` (a dict of
         :func:`preemptible_sched.db.models.spec_to_dict`'s fields; ``id``
-        may be left out); returns the request as :meth:`show` does."""
+        may be left out); returns the request as :meth:`show` does.
+        """
         return self._call('submit', spec=spec, duration=duration,
                           image=image)
 
@@ -100,7 +115,8 @@ class SchedulerAPI:
 
     def list(self, status=None):
         """Every request (only those in ``status`` if given), oldest
-        first."""
+        first.
+        """
         return self._call('list', status=status)
 
     def delete(self, request_id):
@@ -116,7 +132,8 @@ class ComputeAPI:
 
     def spawn(self, host, instance, image=None, duration=None):
         """Cast: boot ``instance`` (a dict of
-        :func:`~preemptible_sched.compute.rpc.instance_to_dict`)."""
+        :func:`~preemptible_sched.compute.rpc.instance_to_dict`).
+        """
         self._client.prepare(server=host).cast(
             {}, 'spawn', host=host, instance=instance, image=image,
             duration=duration)

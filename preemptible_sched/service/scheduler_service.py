@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """``preemptible-scheduler``: the scheduler loop behind oslo.messaging.
 
 The service builds, from the configuration:
@@ -119,8 +133,8 @@ def request_spec_from_wire(data):
 
 
 def _check_duration(duration):
-    if duration is not None and (not isinstance(duration, (int, float))
-                                 or duration <= 0):
+    if duration is not None and (not isinstance(duration, (int, float)) or
+                                 duration <= 0):
         raise exception.InvalidInput('request', 'duration',
                                      'must be a positive number of seconds, '
                                      'got %r' % (duration,))
@@ -128,7 +142,8 @@ def _check_duration(duration):
 
 def describe_instance(store, row):
     """An instance as the client API returns it; a displaced one says by
-    which request, under which strategy, and why."""
+    which request, under which strategy, and why.
+    """
     described = {
         'id': row.id, 'state': row.state, 'host': row.host,
         'preemptible': row.preemptible, 'service_class': row.service_class,
@@ -219,15 +234,21 @@ class SchedulerService:
     def __init__(self, conf, transport=None, notification_transport=None,
                  store=None):
         self.conf = conf
+        # Configuration first: a misspelt driver is reported before the
+        # database is touched.
+        load_driver_class(conf.service.compute_driver)
         self._owns_store = store is None
         self.store = store or db_api.Store.from_config(conf)
-        self.store.upgrade()
+        if conf.database.auto_migrate or self.store.is_in_memory:
+            self.store.upgrade()
+        else:
+            self.store.require_head()
         self.clock = ServiceClock(conf.service.time_scale,
                                   not_before=self.store.latest_time())
         self.transport = transport or service.get_rpc_transport(conf)
         self.notifier = notifications.Notifier(
-            notification_transport
-            or service.get_notification_transport(conf))
+            notification_transport or
+            service.get_notification_transport(conf))
         self.driver = self._make_driver(conf.service.compute_driver)
         self.loop = scheduler_loop.SchedulerLoop(
             self.clock, self.driver, self.store, notifier=self.notifier)
@@ -273,7 +294,8 @@ class SchedulerService:
 
     def start(self):
         """Serve, wait for the known hosts, and start the loop (soon, in
-        the clock's thread)."""
+        the clock's thread).
+        """
         if self.remote:
             # One thread: the reports are handled in the order they came.
             self._reports_server.start(override_pool_size=1)

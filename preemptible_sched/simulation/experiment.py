@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """A factorial experiment: workloads x policies x size factors x seeds.
 
 Every combination is a *cell*, one simulation run (see :mod:`.runner`).
@@ -18,7 +32,9 @@ Layout of the output directory::
     <workload-stem>/<policy>/<level>/seed<seed>/instances.csv
                                                /summary.json
     comparison.csv      one row per (workload, size factor, policy)
-    comparison.md       the same as a Markdown table
+    comparison.md       the same for people: availability per class,
+                        operations and time per scheduling stage, in
+                        Markdown tables with readable headers and units
     availability_<stem>_<level>.png   one panel per policy (first seed)
     fulfilment_<stem>.png             SLO fulfilment vs size factor
 
@@ -36,7 +52,6 @@ experiment``) runs the cells and hands their summaries to these functions.
 import contextlib
 import csv
 import dataclasses
-import functools
 import os
 import shutil
 import statistics
@@ -44,6 +59,8 @@ import tempfile
 import typing
 
 from preemptible_sched.simulation import metrics
+from preemptible_sched.simulation import plots
+from preemptible_sched.simulation import report
 
 #: The size factor level of hosts given outright.
 FIXED = 'fixed'
@@ -63,8 +80,16 @@ RUN_METRICS = (('preemptions', ('preemptions',)),
 
 KEY_COLUMNS = ('workload', 'size_factor', 'policy', 'seeds')
 
-DPI = 100
-MARKERS = ('o', 's', '^', 'D', 'v')
+#: Headers of the run-wide metrics in comparison.md, with their units, and
+#: how their values are shown.
+RUN_METRIC_HEADERS = {
+    'preemptions': ('Preemptions', report.count),
+    'terminations': ('Terminations', report.count),
+    'latency_p99_ms': ('Scheduling latency p99 (ms)',
+                       lambda value: report.number(value, 2)),
+    'wall_time_s': ('Wall time of a run (s)',
+                    lambda value: report.number(value, 1)),
+}
 
 
 def level_label(size_factor):
@@ -173,7 +198,10 @@ def mean_std(values):
 class ComparisonRow:
     """The cells of a (workload, size factor, policy), over the seeds.
 
-    ``values`` maps each metric column to ``(mean, std)``.
+    ``values`` maps each metric column to ``(mean, std)``; ``slos`` maps
+    a class to its SLO, ``requests`` a class to its mean number of
+    requests, and ``stages`` a stage code to ``(mean, std)`` of its mean
+    wall time per pass in milliseconds (for comparison.md).
     """
 
     workload: str
@@ -181,6 +209,14 @@ class ComparisonRow:
     policy: str
     seeds: int
     values: dict
+    slos: dict = dataclasses.field(default_factory=dict)
+    requests: dict = dataclasses.field(default_factory=dict)
+    stages: dict = dataclasses.field(default_factory=dict)
+
+    @property
+    def level(self):
+        """The size factor as shown: ``0.9``, or :data:`FIXED`."""
+        return level_label(self.size_factor)
 
 
 def aggregate(summaries, classes):
@@ -192,15 +228,34 @@ def aggregate(summaries, classes):
     """
     groups = {}
     for cell, summary in summaries.items():
-        groups.setdefault(cell.group, []).append(
-            _metric_values(summary, classes))
+        groups.setdefault(cell.group, []).append(summary)
     names = metric_names(classes)
-    return [ComparisonRow(
-        workload=workload, size_factor=size_factor, policy=policy,
-        seeds=len(cells),
-        values={name: mean_std(cell[name] for cell in cells)
-                for name in names})
-        for (workload, size_factor, policy), cells in groups.items()]
+    rows = []
+    for (workload, size_factor, policy), group in groups.items():
+        cells = [_metric_values(summary, classes) for summary in group]
+        per_class = [summary.get('per_class', {}) for summary in group]
+        stage_times = [summary.get('stage_time_ms') or {}
+                       for summary in group]
+        codes = dict.fromkeys(code for times in stage_times
+                              for code in times)
+        rows.append(ComparisonRow(
+            workload=workload, size_factor=size_factor, policy=policy,
+            seeds=len(cells),
+            values={name: mean_std(cell[name] for cell in cells)
+                    for name in names},
+            slos={name: next((entry[name].get('slo') for entry in per_class
+                              if name in entry), None)
+                  for name in classes},
+            requests={name: mean_std(
+                (entry[name].get('count') or 0) +
+                (entry[name].get('unmeasured') or 0)
+                for entry in per_class if name in entry)[0]
+                for name in classes},
+            stages={code: mean_std(times[code].get('mean_ms')
+                                   for times in stage_times
+                                   if code in times)
+                    for code in codes}))
+    return rows
 
 
 def _number(value):
@@ -213,7 +268,8 @@ def _number(value):
 
 def comparison_columns(classes, with_std):
     """The header of comparison.csv; ``<metric>_std`` after each metric
-    when ``with_std``."""
+    when ``with_std``.
+    """
     columns = list(KEY_COLUMNS)
     for name in metric_names(classes):
         columns += [name, name + '_std'] if with_std else [name]
@@ -234,102 +290,140 @@ def write_comparison_csv(path, rows, classes, with_std):
             writer.writerow(cells)
 
 
-def _short(value):
-    """A Markdown number: four significant digits, integers in full."""
-    if value is None:
+def _cell(mean, std, show):
+    """``mean ± std`` as ``show`` formats them; ``n/a`` without a mean."""
+    if mean is None:
         return 'n/a'
-    if abs(value) >= 1000 or float(value).is_integer():
-        return '%.0f' % value
-    return '%.4g' % value
+    text = show(mean)
+    if std is not None:
+        text += ' ± ' + show(std)
+    return text
 
 
-def write_comparison_md(path, rows, classes, with_std):
-    """comparison.csv as a Markdown table, ``mean ± std`` in a cell."""
-    names = metric_names(classes)
-    lines = ['| %s |' % ' | '.join(list(KEY_COLUMNS) + names),
-             '|%s|' % '|'.join([' --- '] * 3 + [' ---: '] * (
-                 len(names) + 1))]
-    for row in rows:
-        cells = [row.workload, level_label(row.size_factor), row.policy,
-                 str(row.seeds)]
-        for name in names:
-            mean, std = row.values[name]
-            text = _short(mean)
-            if with_std and std is not None:
-                text += ' ± ' + _short(std)
-            cells.append(text)
-        lines.append('| %s |' % ' | '.join(cells))
-    with open(path, 'w') as stream:
-        stream.write('\n'.join(lines) + '\n')
-
-
-@functools.lru_cache(maxsize=None)
-def _matplotlib():
-    """``(Figure, FigureCanvasAgg)``, or None without matplotlib."""
-    # An optional dependency, slow to import; see plots.py.
-    try:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-    except ImportError:
-        return None
-    return Figure, FigureCanvasAgg
-
-
-def fulfilment_by_size_factor(path, rows, classes):
-    """SLO fulfilment vs size factor: a panel per class, a line per policy.
-
-    ``rows`` are the :class:`ComparisonRow` of one workload. Error bars
-    show the standard deviation over the seeds. Classes without an SLO
-    have no panel; with hosts given outright the x axis holds the single
-    level :data:`FIXED`. Draws nothing without matplotlib.
+def _varying(rows):
+    """Whether the rows span several workloads, and several size
+    factors: the tables have those columns only then.
     """
-    if _matplotlib() is None:
-        return
-    panels = [name for name in classes
-              if any(row.values['%s_slo_fulfillment' % name][0] is not None
-                     for row in rows)]
-    levels = sorted({row.size_factor for row in rows},
-                    key=lambda factor: (factor is None, factor or 0.0))
-    numeric = None not in levels
-    position = {level: (level if numeric else index)
-                for index, level in enumerate(levels)}
-    policies = list(dict.fromkeys(row.policy for row in rows))
-    figure_class, canvas_class = _matplotlib()
-    figure = figure_class(figsize=(1 + 3.5 * max(1, len(panels)), 3.5),
-                          layout='constrained')
-    canvas_class(figure)
-    try:
-        axes = figure.subplots(1, max(1, len(panels)), sharey=True,
-                               squeeze=False)[0]
-        for ax, name in zip(axes, panels):
-            column = '%s_slo_fulfillment' % name
-            for index, policy in enumerate(policies):
-                points = sorted(
-                    (position[row.size_factor],) + row.values[column]
-                    for row in rows if row.policy == policy
-                    and row.values[column][0] is not None)
-                if not points:
+    return (len({row.workload for row in rows}) > 1,
+            len({row.size_factor for row in rows}) > 1)
+
+
+def _keys(row, varying):
+    many_workloads, many_levels = varying
+    return (([row.workload] if many_workloads else []) +
+            ([row.level] if many_levels else []))
+
+
+def _key_headers(varying):
+    many_workloads, many_levels = varying
+    return ((['Workload'] if many_workloads else []) +
+            (['Size factor (× peak demand)'] if many_levels else []))
+
+
+def comparison_intro(rows):
+    """What every row of the comparison tables stands for."""
+    workloads = list(dict.fromkeys(row.workload for row in rows))
+    levels = list(dict.fromkeys(row.level for row in rows))
+    seeds = sorted({row.seeds for row in rows})
+    hosts = ('hosts given outright' if levels == [FIXED] else
+             'clouds of %s × the peak demand' % ', '.join(
+                 level for level in levels if level != FIXED))
+    what = ('the mean over %s seeds ± the sample standard deviation'
+            % '/'.join(map(str, seeds)) if seeds != [1]
+            else 'one run (one seed)')
+    return ('Workload%s %s, %s; each row is %s.' % (
+        's' if len(workloads) > 1 else '', ', '.join(workloads), hosts,
+        what))
+
+
+def comparison_tables(rows, classes):
+    """The comparison for people (:class:`report.Table`): availability
+    per class, operations, and time per scheduling stage.
+
+    Rows of the per-class table are grouped by class, so that the
+    policies of a class come one under the other; classes come in the
+    order of ``classes`` (see :func:`ordered_classes`).
+    """
+    varying = _varying(rows)
+    keys = _key_headers(varying)
+    class_rows = []
+    for group in dict.fromkeys((row.workload, row.size_factor)
+                               for row in rows):
+        members = [row for row in rows
+                   if (row.workload, row.size_factor) == group]
+        for name in classes:
+            for row in members:
+                if row.requests.get(name) is None:
                     continue
-                xs, means, stds = zip(*points)
-                # Hollow markers of different shapes: policies with the
-                # same fulfilment stay visible on top of each other.
-                ax.errorbar(xs, means,
-                            yerr=[std or 0.0 for std in stds],
-                            marker=MARKERS[index % len(MARKERS)],
-                            markerfacecolor='none', capsize=3,
-                            color='C%d' % index, label=policy)
-            ax.set_title(name)
-            ax.set_xlabel('size factor')
-            if not numeric:
-                ax.set_xticks(range(len(levels)),
-                              [level_label(level) for level in levels])
-        axes[0].set_ylabel('SLO fulfilment')
-        axes[0].set_ylim(-0.02, 1.05)
-        if panels:
-            axes[0].legend(loc='lower right')
-        figure.savefig(path, format='png', dpi=DPI)
-    finally:
-        figure.clear()
+                cells = _keys(row, varying) + [
+                    plots.label(name), row.policy,
+                    report.number(row.requests[name], 0),
+                    report.percent(row.slos.get(name))]
+                for key, _header, show in report.CLASS_COLUMNS[1:]:
+                    mean, std = row.values['%s_%s' % (name, key)]
+                    cells.append(_cell(mean, std, show))
+                class_rows.append(cells)
+    operations = [
+        _keys(row, varying) + [row.policy] + [
+            _cell(*row.values[column], show)
+            for column, (_header, show) in RUN_METRIC_HEADERS.items()]
+        for row in rows]
+    tables = [
+        report.Table(
+            'Availability per class',
+            keys + ['Class', 'Policy', 'Requests'] +
+            [header for _key, header, _show in report.CLASS_COLUMNS],
+            class_rows,
+            ['left'] * (len(keys) + 2) +
+            ['right'] * (1 + len(report.CLASS_COLUMNS)),
+            report.CLASS_NOTE),
+        report.Table(
+            'Operations',
+            keys + ['Policy'] + [header for header, _show
+                                 in RUN_METRIC_HEADERS.values()],
+            operations,
+            ['left'] * (len(keys) + 1) + ['right'] * len(RUN_METRIC_HEADERS),
+            'Per run: preemptions and terminations made, the 99th '
+            'percentile of the time one scheduling decision took, and the '
+            'wall time of the whole run.'),
+    ]
+    codes = report.stage_order({code for row in rows
+                                for code in row.stages})
+    if codes:
+        policies = list(dict.fromkeys(row.policy for row in rows))
+        stage_rows = []
+        for group in dict.fromkeys((row.workload, row.size_factor)
+                                   for row in rows):
+            members = {row.policy: row for row in rows
+                       if (row.workload, row.size_factor) == group}
+            some = next(iter(members.values()))
+            for code in codes:
+                cells = _keys(some, varying) + [report.stage_label(code)]
+                for policy in policies:
+                    row = members.get(policy)
+                    mean, std = (row.stages.get(code, (None, None))
+                                 if row else (None, None))
+                    cells.append(_cell(
+                        mean, std, lambda value: report.number(value, 3)))
+                stage_rows.append(cells)
+        tables.append(report.Table(
+            'Scheduling time per stage (ms per pass)',
+            keys + ['Stage'] + ['%s (ms)' % policy for policy in policies],
+            stage_rows,
+            ['left'] * (len(keys) + 1) + ['right'] * len(policies),
+            report.STAGE_NOTE))
+    return tables
+
+
+def write_comparison_md(path, rows, classes):
+    """comparison.md: :func:`comparison_tables` in Markdown, ``mean ±
+    std`` in a cell, under a title and :func:`comparison_intro`.
+    """
+    text = '# Policy comparison\n\n%s\n\n%s' % (
+        comparison_intro(rows),
+        report.render_markdown(comparison_tables(rows, classes)))
+    with open(path, 'w') as stream:
+        stream.write(text)
 
 
 @contextlib.contextmanager

@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """The hosts a simulation places its requests on.
 
 Three ways to get them:
@@ -49,15 +63,16 @@ def read_infrastructure(path):
 
 def hosts_from_flavor(count, flavor):
     """``count`` identical hosts ``host-0001``... of ``flavor``, a string
-    ``VCPUS:MEMORY_MB[:DISK_GB]`` (vCPUs and memory > 0, disk >= 0)."""
+    ``VCPUS:MEMORY_MB[:DISK_GB]`` (vCPUs and memory > 0, disk >= 0).
+    """
     if count < 1:
         raise exception.InvalidInput('--hosts', None,
                                      'must be >= 1, got %r' % count)
     parts = flavor.split(':')
     sizes = [float(p) if workload.is_number(p) else math.nan
              for p in parts] + [0.0]
-    if (len(parts) not in (2, 3) or not all(map(math.isfinite, sizes))
-            or min(sizes[:2]) <= 0 or sizes[2] < 0):
+    if (len(parts) not in (2, 3) or not all(map(math.isfinite, sizes)) or
+            min(sizes[:2]) <= 0 or sizes[2] < 0):
         raise exception.InvalidInput(
             '--host-flavor', None, 'expected VCPUS:MEMORY_MB[:DISK_GB], '
             'vCPUs and memory > 0, disk >= 0; got %r' % flavor)

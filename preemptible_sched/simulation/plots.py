@@ -1,95 +1,245 @@
-"""Figures of a simulated run, written as PNG files.
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
 
-matplotlib is optional: it is imported on first use, and when it is not
-installed :func:`available` is False and every writer does nothing.
-Figures are :class:`matplotlib.figure.Figure` objects drawn by the Agg
-backend without going through pyplot, so no global backend is switched and
-no figure stays registered anywhere: thousands of runs in one process do
-not accumulate figures.
+"""Figures of simulated runs, written as PNG files.
 
-Classes keep one colour across figures: the configured classes in the
-order of ``slos``, then any others by name, then records without a class.
+matplotlib is a requirement of the package, but it is imported on first
+use (it is slow to import and most commands never draw), and a broken or
+missing installation must not stop a simulation: :func:`available` is then
+False, every writer draws nothing, and the commands print
+:func:`skipped_note` once on stderr. Figures are
+:class:`matplotlib.figure.Figure` objects drawn by the Agg backend without
+going through pyplot, so no global backend is switched and no figure stays
+registered anywhere: thousands of runs in one process do not accumulate
+figures. Every writer returns its figure (None when it draws nothing), for
+a test or a notebook to look at.
+
+Every figure shows a class in the same colour and in the same place of its
+legend: :func:`class_colours` orders the classes (``[qos]
+service_classes`` in their configured order, then any other class by name,
+then the requests without a class) and gives each a fixed colour. Shares
+are drawn as percentages, times in hours or days (whichever suits the
+span), and every axis label carries its unit.
 """
 
 import contextlib
 import functools
+import types
 
 import numpy
 
+from preemptible_sched.conf import CONF
 from preemptible_sched.simulation import metrics
 
 DPI = 100
 
+#: Groups of the records without a service class, split by kind.
+NO_CLASS_NORMAL = 'no class, normal'
+NO_CLASS_PREEMPTIBLE = 'no class, preemptible'
+
+#: The colour-blind-safe palette of Okabe and Ito, in the order the
+#: classes take it (the configured ones first: gold, silver and bronze
+#: by default get orange, sky blue and vermilion). Yellow, too pale on
+#: white, and black, kept for what is no class, are left out.
+PALETTE = ('#e69f00', '#56b4e9', '#d55e00', '#009e73', '#cc79a7',
+           '#0072b2', '#8c564b', '#17becf', '#bcbd22', '#9467bd')
+
+#: Fixed greys for what has no class, after every class.
+NO_CLASS_COLOURS = {NO_CLASS_NORMAL: '#404040',
+                    NO_CLASS_PREEMPTIBLE: '#a0a0a0',
+                    metrics.NO_CLASS: '#707070'}
+
+#: How the legends name the groups that have no class.
+_LABELS = {metrics.NO_CLASS: 'no class'}
+
+#: Line styles and markers that tell policies apart where the colour
+#: says the class.
+POLICY_STYLES = (('-', 'o'), ('--', 's'), (':', '^'), ('-.', 'D'),
+                 ((0, (5, 1, 1, 1)), 'v'))
+
+SECONDS_PER_HOUR = 3600.0
+SECONDS_PER_DAY = 86400.0
+#: Spans up to this many hours are drawn in hours, longer ones in days.
+HOURS_UP_TO = 72.0
+
+
+#: Why matplotlib could not be imported, once :func:`_matplotlib` tried.
+_import_error = None
+
 
 @functools.lru_cache(maxsize=None)
 def _matplotlib():
-    """``(Figure, FigureCanvasAgg)``, or None without matplotlib."""
-    # Imported here, not at the top: matplotlib is an optional dependency
-    # and slow to import, and most commands never draw.
+    """The parts of matplotlib the figures use, or None if it cannot be
+    imported (then :data:`_import_error` says why).
+    """
+    global _import_error
+    # Imported here, not at the top: matplotlib is slow to import, most
+    # commands never draw, and a broken installation must not stop a run.
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
-    except ImportError:
+        from matplotlib.lines import Line2D
+        from matplotlib.ticker import PercentFormatter
+    except ImportError as error:
+        _import_error = error
         return None
-    return Figure, FigureCanvasAgg
+    return types.SimpleNamespace(
+        Figure=Figure, FigureCanvasAgg=FigureCanvasAgg, Line2D=Line2D,
+        PercentFormatter=PercentFormatter)
 
 
 def available():
-    """Whether matplotlib is installed, so the writers draw anything."""
+    """Whether matplotlib can be imported, so the writers draw anything."""
     return _matplotlib() is not None
+
+
+def skipped_note():
+    """The line a command prints, once, when it cannot draw its plots."""
+    reason = ' (%s)' % _import_error if _import_error else ''
+    return ('plots skipped: matplotlib cannot be imported%s; install it '
+            'with "pip install matplotlib" to get the figures, or pass '
+            '--no-plots to do without them' % reason)
 
 
 @contextlib.contextmanager
 def _figure(path, **figure_kw):
     """A figure to draw on, saved at ``path`` if drawing succeeds."""
-    figure_class, canvas_class = _matplotlib()
-    figure = figure_class(**figure_kw)
-    canvas_class(figure)
-    try:
-        yield figure
-        figure.savefig(path, format='png', dpi=DPI)
-    finally:
-        figure.clear()
+    mpl = _matplotlib()
+    figure = mpl.Figure(**figure_kw)
+    mpl.FigureCanvasAgg(figure)
+    yield figure
+    figure.savefig(path, format='png', dpi=DPI)
 
 
-def _class_of(record):
-    return record.service_class or metrics.NO_CLASS
+# -- Classes and their colours ----------------------------------------------
+
+def group_of(record):
+    """The class a record is drawn as: its service class, or for a record
+    without one, :data:`NO_CLASS_NORMAL` or :data:`NO_CLASS_PREEMPTIBLE`.
+    """
+    if record.service_class:
+        return record.service_class
+    return NO_CLASS_PREEMPTIBLE if record.preemptible else NO_CLASS_NORMAL
 
 
-def _availabilities_by_class(records):
-    """Class name -> sorted availabilities (unmeasured records left out)."""
+def label(name):
+    """How a legend or a table names class ``name``."""
+    return _LABELS.get(name, name)
+
+
+def class_colours(names=(), configured=None):
+    """Class name -> colour, in the order every figure and legend uses.
+
+    The configured classes (``configured``, by default ``[qos]
+    service_classes``) come first, in their configured order and whether
+    they appear in ``names`` or not; then the other classes of ``names``
+    by name; then those of the groups without a class
+    (:data:`NO_CLASS_NORMAL`, :data:`NO_CLASS_PREEMPTIBLE`,
+    :data:`metrics.NO_CLASS`) that appear in ``names``, in grey. A
+    configured class keeps its colour whatever else is drawn; to give the
+    other classes the same colour in several figures, compute the mapping
+    once from all their names and hand it to each figure.
+    """
+    if configured is None:
+        configured = CONF.qos.service_classes
+    configured = list(dict.fromkeys(configured))
+    names = set(names)
+    others = sorted(names - set(configured) - set(NO_CLASS_COLOURS))
+    colours = {}
+    for index, name in enumerate(configured + others):
+        colours[name] = PALETTE[index % len(PALETTE)]
+    for name, colour in NO_CLASS_COLOURS.items():
+        if name in names and name not in colours:
+            colours[name] = colour
+    return colours
+
+
+def _colours_for(names, colours):
+    """``colours`` completed with any name it lacks (same rules)."""
+    if colours is None:
+        return class_colours(names)
+    missing = set(names) - set(colours)
+    if not missing:
+        return colours
+    extended = dict(colours)
+    extra = class_colours(set(colours) | missing, configured=list(colours))
+    for name in extra:
+        extended.setdefault(name, extra[name])
+    return extended
+
+
+# -- Axes --------------------------------------------------------------------
+
+def time_scale(span_s):
+    """``(seconds per unit, unit)`` for a time axis spanning ``span_s``:
+    hours up to :data:`HOURS_UP_TO` hours, days beyond.
+    """
+    if span_s <= HOURS_UP_TO * SECONDS_PER_HOUR:
+        return SECONDS_PER_HOUR, 'h'
+    return SECONDS_PER_DAY, 'days'
+
+
+def _percent_axis(axis):
+    """Shares (0..1) shown as percentages, without an offset."""
+    axis.set_major_formatter(
+        _matplotlib().PercentFormatter(xmax=1.0, decimals=0))
+
+
+def _plain_axis(ax, which):
+    """No offset or scientific notation on a numeric axis."""
+    ax.ticklabel_format(axis=which, style='plain', useOffset=False)
+
+
+# -- Figures -----------------------------------------------------------------
+
+def _availabilities_by_group(records):
+    """Class -> sorted availabilities (unmeasured records left out)."""
     grouped = {}
     for record in records:
         if record.availability is not None:
-            grouped.setdefault(_class_of(record), []).append(
+            grouped.setdefault(group_of(record), []).append(
                 record.availability)
     return {name: sorted(values) for name, values in grouped.items()}
 
 
-def _class_colours(names, slos):
-    """Class name -> colour, the same whatever subset is drawn."""
-    others = sorted(set(names) - set(slos) - {metrics.NO_CLASS})
-    order = list(slos) + others + [metrics.NO_CLASS]
-    return {name: 'C%d' % i for i, name in enumerate(order)}
+def record_groups(records):
+    """The classes :func:`group_of` finds in ``records``."""
+    return {group_of(record) for record in records}
 
 
-def availability_by_instance(path, runs, slos):
+def availability_by_instance(path, runs, slos, colours=None):
     """Availability of every instance, one panel per policy.
 
     ``runs`` maps a policy name to its records. Along x, instances sorted
     by class, then by availability; one point each, coloured by class; a
-    dashed line at each class's SLO.
+    dashed line at each class's SLO. ``colours`` is the mapping of
+    :func:`class_colours` (by default, one for these runs).
     """
     if not available():
-        return
+        return None
     if not runs:
         raise ValueError('no run to plot')
-    grouped_runs = {policy: _availabilities_by_class(records)
+    grouped_runs = {policy: _availabilities_by_group(records)
                     for policy, records in runs.items()}
     present = set().union(*grouped_runs.values())
-    colours = _class_colours(present, slos)
+    colours = _colours_for(present, colours)
     classes = [name for name in colours if name in present]
-    with _figure(path, figsize=(1 + 4 * len(runs), 4),
+    # Bigger points when there are few of them.
+    most = max(sum(map(len, grouped.values()))
+               for grouped in grouped_runs.values())
+    size = 6 if most < 50 else 4 if most < 500 else 2.5
+    with _figure(path, figsize=(3 + 4.5 * len(runs), 4.2),
                  layout='constrained') as figure:
         axes = figure.subplots(1, len(runs), sharey=True, squeeze=False)[0]
         for ax, (policy, grouped) in zip(axes, grouped_runs.items()):
@@ -97,65 +247,183 @@ def availability_by_instance(path, runs, slos):
             for name in classes:
                 values = grouped.get(name, [])
                 ax.plot(range(start, start + len(values)), values,
-                        linestyle='none', marker='.', markersize=2,
-                        color=colours[name], label=name)
-                start += len(values)
-                if slos.get(name) is not None:
-                    ax.axhline(slos[name], linestyle='--', linewidth=0.8,
+                        linestyle='none', marker='.', markersize=size,
+                        color=colours[name], label=label(name))
+                if slos.get(name) is not None and values:
+                    # Across the whole panel: over the class's own points
+                    # it would not show.
+                    ax.axhline(slos[name], linestyle='--', linewidth=1.0,
                                color=colours[name])
-            ax.set_title(policy)
-            ax.set_xlabel('instance (by class, then availability)')
-        axes[0].set_ylabel('availability')
+                start += len(values)
+            ax.set_title('policy %s' % policy if len(runs) > 1 else
+                         'Availability of every instance (policy %s)'
+                         % policy)
+            ax.set_xlabel('Instances, by class then availability (count)')
+            ax.set_xlim(-0.5, max(start, 1) - 0.5)
+            ax.grid(axis='y', linewidth=0.3)
+        axes[0].set_ylabel('Availability (% of time since submission)')
         axes[0].set_ylim(-0.02, 1.05)
+        _percent_axis(axes[0].yaxis)
         if classes:
-            axes[0].legend(loc='lower right', markerscale=4)
+            figure.legend(*axes[0].get_legend_handles_labels(),
+                          loc='outside right upper',
+                          markerscale=12.0 / size, title='class (- - SLO)')
+        if len(runs) > 1:
+            # Left-aligned: centred, it would run into the legend.
+            figure.suptitle('Availability of every instance', x=0.02,
+                            horizontalalignment='left')
+    return figure
 
 
-def availability_cdf(path, records, slos, title):
+def availability_cdf(path, records, slos, title, colours=None):
     """Cumulative distribution of availability, one curve per class.
 
     A dashed vertical line marks each class's SLO: the curve's height just
     left of it is the share of the class that missed its SLO.
     """
     if not available():
-        return
-    grouped = _availabilities_by_class(records)
-    colours = _class_colours(grouped, slos)
-    with _figure(path, figsize=(6, 4), layout='constrained') as figure:
+        return None
+    grouped = _availabilities_by_group(records)
+    colours = _colours_for(grouped, colours)
+    with _figure(path, figsize=(7, 4.2), layout='constrained') as figure:
         ax = figure.subplots()
         for name in (name for name in colours if name in grouped):
             values = grouped[name]
             shares = numpy.arange(len(values) + 1) / len(values)
             ax.step([values[0]] + values, shares, where='post',
                     color=colours[name],
-                    label='%s (n=%d)' % (name, len(values)))
+                    label='%s (n=%d)' % (label(name), len(values)))
             if slos.get(name) is not None:
-                ax.axvline(slos[name], linestyle='--', linewidth=0.8,
+                ax.axvline(slos[name], linestyle='--', linewidth=1.0,
                            color=colours[name])
         ax.set_xlim(-0.02, 1.02)
         ax.set_ylim(0, 1.02)
-        ax.set_xlabel('availability')
-        ax.set_ylabel('share of instances')
+        _percent_axis(ax.xaxis)
+        _percent_axis(ax.yaxis)
+        ax.set_xlabel('Availability (% of time since submission)')
+        ax.set_ylabel('Instances at or below it (% of class)')
+        ax.grid(linewidth=0.3)
         ax.set_title(title)
         if grouped:
-            ax.legend(loc='upper left')
+            figure.legend(loc='outside right upper',
+                          title='class (- - SLO)')
+    return figure
 
 
 def utilisation_over_time(path, series):
     """Share of CPU and memory in use over time, as a step plot.
 
     ``series`` holds ``(t, cpu_fraction, memory_fraction)`` tuples in time
-    order (see :func:`metrics.utilisation_fractions`).
+    order, ``t`` in simulated seconds (see
+    :func:`metrics.utilisation_fractions`); the time axis is in hours or
+    days (:func:`time_scale`). CPU and memory are drawn in black and
+    grey: the palette's colours mean classes.
     """
     if not available():
-        return
+        return None
     with _figure(path, figsize=(7, 3.5), layout='constrained') as figure:
         ax = figure.subplots()
+        span = series[-1][0] if series else 0.0
+        scale, unit = time_scale(span)
         if series:
             times, cpu, memory = zip(*series)
-            ax.step(times, cpu, where='post', label='CPU')
-            ax.step(times, memory, where='post', label='memory')
-            ax.legend(loc='upper right')
+            hours = [t / scale for t in times]
+            ax.step(hours, cpu, where='post', color='black', label='CPU')
+            ax.step(hours, memory, where='post', color='#909090',
+                    linestyle='--', label='memory')
+            ax.legend(loc='best')
+            ax.set_xlim(0, max(hours[-1], 1e-9))
         ax.set_ylim(0, 1.05)
-        ax.set_xlabel('time (s)')
-        ax.set_ylabel('share of capacity in use')
+        _percent_axis(ax.yaxis)
+        _plain_axis(ax, 'x')
+        ax.grid(linewidth=0.3)
+        ax.set_xlabel('Simulated time (%s)' % unit)
+        ax.set_ylabel('Capacity in use (%)')
+        ax.set_title('Cloud utilisation')
+    return figure
+
+
+def fulfilment_by_size_factor(path, rows, classes, colours=None):
+    """SLO fulfilment vs size factor: a panel per class, a line per policy.
+
+    ``rows`` are the :class:`~.experiment.ComparisonRow` of one workload
+    (their ``values``, ``size_factor``, ``level`` and ``policy``).
+    Lines are in their class's colour; the policies differ by line style
+    and marker (the legend shows them in black). Error bars show the
+    standard deviation over the seeds. Classes without an SLO have no
+    panel; with hosts given outright the x axis holds the single level
+    :data:`~.experiment.FIXED`.
+    """
+    if not available():
+        return None
+    panels = [name for name in classes
+              if any(row.values['%s_slo_fulfillment' % name][0] is not None
+                     for row in rows)]
+    colours = _colours_for(classes, colours)
+    levels = sorted({row.size_factor for row in rows},
+                    key=lambda factor: (factor is None, factor or 0.0))
+    numeric = None not in levels
+    position = {level: (level if numeric else index)
+                for index, level in enumerate(levels)}
+    policies = list(dict.fromkeys(row.policy for row in rows))
+    # Policies side by side around each level, so that equal values of
+    # two policies do not hide one another.
+    gaps = numpy.diff(sorted(position.values()))
+    if len(gaps):
+        spacing = float(min(gaps))
+    else:
+        spacing = levels[0] if numeric else 1.0
+    step = 0.04 * spacing
+    dodge = {policy: (index - (len(policies) - 1) / 2.0) * step
+             for index, policy in enumerate(policies)}
+    styles = {policy: POLICY_STYLES[index % len(POLICY_STYLES)]
+              for index, policy in enumerate(policies)}
+    with _figure(path, figsize=(1.5 + 3.5 * max(1, len(panels)), 3.8),
+                 layout='constrained') as figure:
+        axes = figure.subplots(1, max(1, len(panels)), sharey=True,
+                               squeeze=False)[0]
+        for ax, name in zip(axes, panels):
+            column = '%s_slo_fulfillment' % name
+            for policy in policies:
+                points = sorted(
+                    (position[row.size_factor] + dodge[policy],) +
+                    row.values[column]
+                    for row in rows if row.policy == policy and
+                    row.values[column][0] is not None)
+                if not points:
+                    continue
+                xs, means, stds = zip(*points)
+                linestyle, marker = styles[policy]
+                # Hollow markers of different shapes: policies with the
+                # same fulfilment stay visible on top of each other.
+                ax.errorbar(xs, means,
+                            yerr=[std or 0.0 for std in stds],
+                            linestyle=linestyle, marker=marker,
+                            markerfacecolor='none', capsize=3,
+                            color=colours[name], label=policy)
+            ax.set_title(label(name), color=colours[name])
+            ax.grid(axis='y', linewidth=0.3)
+            if numeric:
+                ax.set_xlabel('Size factor (× peak demand)')
+                _plain_axis(ax, 'x')
+                if len(levels) == 1:
+                    ax.set_xlim(0.75 * levels[0], 1.25 * levels[0])
+            else:
+                ax.set_xlim(-0.5, len(levels) - 0.5)
+                ax.set_xlabel('Size factor (hosts given outright)')
+                labels = {row.size_factor: row.level for row in rows}
+                ax.set_xticks(range(len(levels)),
+                              [labels[level] for level in levels])
+        axes[0].set_ylabel('SLO fulfilment (% of class)')
+        axes[0].set_ylim(-0.02, 1.05)
+        _percent_axis(axes[0].yaxis)
+        if panels:
+            line = _matplotlib().Line2D
+            handles = [line([], [], color='black', linestyle=style[0],
+                            marker=style[1], markerfacecolor='none')
+                       for style in styles.values()]
+            figure.legend(handles, policies, loc='outside right upper',
+                          title='policy')
+        figure.suptitle('SLO fulfilment by cloud size', x=0.02,
+                        horizontalalignment='left')
+    return figure

@@ -1,4 +1,19 @@
-"""What a simulation leaves behind: instances.csv, summary.json, plots.
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""What a simulation leaves behind: instances.csv, summary.json, plots;
+and what it shows a person: tables and progress.
 
 :func:`write_outputs` is all or nothing: every file is first written into a
 hidden staging directory beside the output directory, and moved in only
@@ -7,9 +22,16 @@ be drawn, a full disk) leaves no partial result behind. ``summary.json`` is
 moved last: once it is there, the run's other files are too.
 
 The layouts are those of ``preemptible-sched simulate`` in interfaces.md.
+
+The tables (:func:`run_tables`, rendered by :func:`render_text` for a
+terminal or :func:`render_markdown`) name every metric in words with its
+unit, and every stage with its code and name (``T2 queue order
+(J3/T2)``). :class:`Progress` reports a long run on stderr: a bar at a
+terminal, one summary line elsewhere.
 """
 
 import csv
+import dataclasses
 import json
 import math
 import operator
@@ -18,6 +40,9 @@ import shutil
 import sys
 import tempfile
 import time
+
+import tabulate
+import tqdm
 
 from preemptible_sched.loop import timing
 from preemptible_sched.simulation import metrics
@@ -213,85 +238,339 @@ def _write_plots(directory, records, summary, plot_data):
                 for name, entry in summary.get('per_class', {}).items()
                 if entry.get('slo') is not None}
     policy = summary.get('policy') or 'run'
+    runs = plot_data.get('runs') or {policy: records}
+    # One mapping for every figure: a class has one colour in all of them.
+    colours = plotting.class_colours(set().union(
+        plotting.record_groups(records),
+        *(plotting.record_groups(run) for run in runs.values())))
     plotting.availability_by_instance(
-        os.path.join(directory, AVAILABILITY_BY_INSTANCE_FILE),
-        plot_data.get('runs') or {policy: records}, slos)
+        os.path.join(directory, AVAILABILITY_BY_INSTANCE_FILE), runs, slos,
+        colours=colours)
     plotting.availability_cdf(
         os.path.join(directory, AVAILABILITY_CDF_FILE), records, slos,
-        'Availability per class (%s)' % policy)
+        'Availability per class (policy %s)' % policy, colours=colours)
     if plot_data.get('utilisation') is not None:
         plotting.utilisation_over_time(
             os.path.join(directory, UTILISATION_FILE),
             plot_data['utilisation'])
 
 
-class Progress:
-    """A one-line progress bar for long runs, for a human at a terminal.
+# -- Tables for people -------------------------------------------------------
 
-    ``label [#######.......]  45% 1234/5678 events``, redrawn in place at
-    most every :attr:`REDRAW_S` seconds of wall-clock time (this is UI,
-    not simulation time) and always on reaching ``total``. Disabled, it
-    writes nothing; by default it is enabled only when ``stream`` is a
-    terminal, so logs and captured output stay clean.
+@dataclasses.dataclass
+class Table:
+    """A table for people: headers with units, cells already formatted.
+
+    ``align`` holds ``'left'`` or ``'right'`` per column; ``note`` (may be
+    empty) says what the columns mean, under the table.
     """
 
-    WIDTH = 30
+    title: str
+    headers: list
+    rows: list
+    align: list
+    note: str = ''
+
+
+def render_markdown(tables):
+    """``tables`` as Markdown: a ``##`` heading, the table, its note."""
+    parts = []
+    for table in tables:
+        parts.append('## %s' % table.title)
+        parts.append(tabulate.tabulate(
+            table.rows, table.headers, tablefmt='pipe',
+            colalign=table.align, disable_numparse=True))
+        if table.note:
+            parts.append(table.note)
+    return '\n\n'.join(parts) + '\n'
+
+
+def render_text(tables):
+    """``tables`` for a terminal: the title, then the table."""
+    parts = []
+    for table in tables:
+        parts.append('%s\n%s' % (table.title, tabulate.tabulate(
+            table.rows, table.headers, tablefmt='simple',
+            colalign=table.align, disable_numparse=True)))
+    return '\n\n'.join(parts) + '\n'
+
+
+def number(value, decimals=1, scale=1.0):
+    """``value * scale`` to ``decimals`` places, thousands separated;
+    ``n/a`` for None.
+    """
+    if value is None:
+        return 'n/a'
+    text = '{:,.{}f}'.format(value * scale, decimals)
+    return text[1:] if text.startswith('-') and float(
+        text[1:].replace(',', '')) == 0 else text
+
+
+def count(value):
+    """A count, or a mean of counts: ``2,569``, ``5.5``; ``n/a`` for
+    None.
+    """
+    if value is None:
+        return 'n/a'
+    return number(value, 0 if float(value).is_integer() else 1)
+
+
+def percent(value, decimals=1):
+    """A share (0..1) in percent, without the sign (the header has it)."""
+    return number(value, decimals, 100.0)
+
+
+def stage_label(code):
+    """A stage code with its name: ``T2 queue order (J3/T2)``."""
+    name = timing.STAGE_NAMES.get(code)
+    return '%s %s' % (code, name) if name else code
+
+
+def stage_order(codes):
+    """Stage codes in the order of a pass (:data:`timing.STAGES`), any
+    unknown one after them by name.
+    """
+    order = [code for code, _name, _counts in timing.STAGES]
+    return sorted(codes, key=lambda code: (
+        order.index(code) if code in order else len(order), code))
+
+
+def duration(seconds):
+    """A span of simulated or wall time in the unit that reads best:
+    ``45 s``, ``12.5 min``, ``5.3 h``, ``2.0 d``.
+    """
+    if seconds is None:
+        return 'n/a'
+    if seconds < 120:
+        return '%.0f s' % seconds
+    if seconds < 2 * 3600:
+        return '%.1f min' % (seconds / 60.0)
+    if seconds < 2 * 86400:
+        return '%.1f h' % (seconds / 3600.0)
+    return '%.1f d' % (seconds / 86400.0)
+
+
+#: The per-class columns: (summary key, header, formatter).
+CLASS_COLUMNS = (
+    ('slo', 'SLO (%)', percent),
+    ('mean_availability', 'Mean availability (%)', percent),
+    ('slo_fulfillment', 'SLO fulfilment (%)', percent),
+    ('qos_deficit', 'QoS deficit (pp)', percent),
+    ('gini', 'Gini of availability', lambda value: number(value, 3)),
+)
+
+#: What the per-class columns mean, under their tables.
+CLASS_NOTE = (
+    'Availability: time running over time since submission. SLO '
+    'fulfilment: share of the class\'s requests whose availability reaches '
+    'the SLO (less `[qos] slo_tolerance`). QoS deficit: how far below the '
+    'SLO the requests that miss it fall, on average, in percentage points. '
+    'Gini: inequality of availability within the class (0 when equal).')
+
+#: What the stage times mean, under their tables.
+STAGE_NOTE = (
+    'Wall time the scheduler spent in each stage of its passes (codes of '
+    'the reference architecture, as in `stages.csv`), per pass the stage '
+    'ran in.')
+
+
+def class_order(names):
+    """``names`` in the order of the figures' legends (see
+    :func:`plots.class_colours`).
+    """
+    return [name for name in plotting.class_colours(names) if name in names]
+
+
+def run_tables(summary):
+    """The tables ``simulate`` prints: availability per class, operations
+    and the time per scheduling stage of one run's summary.json.
+    """
+    per_class = summary.get('per_class', {})
+    class_rows = []
+    for name in class_order(per_class):
+        entry = per_class[name]
+        requests = (entry.get('count') or 0) + (entry.get('unmeasured') or 0)
+        class_rows.append([plotting.label(name), '{:,}'.format(requests)] +
+                          [show(entry.get(key))
+                           for key, _header, show in CLASS_COLUMNS])
+    latency = summary.get('scheduling_latency_ms') or {}
+    utilisation = summary.get('utilisation') or {}
+    operations = [
+        ('Preemptions', count(summary.get('preemptions'))),
+        ('Terminations', count(summary.get('terminations'))),
+        ('Requests never placed', count(summary.get('never_placed'))),
+        ('Normal requests placed (%)',
+         percent(summary.get('normal_acceptance'))),
+        ('Preemptible work lost (vCPU h)',
+         number(summary.get('preemptible_cpu_hours_lost'), 1)),
+        ('Mean CPU in use (%)', percent(utilisation.get('cpu'))),
+        ('Mean memory in use (%)', percent(utilisation.get('memory'))),
+        ('Scheduling latency mean / p50 / p99 (ms)', ' / '.join(
+            number(latency.get(key), 2) for key in ('mean', 'p50', 'p99'))),
+        ('Simulated time', duration(summary.get('until_s'))),
+        ('Simulated events', count(summary.get('events'))),
+        ('Wall time (s)', number(summary.get('wall_time_s'), 1)),
+    ]
+    stages = summary.get('stage_time_ms') or {}
+    stage_rows = [
+        [stage_label(code), count(stages[code].get('passes')),
+         number(stages[code].get('mean_ms'), 3),
+         number(stages[code].get('max_ms'), 3),
+         number(stages[code].get('total_ms'), 1)]
+        for code in stage_order(stages)]
+    tables = [
+        Table('Availability per class',
+              ['Class', 'Requests'] + [header for _key, header, _show
+                                       in CLASS_COLUMNS],
+              class_rows, ['left'] + ['right'] * (1 + len(CLASS_COLUMNS)),
+              CLASS_NOTE),
+        Table('Operations', ['Measure', 'Value'],
+              [list(row) for row in operations
+               if row[1] not in ('n/a', 'n/a / n/a / n/a')],
+              ['left', 'right']),
+    ]
+    if stage_rows:
+        tables.append(Table(
+            'Scheduling time per stage',
+            ['Stage', 'Passes', 'Mean per pass (ms)', 'Max in a pass (ms)',
+             'Total (ms)'], stage_rows, ['left'] + ['right'] * 4,
+            STAGE_NOTE))
+    return tables
+
+
+# -- Progress ----------------------------------------------------------------
+
+class Progress:
+    """Progress of a long run, on stderr, for a human.
+
+    At a terminal, a tqdm bar: the units done out of ``total`` (requests
+    submitted, runs finished), the simulated time, the events and events
+    per second, and an ETA, redrawn at most every :attr:`REDRAW_S`
+    seconds of wall-clock time (this is UI, not simulation time).
+    Elsewhere (a log, a pipe, a test), one summary line once the run has
+    succeeded::
+
+        simulate qos: 1,000 requests, 12,345 events in 3.2 s (3,858
+        events/s), simulated 2.0 d
+
+    ``enabled`` True forces the bar, False silences both, None (default)
+    picks by whether ``stream`` is a terminal.
+    """
+
     REDRAW_S = 0.5
+    BAR, SUMMARY, OFF = 'bar', 'summary', 'off'
 
     def __init__(self, total, stream=None, label='simulate', enabled=None,
-                 clock=time.monotonic):
+                 clock=time.monotonic, unit='requests'):
         self.stream = sys.stderr if stream is None else stream
         if enabled is None:
             isatty = getattr(self.stream, 'isatty', None)
-            enabled = bool(isatty and isatty())
+            self.mode = self.BAR if isatty and isatty() else self.SUMMARY
+        else:
+            self.mode = self.BAR if enabled else self.OFF
         self.total = total
         self.label = label
-        self.enabled = enabled
+        self.unit = unit
         self.done = 0
+        self.simulated_s = None
+        self.events = None
         self._clock = clock
+        self._started = clock()
         self._drawn_at = None
-        self._drawn_done = None
-        self._drawn_width = 0
         self._closed = False
+        self._bar = None
+        if self.mode == self.BAR:
+            self._bar = tqdm.tqdm(
+                total=total, desc=label, file=self.stream, leave=True,
+                dynamic_ncols=True, mininterval=0, unit=unit,
+                bar_format='{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/'
+                '{total_fmt} ' + unit + ' [{elapsed} elapsed, ETA '
+                '{remaining}{postfix}]')
+
+    @property
+    def enabled(self):
+        """Whether the bar is drawn."""
+        return self.mode == self.BAR
 
     def __enter__(self):
         return self
 
-    def __exit__(self, *exc_info):
-        self.close()
+    def __exit__(self, exc_type, *exc_info):
+        self.close(succeeded=exc_type is None)
 
-    def update(self, done):
-        """Report that ``done`` of ``total`` events are processed."""
+    def follow(self, simulation):
+        """An ``on_event`` callback for a :class:`runner.Simulation` that
+        also reports its simulated time and events.
+        """
+        def on_event(submitted):
+            self.update(submitted, simulation.clock.now(),
+                        simulation.events)
+        return on_event
+
+    def update(self, done, simulated_s=None, events=None):
+        """``done`` of ``total`` units are done; the simulated time and
+        the events so far, if known.
+        """
         self.done = done
-        if not self.enabled or self._closed:
+        if simulated_s is not None:
+            self.simulated_s = simulated_s
+        if events is not None:
+            self.events = events
+        if self._bar is None or self._closed:
             return
         now = self._clock()
-        finished = done >= self.total and done != self._drawn_done
-        if (self._drawn_at is None or finished
-                or now - self._drawn_at >= self.REDRAW_S):
-            self._drawn_at = now
-            self._draw()
+        if (self._drawn_at is not None and done < self.total and
+                now - self._drawn_at < self.REDRAW_S):
+            return
+        self._drawn_at = now
+        self._draw()
 
-    def close(self):
-        """Draw the last state and end the line."""
-        if not self.enabled or self._closed:
+    def close(self, succeeded=True):
+        """End the bar with the last state, or write the summary line
+        (only if the run ``succeeded``).
+        """
+        if self._closed:
             return
         self._closed = True
-        if self.done != self._drawn_done:
+        if self._bar is not None:
             self._draw()
-        self.stream.write('\n')
-        self.stream.flush()
+            self._bar.close()
+        elif self.mode == self.SUMMARY and succeeded:
+            self.stream.write(self.summary() + '\n')
+            self.stream.flush()
+
+    def summary(self):
+        """``label: 1,000 requests, 12,345 events in 3.2 s (3,858
+        events/s), simulated 2.0 d`` (what is known of it).
+        """
+        wall = max(self._clock() - self._started, 0.0)
+        text = '%s: %s %s' % (self.label, '{:,}'.format(self.done),
+                              self.unit)
+        if self.events is not None:
+            text += ', %s events in %.1f s (%s events/s)' % (
+                '{:,}'.format(self.events), wall,
+                '{:,.0f}'.format(self.events / wall) if wall > 0 else 'n/a')
+        else:
+            text += ' in %.1f s' % wall
+        if self.simulated_s is not None:
+            text += ', simulated %s' % duration(self.simulated_s)
+        return text
+
+    def _details(self):
+        details = []
+        if self.simulated_s is not None:
+            details.append('simulated %s' % duration(self.simulated_s))
+        if self.events is not None:
+            wall = self._clock() - self._started
+            details.append('%s events/s' % (
+                '{:,.0f}'.format(self.events / wall) if wall > 0
+                else 'n/a'))
+        return ', '.join(details)
 
     def _draw(self):
-        # Integer arithmetic: 29/100 must show 29%, not 28.999...%.
-        done = min(self.done, self.total) if self.total else 1
-        total = self.total or 1
-        filled = done * self.WIDTH // total
-        line = '%s [%s%s] %3d%% %d/%d events' % (
-            self.label, '#' * filled, '.' * (self.WIDTH - filled),
-            done * 100 // total, self.done, self.total)
-        # Pad with blanks over whatever a longer previous line left.
-        self.stream.write('\r' + line.ljust(self._drawn_width))
-        self.stream.flush()
-        self._drawn_done = self.done
-        self._drawn_width = len(line)
+        self._bar.set_postfix_str(self._details(), refresh=False)
+        delta = min(self.done, self.total) - self._bar.n
+        if delta > 0:
+            self._bar.update(delta)
+        else:
+            self._bar.refresh()

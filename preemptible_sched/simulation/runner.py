@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """One simulation: a workload replayed through the real scheduler loop.
 
 The production code runs unchanged: the :class:`SchedulerLoop` with the
@@ -148,8 +162,8 @@ class Simulation:
             stage_rows=self.loop.stats.rows(),
             utilisation=self.utilisation, events=self.events,
             hosts=len(self.hosts),
-            never_placed=len([row for row in rows if row.state == 'pending'
-                              and not row.running_s]),
+            never_placed=len([row for row in rows if row.state == 'pending' and
+                              not row.running_s]),
             # Placed at least once (a normal request that waits forever is
             # the one the spot semantics must avoid).
             normal_acceptance=(
@@ -195,7 +209,8 @@ class Simulation:
 
     def _sample(self, interval):
         """Record the cloud's use now; recounted only when a host changed
-        since the last sample (a long quiet stretch costs nothing)."""
+        since the last sample (a long quiet stretch costs nothing).
+        """
         manager = self.loop.host_manager
         if self._sampled is None or self._sampled[0] != manager.generation:
             used_vcpus = used_memory = vcpus = memory = 0.0

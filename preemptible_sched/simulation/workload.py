@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """Workload traces: the requests a simulation replays.
 
 :func:`read_workload` turns a trace into :class:`WorkloadItem` requests
@@ -118,7 +132,8 @@ class WorkloadItem:
 
 def lines(path):
     """Yield the lines of a text file, gunzipped when it ends in ``.gz``
-    (UTF-8, a byte-order mark ignored)."""
+    (UTF-8, a byte-order mark ignored).
+    """
     opener = gzip.open if path.endswith('.gz') else open
     try:
         with opener(path, 'rt', encoding='utf-8-sig',
@@ -195,7 +210,8 @@ class Record:
 
     def number(self, column, default=_REQUIRED, minimum=0.0):
         """The column as a finite float >= ``minimum``; ``default`` if
-        empty (no default: the value is required)."""
+        empty (no default: the value is required).
+        """
         text = self.values.get(column, '')
         if not text:
             if default is _REQUIRED:
@@ -223,7 +239,8 @@ class Record:
 
     def identifier(self, column, seen):
         """The column's text, required and not in ``seen`` (id -> line),
-        which it is added to."""
+        which it is added to.
+        """
         value = self.text(column, required=True)
         if value in seen:
             raise self.error(column, 'duplicate id %r (first on line %d)'
@@ -276,7 +293,8 @@ def positional_records(path, columns, what):
     """Yield a :class:`Record` per row of a CSV file whose fields are
     ``columns`` in order (as in the Google traces); a first row that does
     not start with a number is a header row and is skipped. ``what`` names
-    the table in errors."""
+    the table in errors.
+    """
     for index, (line, fields) in enumerate(csv_rows(path)):
         if index == 0 and not is_number(fields[0]):
             continue
@@ -547,7 +565,7 @@ def read_workload_with_stats(path, fmt='auto', class_map=None,
                                      'must be >= 1, got %r' % limit)
     skipped = collections.Counter()
     items = sorted(_READERS[fmt](path, class_map or {}, default_class,
-                                skipped), key=lambda item: item.submit_s)
+                                 skipped), key=lambda item: item.submit_s)
     reasons = ', '.join('%d %s' % (count, reason)
                         for reason, count in sorted(skipped.items()))
     if not items:

@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """The testbed procedure: the victims are the cheapest set on the testbed.
 
 For many seeds, with same-size and mixed flavors, the emulated evaluation
@@ -99,3 +113,56 @@ class TestTestbedCommand(base.TestCase):
         self.assertEqual(4, len(report['hosts']))
         self.assertEqual(report['terminated'][0]['host'],
                          report['placed_on'])
+
+
+class TestTestbedTable(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        testbed.set_paper_defaults(CONF)
+
+    def test_table_says_what_the_cost_is(self):
+        report = testbed.Testbed(seed=1).run()
+        text = testbed.to_table(report)
+        lines = text.splitlines()
+        header = next(line for line in lines if line.startswith('Host'))
+        self.assertEqual(['Host', 'Instance', 'Flavor', 'Kind',
+                          'Run time (min)', 'Terminated'],
+                         [cell.strip() for cell in header.split('  ')
+                          if cell.strip()])
+        victim = report['terminated'][0]
+        # The cost has its unit: seconds of the billing period forfeited.
+        self.assertIn('%s (ran %.1f min, cost %.1f s)' % (
+            victim['id'], victim['runtime_min'], victim['cost']), text)
+        explanation = ' '.join(lines[lines.index(next(
+            line for line in lines if line.startswith('Termination cost'))):])
+        self.assertIn('Termination cost (billing_period): seconds of its '
+                      'current 60-min billing period an instance forfeits',
+                      explanation)
+        self.assertTrue(all(len(line) <= 79 for line in lines
+                            if not line.startswith(('Emulated', 'After'))))
+
+    def report(self, costs):
+        return {'termination_costs': costs, 'billing_period_s': 1800}
+
+    def test_cost_units(self):
+        self.assertEqual('s', testbed.cost_unit(
+            self.report(['runtime']))[0])
+        self.assertIn('seconds an instance had run', testbed.cost_unit(
+            self.report(['runtime']))[1])
+        self.assertEqual('instances', testbed.cost_unit(
+            self.report(['count']))[0])
+        self.assertIn('30-min billing period', testbed.cost_unit(
+            self.report(['billing_period']))[1])
+
+    def test_weighted_costs_have_no_single_unit(self):
+        self.flags(group='preemptible', count_cost_multiplier=0.5)
+        unit, sentence = testbed.cost_unit(
+            self.report(['billing_period', 'count']))
+        self.assertEqual('', unit)
+        self.assertIn('a weighted sum with no single unit', sentence)
+        self.assertIn('1 × billing_period', sentence)
+        self.assertIn('0.5 × count: one per instance terminated', sentence)
+        unit, sentence = testbed.cost_unit(self.report(['count']))
+        self.assertEqual('', unit)
+        self.assertIn('0.5 × count', sentence)

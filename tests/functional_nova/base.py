@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """A Nova 34 cloud in one process, scheduled by our manager.
 
 Nova's own functional fixtures: its API behind wsgi-intercept (with the
@@ -107,7 +121,8 @@ class NovaTestCase(test.TestCase,
 
     def fill(self, plan):
         """Boot preemptible servers: ``{name: (host, at seconds)}``, in
-        time order. Returns ``{name: server}``."""
+        time order. Returns ``{name: server}``.
+        """
         servers = {}
         for name, (host, when) in sorted(plan.items(),
                                          key=lambda item: item[1][1]):
@@ -120,7 +135,8 @@ class NovaTestCase(test.TestCase,
 
     def assert_usages_match_servers(self):
         """Placement usages of every host equal the sum of the flavors of
-        the servers on it."""
+        the servers on it.
+        """
         expected = {host: {'VCPU': 0, 'MEMORY_MB': 0, 'DISK_GB': 0}
                     for host in self.HOSTS}
         for server in self.api.get_servers(detail=True):

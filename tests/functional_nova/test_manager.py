@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """The preemption-aware manager in a whole Nova: who dies, and what's left.
 
 Billing periods are an hour. Two hosts each carry four 2 vCPU / 2048 MB
@@ -115,11 +129,10 @@ class TestHostsFullOfNormalServers(base.NovaTestCase):
         self.assertEqual(before, self.server_ids() - {server['id']})
 
 
-
-
 class TestGracePeriod(base.NovaTestCase):
     """With a grace period the notice names the deletion time, the server
-    is told through its metadata, and it is deleted after the grace."""
+    is told through its metadata, and it is deleted after the grace.
+    """
 
     FLAGS = {('filter_scheduler', 'weight_classes'): WEIGHERS,
              ('preemptible_sched', 'termination_grace_seconds'): 0.5}

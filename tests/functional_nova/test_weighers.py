@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """Weighers configured only in nova.conf decide where servers go.
 
 The wrapped core weighers (``preemptible_sched.nova.weighers``) in
@@ -14,7 +28,8 @@ LEAST_REQUESTED = ['preemptible_sched.nova.weighers.LeastRequestedWeigher']
 
 class TestLeastRequestedSpreads(base.NovaTestCase):
     """host1 carries one normal server, host2 none: spreading (positive
-    multiplier) sends the next server to host2."""
+    multiplier) sends the next server to host2.
+    """
 
     FLAGS = {('filter_scheduler', 'weight_classes'): LEAST_REQUESTED,
              ('preemptible_sched', 'least_requested_weight_multiplier'):
@@ -32,8 +47,7 @@ class TestLeastRequestedStacks(TestLeastRequestedSpreads):
     """The same with a negative multiplier: stacking, host1."""
 
     FLAGS = {('filter_scheduler', 'weight_classes'): LEAST_REQUESTED,
-             ('preemptible_sched', 'least_requested_weight_multiplier'):
-                 -1.0}
+             ('preemptible_sched', 'least_requested_weight_multiplier'): -1.0}
     EXPECTED = 'host1'
 
 
@@ -41,11 +55,12 @@ class TestNegativeTerminationCostMultiplier(base.NovaTestCase):
     """The layout of :mod:`test_manager` with the termination-cost
     multiplier made negative: the dearest host's plan wins. host1's
     cheapest victim costs 1200 against host2's 900, so the normal server
-    goes to host1 and s1d dies."""
+    goes to host1 and s1d dies.
+    """
 
     FLAGS = {('filter_scheduler', 'weight_classes'): test_manager.WEIGHERS,
-             ('preemptible_sched', 'termination_cost_weight_multiplier'):
-                 -10.0}
+             ('preemptible_sched',
+              'termination_cost_weight_multiplier'): -10.0}
 
     def test_normal_server_goes_to_the_dearer_host(self):
         spots = self.fill(test_manager.LAYOUT)

@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """The scheduler service and four agents as processes, over RabbitMQ.
 
 ``preemptible-scheduler`` and four ``preemptible-compute --driver fake
@@ -72,7 +86,8 @@ def reachable(host, port):
 
 class ThrowawayDatabase(fixtures.Fixture):
     """A new database on the server at ``server_url``, dropped at cleanup;
-    ``url`` is its URL."""
+    ``url`` is its URL.
+    """
 
     def __init__(self, server_url, create, drop):
         super().__init__()
@@ -167,7 +182,8 @@ class MultiProcessBehaviour:
 
     def configuration(self, run_id):
         """The options of every process of this run: ``{group: {name:
-        value}}``; also applied to this process."""
+        value}}``; also applied to this process.
+        """
         options = {
             'DEFAULT': {'transport_url': RABBIT_URL,
                         'control_exchange': run_id},
@@ -197,7 +213,8 @@ class MultiProcessBehaviour:
 
     def reconfigure(self, **groups):
         """Change options of this run (``group={name: value}``), before
-        its processes start; also applied to this process."""
+        its processes start; also applied to this process.
+        """
         for group, values in groups.items():
             self.options.setdefault(group, {}).update(values)
             self.flags(group=None if group == 'DEFAULT' else group,

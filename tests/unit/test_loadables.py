@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 from unittest import mock
 
 from preemptible_sched import exception
@@ -15,9 +29,9 @@ class TestLoadPlugins(base.TestCase):
 
     def test_configured_order_kept(self):
         for names, types in ((['ram', 'cpu'], [ram.RAMWeigher,
-                                                cpu.CPUWeigher]),
+                                               cpu.CPUWeigher]),
                              (['cpu', 'ram'], [cpu.CPUWeigher,
-                                                ram.RAMWeigher])):
+                                               ram.RAMWeigher])):
             plugins = loadables.load_plugins(WEIGHERS, names, *OPTION)
             self.assertEqual(types, [type(plugin) for plugin in plugins])
             self.assertEqual(names, [plugin.name for plugin in plugins])

@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """The QoS model: service classes from the configuration, and its formulas.
 
 Default classes: gold (slo 1.0, importance 1), silver (0.9, 2), bronze
@@ -206,7 +220,7 @@ class TestAccountsOfObjects(base.TestCase):
     def test_request_account(self):
         spec = base.make_spec(service_class='bronze')
         request = objects.PendingRequest(spec, 10, 0, running_s=30,
-                                          overhead_s=4)
+                                         overhead_s=4)
         acc = qos.request_account(request, self.classes, 100)
         # bronze: Q = 30 / 0.5 - 90 = -30
         self.assertEqual(BRONZE.name, acc.service_class.name)

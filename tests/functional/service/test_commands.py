@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """``preemptible-scheduler`` and ``preemptible-compute`` as processes:
 start-up errors and a clean stop."""
 
@@ -70,9 +84,20 @@ class TestServiceCommands(base.TestCase):
                 '--config-file', os.path.join(self.tmp, 'service.conf')]
         self.assertBadInput(self.run_command(argv), 'time_scale')
 
+    def test_scheduler_refuses_a_database_not_at_head(self):
+        self.config('[service]\ncompute_driver = fake\n')
+        argv = [sys.executable, '-m', 'preemptible_sched.cmd.scheduler',
+                '--config-file', os.path.join(self.tmp, 'service.conf')]
+        self.assertBadInput(self.run_command(argv), 'schema revision none',
+                            'preemptible-sched-manage db sync')
+
     def test_scheduler_stops_cleanly_on_sigterm(self):
         path = self.config('[service]\ncompute_driver = fake\n'
                            'time_scale = 10\n')
+        code, out, err = self.run_command(
+            [sys.executable, '-m', 'preemptible_sched.cmd.manage',
+             '--config-file', path, 'db', 'sync'])
+        self.assertEqual(0, code, err)
         log_path = os.path.join(self.tmp, 'scheduler.log')
         with open(log_path, 'w') as log:
             process = subprocess.Popen(

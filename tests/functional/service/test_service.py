@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """The scheduler service with four in-process agents over ``fake://``."""
 
 from preemptible_sched.service import notifications
@@ -21,7 +35,8 @@ class TestPlacement(base.ServiceTestCase):
         """The oracle: with the default ``billing_period`` cost (run time
         modulo one hour, and the test lasts far less than an hour of
         clock time) and equal sizes, the cheapest victim is the
-        preemptible instance that started last."""
+        preemptible instance that started last.
+        """
         running = [row for row in self.instances(states='running').values()
                    if row.preemptible]
         return max(running, key=lambda row: row.started_at)

@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """Service classes in the scheduler service: gold displaces bronze.
 
 The class-based preemption strategies (``qos``, ``priority``) run in the
@@ -14,7 +28,6 @@ from tests.functional.service import base
 
 #: What fills one emulated blade: four medium instances.
 PER_HOST = 4
-
 
 
 class GoldDisplacesBronze:
@@ -55,7 +68,8 @@ class GoldDisplacesBronze:
     def test_gold_displaces_one_bronze(self):
         """With the defaults (``[scheduler] on_no_valid_host = fail``): a
         requeued victim must wait for room like any displaced instance,
-        not fail as a new request no host can take would."""
+        not fail as a new request no host can take would.
+        """
         self.gold_displaces_one_bronze()
 
     def test_gold_displaces_one_bronze_waiting(self):

@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """``preemptible-sched experiment``: bad input, and aggregation over seeds.
 
 Bad input must be reported on one line naming the option or file, with
@@ -259,24 +273,93 @@ class TestAggregation(base.TestCase):
              'gold_qos_deficit', 'gold_gini', 'preemptions', 'terminations',
              'latency_p99_ms', 'wall_time_s'], header)
 
-    def test_comparison_md(self):
-        rows = experiment.aggregate(self.summaries, ['gold'])
+    def read_md(self, summaries, classes):
+        rows = experiment.aggregate(summaries, classes)
         path = os.path.join(self.make_tmp(), 'comparison.md')
-        experiment.write_comparison_md(path, rows, ['gold'], True)
+        experiment.write_comparison_md(path, rows, classes)
         with open(path) as stream:
-            lines = stream.read().splitlines()
-        self.assertEqual(4, len(lines))
-        self.assertTrue(all(line.startswith('| ') and line.endswith(' |')
-                            for line in lines))
-        self.assertEqual(12, lines[0].count('|') - 1)
-        self.assertEqual(['---'] * 3 + ['---:'] * 9,
-                         [cell.strip() for cell in lines[1].split('|')[1:-1]])
-        cells = [cell.strip() for cell in lines[2].split('|')[1:-1]]
-        self.assertEqual(['trace', '0.9', 'qos', '3', '0.9 ± 0.1'],
-                         cells[:5])
-        self.assertEqual('5 ± 3.606', cells[8])
+            return stream.read()
+
+    @staticmethod
+    def tables(text):
+        """Heading -> rows of cells, of each Markdown table in ``text``."""
+        tables, heading = {}, None
+        for line in text.splitlines():
+            if line.startswith('## '):
+                heading = line[3:]
+            elif line.startswith('|'):
+                cells = [cell.strip() for cell in line.split('|')[1:-1]]
+                if not set(''.join(cells)) <= set('-:'):
+                    tables.setdefault(heading, []).append(cells)
+        return tables
+
+    def test_comparison_md_has_readable_headers(self):
+        text = self.read_md(self.summaries, ['gold'])
+        self.assertTrue(text.startswith('# Policy comparison\n\n'
+                                        'Workload trace, clouds of 0.9 × '
+                                        'the peak demand; each row is the '
+                                        'mean over 1/3 seeds'), text)
+        tables = self.tables(text)
+        self.assertEqual(['Availability per class', 'Operations'],
+                         list(tables))
+        per_class, operations = (tables['Availability per class'],
+                                 tables['Operations'])
+        # One workload, one size factor: no column for them.
+        self.assertEqual(
+            ['Class', 'Policy', 'Requests', 'SLO (%)',
+             'Mean availability (%)', 'SLO fulfilment (%)',
+             'QoS deficit (pp)', 'Gini of availability'], per_class[0])
+        self.assertEqual(
+            ['gold', 'qos', '10', '100.0', '90.0 ± 10.0', '50.0 ± 25.0',
+             '10.0 ± 10.0', '0.100 ± 0.100'], per_class[1])
         # One seed: no std.
-        self.assertIn('| priority | 1 | 1 |', lines[3])
+        self.assertEqual(['gold', 'priority', '10', '100.0', '100.0',
+                          '100.0', '0.0', '0.000'], per_class[2])
+        self.assertEqual(
+            ['Policy', 'Preemptions', 'Terminations',
+             'Scheduling latency p99 (ms)', 'Wall time of a run (s)'],
+            operations[0])
+        self.assertEqual(['qos', '5 ± 3.6', '0 ± 0', '2.00 ± 1.41',
+                          '12.0 ± 2.0'], operations[1])
+        self.assertEqual(['priority', '1', '0', '2.00', '5.0'],
+                         operations[2])
+        # No raw metric name is left.
+        self.assertNotIn('gold_', text)
+        self.assertNotIn('slo_fulfillment', text)
+
+    def test_comparison_md_explains_stage_codes(self):
+        summaries = {cell: dict(summary, stage_time_ms={
+            'T2': {'mean_ms': 0.5}, 'J2': {'mean_ms': 0.25}})
+            for cell, summary in self.summaries.items()}
+        tables = self.tables(self.read_md(summaries, ['gold']))
+        stages = tables['Scheduling time per stage (ms per pass)']
+        self.assertEqual(['Stage', 'qos (ms)', 'priority (ms)'], stages[0])
+        self.assertEqual([['J2 admission', '0.250 ± 0.000', '0.250'],
+                          ['T2 queue order (J3/T2)', '0.500 ± 0.000',
+                           '0.500']], stages[1:])
+
+    def test_comparison_md_keys_columns_only_when_they_vary(self):
+        cell = experiment.Cell
+        summaries = dict(self.summaries)
+        summaries[cell('other', 'qos', 1.1, 0)] = summary(
+            {'gold': gold(1.0, 1.0, 0.0, 0.0)}, 0, 1.0, 1.0)
+        text = self.read_md(summaries, ['gold'])
+        self.assertIn('Workloads trace, other, clouds of 0.9, 1.1 × the '
+                      'peak demand', text)
+        tables = self.tables(text)
+        self.assertEqual(['Workload', 'Size factor (× peak demand)',
+                          'Class', 'Policy'],
+                         tables['Availability per class'][0][:4])
+        self.assertEqual(['other', '1.1', 'gold', 'qos'],
+                         tables['Availability per class'][-1][:4])
+
+    def test_classes_without_requests_are_left_out(self):
+        tables = self.tables(self.read_md(
+            self.summaries, ['gold', 'silver', 'platinum', 'none']))
+        self.assertEqual(
+            [('gold', 'qos'), ('gold', 'priority'), ('platinum', 'qos'),
+             ('no class', 'qos')],
+            [tuple(row[:2]) for row in tables['Availability per class'][1:]])
 
     def make_tmp(self):
         path = tempfile.mkdtemp()

@@ -1,14 +1,32 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """``preemptible-sched simulate``: outputs, exit codes and bad input."""
 
 import csv
 import io
 import json
+import logging
 import os
 import shutil
 import tempfile
 from unittest import mock
 
 from preemptible_sched.cmd import sched
+from preemptible_sched.loop import scheduler_loop
+from preemptible_sched.simulation import plots
+from preemptible_sched.simulation import runner
 from tests import base
 
 HEADER = ('id,submit_s,duration_s,vcpus,memory_mb,disk_gb,service_class,'
@@ -103,6 +121,75 @@ class TestSimulate(SimulateTestCase):
         start = float(rows['a']['overhead_s'])
         self.assertAlmostEqual(start + 100.0, float(rows['a']['end_s']))
         self.assertAlmostEqual(100.0, float(rows['a']['running_s']))
+
+
+class TestSimulateOutput(SimulateTestCase):
+    """What a person sees: tables on stdout, one line on stderr."""
+
+    def run_small(self, *extra):
+        return self.simulate(
+            WORKLOAD, '--hosts', '1', '--host-flavor', '4:8000:0',
+            '--until', '7200', '--policy', 'priority', *extra)
+
+    def test_tables_with_readable_headers(self):
+        code, out, err = self.run_small()
+        self.assertEqual(0, code, err)
+        for text in ('Availability per class', 'Mean availability (%)',
+                     'SLO fulfilment (%)', 'Preemptions',
+                     'Scheduling latency mean / p50 / p99 (ms)',
+                     'Scheduling time per stage',
+                     'T2 queue order (J3/T2)', 'R4 filtering (R2-R4)'):
+            self.assertIn(text, out)
+        self.assertNotIn('slo_fulfillment', out)
+        # Classes in the configured order.
+        self.assertLess(out.index('\nsilver '), out.index('\nbronze '))
+        self.assertLess(out.index('\ngold '), out.index('\nsilver '))
+        self.assertTrue(out.endswith(
+            '3 requests on 1 hosts, policy priority, 1 preemptions, 2.0 h '
+            'simulated; results in %s\n' % self.output), out)
+
+    def test_summary_line_on_stderr_when_not_a_terminal(self):
+        code, out, err = self.run_small()
+        self.assertEqual(0, code, err)
+        self.assertRegex(
+            err, r'^simulate priority: 3 requests, [0-9,]+ events in '
+            r'[0-9.]+ s \([0-9,]+ events/s\), simulated 2\.0 h\n$')
+
+    def test_plots_skipped_said_once_without_matplotlib(self):
+        with mock.patch.object(plots, 'available', return_value=False):
+            code, out, err = self.run_cli(
+                'simulate', '--workload', self.write(WORKLOAD), '--output',
+                self.output, '--hosts', '1', '--host-flavor', '4:8000:0',
+                '--until', '100')
+        self.assertEqual(0, code, err)
+        self.assertEqual(1, err.count('plots skipped'), err)
+        self.assertIn('pip install matplotlib', err)
+        self.assertNotIn('plots skipped', out)
+        self.assertEqual(['instances.csv', 'stages.csv', 'summary.json'],
+                         sorted(os.listdir(self.output)))
+
+    def test_no_note_with_no_plots(self):
+        with mock.patch.object(plots, 'available', return_value=False):
+            code, out, err = self.run_small()
+        self.assertEqual(0, code, err)
+        self.assertNotIn('plots skipped', err)
+
+    def test_decisions_are_not_logged_at_info(self):
+        # The loop logs each decision at INFO: not while simulating.
+        logger = logging.getLogger(scheduler_loop.__name__)
+        before = logger.level
+        levels = []
+        real_run = runner.Simulation.run
+
+        def run(simulation):
+            levels.append(logger.getEffectiveLevel())
+            return real_run(simulation)
+
+        with mock.patch.object(runner.Simulation, 'run', run):
+            code, out, err = self.run_small()
+        self.assertEqual(0, code, err)
+        self.assertEqual([logging.WARNING], levels)
+        self.assertEqual(before, logger.level)
 
 
 class TestSimulateBadInput(SimulateTestCase):

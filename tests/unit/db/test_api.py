@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """The durable state on SQLite; the same behaviour runs on MariaDB and
 PostgreSQL in ``tests/functional/db``.
 
@@ -673,7 +687,8 @@ class StoreBehaviour:
 
 class ReopenBehaviour:
     """A restarted scheduler (a new store on the same database) finds the
-    journal as the crashed one left it."""
+    journal as the crashed one left it.
+    """
 
     def test_restart_finds_the_unfinished_decision(self):
         self.add_running('p', num_instances=2)
@@ -772,8 +787,10 @@ class TestConnectionUrl(base.TestCase):
         listed = {getattr(group, 'name', group): [o.name for o in group_opts]
                   for group, group_opts in opts.list_opts()}
         self.assertIn('state_path', listed['DEFAULT'])
-        self.assertEqual(['connection'], listed['database'])
-        self.assertTrue(database_conf.database_opts[0].secret)
+        self.assertEqual(['auto_migrate', 'connection'], listed['database'])
+        connection, = [opt for opt in database_conf.database_opts
+                       if opt.name == 'connection']
+        self.assertTrue(connection.secret)
 
 
 class TestSpecConversion(base.TestCase):

@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """The qos_slack queue: at-risk requests first, least slack first.
 
 Default classes (gold 1.0, silver 0.9, bronze 0.5; margin 10 s).
@@ -13,7 +27,7 @@ from tests import base
 def pending(name, cls, submitted_at, running_s=0.0, sequence=0):
     spec = base.make_spec(spec_id=name, service_class=cls)
     return objects.PendingRequest(spec, submitted_at, sequence,
-                                   running_s=running_s)
+                                  running_s=running_s)
 
 
 class TestQoSSlackPolicy(base.TestCase):

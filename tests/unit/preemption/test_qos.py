@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 """QoS-driven preemption: candidates, victims and the host score.
 
 Default classes (gold 1.0 / importance 1, silver 0.9 / 2, bronze 0.5 / 3;
@@ -30,7 +44,7 @@ def instance(instance_id, cls, admitted_at, running_s=0.0,
 def request(cls, submitted_at, running_s=0.0, resources=MEDIUM):
     spec = base.make_spec(resources, service_class=cls)
     return objects.PendingRequest(spec, submitted_at, 0,
-                                   running_s=running_s)
+                                  running_s=running_s)
 
 
 # Requests, at NOW:

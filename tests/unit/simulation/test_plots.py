@@ -1,20 +1,41 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+import io
+import json
 import os
+import re
 import unittest
 from unittest import mock
 
 import fixtures
+from matplotlib import colors
 
+from preemptible_sched.cmd import sched
+from preemptible_sched.simulation import experiment
 from preemptible_sched.simulation import metrics
 from preemptible_sched.simulation import plots
 from tests import base
 
 PNG_SIGNATURE = b'\x89PNG\r\n\x1a\n'
 SLOS = {'gold': 1.0, 'bronze': 0.5}
+CONFIGURED = ['gold', 'silver', 'bronze']
 
 
-def record(record_id, service_class, availability):
+def record(record_id, service_class, availability, preemptible=False):
     return metrics.InstanceRecord(
-        id=record_id, service_class=service_class, preemptible=False,
+        id=record_id, service_class=service_class, preemptible=preemptible,
         submit_s=0.0, end_s=100.0, running_s=0.0, pending_s=0.0,
         overhead_s=0.0, availability=availability, preemptions=0,
         terminated=False, host=None)
@@ -22,7 +43,45 @@ def record(record_id, service_class, availability):
 
 RECORDS = [record('a', 'gold', 1.0), record('b', 'gold', 0.7),
            record('c', 'bronze', 0.4), record('d', None, 0.9),
-           record('e', 'bronze', None), record('f', 'other', 0.2)]
+           record('e', 'bronze', None), record('f', 'other', 0.2),
+           record('g', None, 0.3, preemptible=True)]
+
+
+def hex_colour(colour):
+    return colors.to_hex(colour)
+
+
+def labelled_colours(figure):
+    """Legend label (class, without its ``(n=...)``) -> set of colours of
+    the lines drawn under that label.
+    """
+    found = {}
+    for ax in figure.axes:
+        for line in ax.get_lines():
+            label = line.get_label()
+            if label.startswith('_'):
+                continue
+            found.setdefault(label.split(' (n=')[0], set()).add(
+                hex_colour(line.get_color()))
+    return found
+
+
+def panel_colours(figure):
+    """Panel title (a class) -> set of colours of every line in it, and
+    of its title.
+    """
+    found = {}
+    for ax in figure.axes:
+        colours = {hex_colour(line.get_color()) for line in ax.get_lines()}
+        colours.add(hex_colour(ax.title.get_color()))
+        found[ax.get_title()] = colours
+    return found
+
+
+def axis_labels(figure):
+    figure.canvas.draw()
+    return [label for ax in figure.axes
+            for label in (ax.get_xlabel(), ax.get_ylabel()) if label]
 
 
 class PlotTestCase(base.TestCase):
@@ -35,7 +94,49 @@ class PlotTestCase(base.TestCase):
         return os.path.join(self.directory, name)
 
 
-@unittest.skipUnless(plots.available(), 'matplotlib is not installed')
+class TestClassColours(base.TestCase):
+
+    def test_configured_classes_first_in_their_order(self):
+        colours = plots.class_colours({'zinc', 'bronze', 'alpha'},
+                                      CONFIGURED)
+        self.assertEqual(['gold', 'silver', 'bronze', 'alpha', 'zinc'],
+                         list(colours))
+
+    def test_classless_groups_last_in_grey(self):
+        colours = plots.class_colours(
+            {metrics.NO_CLASS, plots.NO_CLASS_PREEMPTIBLE,
+             plots.NO_CLASS_NORMAL, 'zinc'}, CONFIGURED)
+        self.assertEqual(
+            ['gold', 'silver', 'bronze', 'zinc', plots.NO_CLASS_NORMAL,
+             plots.NO_CLASS_PREEMPTIBLE, metrics.NO_CLASS], list(colours))
+        for name in plots.NO_CLASS_COLOURS:
+            self.assertNotIn(colours[name], plots.PALETTE)
+
+    def test_a_class_keeps_its_colour_whatever_else_is_drawn(self):
+        alone = plots.class_colours({'bronze'}, CONFIGURED)
+        crowded = plots.class_colours(
+            {'gold', 'bronze', 'x', plots.NO_CLASS_NORMAL}, CONFIGURED)
+        self.assertEqual(alone['bronze'], crowded['bronze'])
+        self.assertEqual(len(set(crowded.values())), len(crowded))
+
+    def test_default_is_the_configured_order(self):
+        self.flags(group='qos', service_classes=['bronze', 'gold'])
+        self.assertEqual(['bronze', 'gold'],
+                         list(plots.class_colours({'gold'}))[:2])
+
+    def test_group_of(self):
+        self.assertEqual('gold', plots.group_of(RECORDS[0]))
+        self.assertEqual(plots.NO_CLASS_NORMAL, plots.group_of(RECORDS[3]))
+        self.assertEqual(plots.NO_CLASS_PREEMPTIBLE,
+                         plots.group_of(RECORDS[6]))
+
+    def test_time_scale(self):
+        self.assertEqual((3600.0, 'h'), plots.time_scale(0.0))
+        self.assertEqual((3600.0, 'h'), plots.time_scale(72 * 3600.0))
+        self.assertEqual((86400.0, 'days'), plots.time_scale(73 * 3600.0))
+
+
+@unittest.skipUnless(plots.available(), 'matplotlib cannot be imported')
 class TestPlots(PlotTestCase):
 
     def assertPng(self, path):
@@ -43,11 +144,24 @@ class TestPlots(PlotTestCase):
             self.assertEqual(PNG_SIGNATURE, stream.read(8))
         self.assertGreater(os.path.getsize(path), 1000)
 
+    def assertUnits(self, figure):
+        for label in axis_labels(figure):
+            self.assertRegex(label, r'\(.+\)$')
+
     def test_availability_by_instance(self):
         path = self.path('by_instance.png')
-        plots.availability_by_instance(
+        figure = plots.availability_by_instance(
             path, {'qos': RECORDS, 'priority': RECORDS[:2]}, SLOS)
         self.assertPng(path)
+        self.assertUnits(figure)
+        colours = labelled_colours(figure)
+        self.assertEqual({'gold', 'bronze', 'other', plots.NO_CLASS_NORMAL,
+                          plots.NO_CLASS_PREEMPTIBLE}, set(colours))
+        # Legend in class order: configured, others, then no class.
+        self.assertEqual(['gold', 'bronze', 'other', plots.NO_CLASS_NORMAL,
+                          plots.NO_CLASS_PREEMPTIBLE],
+                         [text.get_text()
+                          for text in figure.legends[0].get_texts()])
 
     def test_availability_by_instance_needs_a_run(self):
         self.assertRaises(ValueError, plots.availability_by_instance,
@@ -55,24 +169,58 @@ class TestPlots(PlotTestCase):
 
     def test_availability_cdf(self):
         path = self.path('cdf.png')
-        plots.availability_cdf(path, RECORDS, SLOS, 'qos')
+        figure = plots.availability_cdf(path, RECORDS, SLOS, 'qos')
         self.assertPng(path)
+        self.assertUnits(figure)
+        self.assertIn('%', figure.axes[0].get_xticklabels()[-1].get_text())
 
     def test_availability_cdf_without_records(self):
         path = self.path('cdf.png')
         plots.availability_cdf(path, [], SLOS, 'qos')
         self.assertPng(path)
 
-    def test_utilisation_over_time(self):
+    def test_utilisation_in_hours(self):
         path = self.path('utilisation.png')
-        plots.utilisation_over_time(
-            path, [(0, 0.0, 0.0), (10, 0.5, 0.25), (30, 1.0, 0.75)])
+        figure = plots.utilisation_over_time(
+            path, [(0, 0.0, 0.0), (1800, 0.5, 0.25), (7200, 1.0, 0.75)])
         self.assertPng(path)
+        ax = figure.axes[0]
+        self.assertEqual('Simulated time (h)', ax.get_xlabel())
+        self.assertAlmostEqual(2.0, ax.get_lines()[0].get_xdata()[-1])
+        self.assertUnits(figure)
 
-    def test_class_colours_do_not_depend_on_the_subset(self):
+    def test_utilisation_in_days_without_offset(self):
+        # A month starting far from 0 s: days, and no "+1e6" offset.
+        start = 10 * 86400.0
+        figure = plots.utilisation_over_time(
+            self.path('utilisation.png'),
+            [(start + day * 86400.0, 0.5, 0.5) for day in range(30)])
+        ax = figure.axes[0]
+        self.assertEqual('Simulated time (days)', ax.get_xlabel())
+        figure.canvas.draw()
+        self.assertEqual('', ax.xaxis.get_offset_text().get_text())
+        self.assertAlmostEqual(39.0, ax.get_lines()[0].get_xdata()[-1])
+
+    def test_fulfilment_lines_take_the_colour_of_their_class(self):
+        rows = [experiment.ComparisonRow(
+            workload='w', size_factor=factor, policy=policy, seeds=2,
+            values={'gold_slo_fulfillment': (0.9, 0.1),
+                    'bronze_slo_fulfillment': (0.5, None),
+                    'none_slo_fulfillment': (None, None)})
+                for factor in (0.8, 1.0) for policy in ('qos', 'priority')]
+        path = self.path('fulfilment.png')
+        figure = plots.fulfilment_by_size_factor(
+            path, rows, ['gold', 'bronze', metrics.NO_CLASS])
+        self.assertPng(path)
+        self.assertUnits(figure)
+        expected = plots.class_colours(['gold', 'bronze'])
         self.assertEqual(
-            plots._class_colours({'bronze'}, SLOS)['bronze'],
-            plots._class_colours({'gold', 'bronze', 'x'}, SLOS)['bronze'])
+            {'gold': {expected['gold']}, 'bronze': {expected['bronze']}},
+            panel_colours(figure))
+        # The policies differ by style, and the legend says which is which.
+        legend = figure.legends[0]
+        self.assertEqual(['qos', 'priority'],
+                         [text.get_text() for text in legend.get_texts()])
 
 
 class TestWithoutMatplotlib(PlotTestCase):
@@ -80,8 +228,133 @@ class TestWithoutMatplotlib(PlotTestCase):
     def test_writers_do_nothing(self):
         with mock.patch.object(plots, '_matplotlib', return_value=None):
             self.assertFalse(plots.available())
-            plots.availability_by_instance(self.path('a.png'),
-                                           {'qos': RECORDS}, SLOS)
+            self.assertIsNone(plots.availability_by_instance(
+                self.path('a.png'), {'qos': RECORDS}, SLOS))
             plots.availability_cdf(self.path('b.png'), RECORDS, SLOS, 'qos')
             plots.utilisation_over_time(self.path('c.png'), [(0, 0.5, 0.5)])
+            plots.fulfilment_by_size_factor(self.path('d.png'), [], [])
         self.assertEqual([], os.listdir(self.directory))
+
+    def test_skipped_note_says_how_to_get_the_plots(self):
+        with mock.patch.object(plots, '_import_error',
+                               ImportError("No module named 'matplotlib'")):
+            note = plots.skipped_note()
+        self.assertIn('plots skipped', note)
+        self.assertIn("No module named 'matplotlib'", note)
+        self.assertIn('pip install matplotlib', note)
+        self.assertNotIn('\n', note)
+
+
+WORKLOAD = (
+    'id,submit_s,duration_s,vcpus,memory_mb,disk_gb,service_class,'
+    'preemptible,constraints\n'
+    'g1,0,,2,2000,0,gold,false,\n'
+    'b1,5,,2,2000,0,bronze,false,\n'
+    's1,10,,2,2000,0,silver,false,\n'
+    'n1,15,3000,1,1000,0,,false,\n'
+    'p1,20,,1,1000,0,,true,\n'
+    'g2,600,,2,2000,0,gold,false,\n'
+    'b2,900,1800,2,2000,0,bronze,false,\n')
+
+
+@unittest.skipUnless(plots.available(), 'matplotlib cannot be imported')
+class TestFiguresOfOneRun(PlotTestCase):
+    """Every figure of one small simulated run, drawn by the command.
+
+    Three classes and requests without a class, normal and preemptible,
+    on two hosts too small for all of them, for two hours: each class
+    must have one colour in every figure (those ``simulate`` writes and
+    the experiment's fulfilment figure of the same summary), and the axes
+    must say their units, time in hours.
+    """
+
+    def setUp(self):
+        super().setUp()
+        workload = self.path('mixed.csv')
+        with open(workload, 'w') as stream:
+            stream.write(WORKLOAD)
+        self.output = self.path('out')
+        self.figures = {}
+        names = ('availability_by_instance', 'availability_cdf',
+                 'utilisation_over_time')
+        patches = [mock.patch.object(plots, name, side_effect=self._keep(
+            name, getattr(plots, name))) for name in names]
+        err = io.StringIO()
+        with patches[0], patches[1], patches[2], \
+                mock.patch('sys.stdout', io.StringIO()), \
+                mock.patch('sys.stderr', err):
+            code = sched.main([
+                'simulate', '--workload', workload, '--hosts', '2',
+                '--host-flavor', '4:4000:0', '--until', '7200',
+                '--policy', 'qos', '--output', self.output])
+        self.assertEqual(0, code, err.getvalue())
+        with open(os.path.join(self.output, 'summary.json')) as stream:
+            self.summary = json.load(stream)
+        classes = experiment.ordered_classes(CONFIGURED, [self.summary])
+        rows = experiment.aggregate(
+            {experiment.Cell('mixed', 'qos', None, 0): self.summary},
+            classes)
+        self.figures['fulfilment'] = plots.fulfilment_by_size_factor(
+            self.path('fulfilment.png'), rows, classes)
+
+    def _keep(self, name, function):
+        def draw(*args, **kwargs):
+            figure = function(*args, **kwargs)
+            self.figures[name] = figure
+            return figure
+        return draw
+
+    def test_every_figure_was_drawn(self):
+        self.assertEqual(
+            ['availability_by_instance.png', 'availability_cdf.png',
+             'utilisation.png'],
+            sorted(name for name in os.listdir(self.output)
+                   if name.endswith('.png')))
+        self.assertEqual(4, len([figure for figure in self.figures.values()
+                                 if figure is not None]))
+
+    def test_one_colour_per_class_in_every_figure(self):
+        expected = plots.class_colours(
+            ['gold', 'silver', 'bronze', plots.NO_CLASS_NORMAL,
+             plots.NO_CLASS_PREEMPTIBLE])
+        seen = {}
+        for name in ('availability_by_instance', 'availability_cdf'):
+            for label, colours in labelled_colours(
+                    self.figures[name]).items():
+                seen.setdefault(label, set()).update(colours)
+        for label, colours in panel_colours(
+                self.figures['fulfilment']).items():
+            seen.setdefault(label, set()).update(colours)
+        self.assertEqual(
+            {'gold', 'silver', 'bronze', plots.NO_CLASS_NORMAL,
+             plots.NO_CLASS_PREEMPTIBLE}, set(seen))
+        for label, colours in seen.items():
+            self.assertEqual({expected[label]}, colours, label)
+        # Five groups, five colours.
+        self.assertEqual(5, len({colour for colours in seen.values()
+                                 for colour in colours}))
+
+    def test_one_order_per_class_in_every_legend(self):
+        order = ['gold', 'silver', 'bronze', plots.NO_CLASS_NORMAL,
+                 plots.NO_CLASS_PREEMPTIBLE]
+        for name in ('availability_by_instance', 'availability_cdf'):
+            legend = self.figures[name].legends[0]
+            self.assertEqual(order, [text.get_text().split(' (n=')[0]
+                                     for text in legend.get_texts()], name)
+        self.assertEqual(['gold', 'silver', 'bronze'],
+                         [ax.get_title()
+                          for ax in self.figures['fulfilment'].axes])
+
+    def test_axes_have_units_and_time_is_in_hours(self):
+        for name, figure in self.figures.items():
+            for label in axis_labels(figure):
+                self.assertRegex(label, r'\(.+\)$', name)
+            for ax in figure.axes:
+                self.assertEqual('', ax.xaxis.get_offset_text().get_text())
+                self.assertEqual('', ax.yaxis.get_offset_text().get_text())
+        ax = self.figures['utilisation_over_time'].axes[0]
+        self.assertEqual('Simulated time (h)', ax.get_xlabel())
+        self.assertAlmostEqual(2.0, max(ax.get_xlim()), places=2)
+        self.assertFalse(any(re.search(r'\(s\)', label)
+                             for figure in self.figures.values()
+                             for label in axis_labels(figure)))

@@ -1,3 +1,17 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
 import dataclasses
 import io
 import json
@@ -194,32 +208,76 @@ class Terminal(io.StringIO):
 
 class TestProgress(base.TestCase):
 
-    def test_disabled_writes_nothing(self):
+    def test_summary_line_when_not_a_terminal(self):
         stream = io.StringIO()
-        progress = report.Progress(10, stream=stream)
+        clock = FakeClock()
+        progress = report.Progress(1000, stream=stream,
+                                   label='simulate qos', clock=clock)
+        self.assertEqual('summary', progress.mode)
         self.assertFalse(progress.enabled)
-        progress.update(5)
-        progress.update(10)
+        progress.update(500, simulated_s=3600.0, events=6000)
+        self.assertEqual('', stream.getvalue())
+        clock.now = 3.2
+        progress.update(1000, simulated_s=2 * 86400.0, events=12345)
+        progress.close()
+        progress.close()
+        self.assertEqual(
+            'simulate qos: 1,000 requests, 12,345 events in 3.2 s '
+            '(3,858 events/s), simulated 2.0 d\n', stream.getvalue())
+
+    def test_summary_without_events(self):
+        stream = io.StringIO()
+        clock = FakeClock()
+        with report.Progress(10, stream=stream, label='qos',
+                             clock=clock) as progress:
+            clock.now = 1.25
+            progress.update(10)
+        self.assertEqual('qos: 10 requests in 1.2 s\n', stream.getvalue())
+
+    def test_no_summary_when_the_run_fails(self):
+        stream = io.StringIO()
+
+        def fail():
+            with report.Progress(10, stream=stream) as progress:
+                progress.update(5)
+                raise RuntimeError('boom')
+
+        self.assertRaises(RuntimeError, fail)
+        self.assertEqual('', stream.getvalue())
+
+    def test_disabled_writes_nothing(self):
+        stream = Terminal()
+        progress = report.Progress(10, stream=stream, enabled=False)
+        self.assertEqual('off', progress.mode)
+        progress.update(5, 10.0, 3)
+        progress.update(10, 20.0, 6)
         progress.close()
         self.assertEqual('', stream.getvalue())
 
-    def test_enabled_on_a_terminal(self):
-        self.assertTrue(report.Progress(10, stream=Terminal()).enabled)
-
-    def test_bar(self):
-        stream = io.StringIO()
-        progress = report.Progress(100, stream=stream, label='sim',
-                                   enabled=True, clock=FakeClock())
-        progress.update(45)
-        # 45% of 30 columns = 13.5: 13 full
-        self.assertEqual('\rsim [' + '#' * 13 + '.' * 17 + ']  45% '
-                         '45/100 events', stream.getvalue())
-
-    def test_redraws_at_most_every_half_second(self):
-        stream = io.StringIO()
+    def test_bar_on_a_terminal(self):
+        stream = Terminal()
         clock = FakeClock()
         progress = report.Progress(100, stream=stream, label='sim',
-                                   enabled=True, clock=clock)
+                                   clock=clock)
+        self.assertTrue(progress.enabled)
+        clock.now = 2.0
+        progress.update(45, simulated_s=5 * 3600.0, events=900)
+        text = stream.getvalue()
+        self.assertIn('sim:  45%|', text)
+        self.assertIn('45/100 requests', text)
+        self.assertIn('simulated 5.0 h', text)
+        self.assertIn('450 events/s', text)
+        self.assertIn('ETA', text)
+        progress.close()
+        self.assertTrue(stream.getvalue().endswith('\n'))
+        # The bar is the report at a terminal: no summary line after it.
+        self.assertNotIn('events in', stream.getvalue())
+
+    def test_redraws_at_most_every_half_second(self):
+        stream = Terminal()
+        clock = FakeClock()
+        progress = report.Progress(100, stream=stream, label='sim',
+                                   clock=clock)
         progress.update(10)
         clock.now = 0.4
         progress.update(20)
@@ -227,24 +285,112 @@ class TestProgress(base.TestCase):
         clock.now = 0.5
         progress.update(30)
         self.assertIn('30/100', stream.getvalue())
-
-    def test_end_is_always_drawn_and_close_ends_the_line(self):
-        stream = io.StringIO()
-        progress = report.Progress(100, stream=stream, label='sim',
-                                   enabled=True, clock=FakeClock())
-        progress.update(10)
+        # The end is always drawn.
+        clock.now = 0.6
         progress.update(100)
-        self.assertTrue(stream.getvalue().endswith(
-            '\rsim [' + '#' * 30 + '] 100% 100/100 events'))
-        progress.close()
-        progress.close()
-        self.assertTrue(stream.getvalue().endswith('events\n'))
-        self.assertEqual(1, stream.getvalue().count('\n'))
+        self.assertIn('100/100', stream.getvalue())
 
     def test_close_draws_the_last_update(self):
-        stream = io.StringIO()
-        with report.Progress(100, stream=stream, label='sim', enabled=True,
+        stream = Terminal()
+        with report.Progress(100, stream=stream, label='sim',
                              clock=FakeClock()) as progress:
             progress.update(10)
-            progress.update(20)
-        self.assertTrue(stream.getvalue().endswith('20/100 events\n'))
+            progress.update(20, simulated_s=60.0)
+        self.assertIn('20/100', stream.getvalue().splitlines()[-1])
+        self.assertIn('simulated 60 s', stream.getvalue().splitlines()[-1])
+
+    def test_follow_reads_the_clock_and_the_events(self):
+        stream = io.StringIO()
+        simulation = mock.Mock(events=42)
+        simulation.clock.now.return_value = 7200.0
+        with report.Progress(3, stream=stream, label='sim',
+                             clock=FakeClock()) as progress:
+            progress.follow(simulation)(3)
+        self.assertEqual((3, 7200.0, 42), (progress.done,
+                                           progress.simulated_s,
+                                           progress.events))
+
+
+class TestFormats(base.TestCase):
+
+    def test_duration(self):
+        self.assertEqual('45 s', report.duration(45.0))
+        self.assertEqual('12.5 min', report.duration(750.0))
+        self.assertEqual('5.5 h', report.duration(5.5 * 3600))
+        self.assertEqual('2.0 d', report.duration(2 * 86400))
+        self.assertEqual('n/a', report.duration(None))
+
+    def test_numbers(self):
+        self.assertEqual('99.9', report.percent(0.999))
+        self.assertEqual('n/a', report.percent(None))
+        self.assertEqual('12,345', report.count(12345))
+        self.assertEqual('5.5', report.count(5.5))
+        self.assertEqual('0.0', report.number(-0.00001))
+
+    def test_stage_labels_name_the_stage(self):
+        self.assertEqual('T2 queue order (J3/T2)', report.stage_label('T2'))
+        self.assertEqual('R4 filtering (R2-R4)', report.stage_label('R4'))
+        self.assertEqual('X9', report.stage_label('X9'))
+        self.assertEqual(['J2', 'T2', 'R4', 'T4', 'X9'],
+                         report.stage_order(['X9', 'T4', 'R4', 'J2', 'T2']))
+
+
+class TestRunTables(base.TestCase):
+
+    SUMMARY = {
+        'policy': 'qos', 'preemptions': 12, 'terminations': 0,
+        'never_placed': 1, 'normal_acceptance': 0.5,
+        'preemptible_cpu_hours_lost': 0.0, 'until_s': 7200.0,
+        'events': 1234, 'wall_time_s': 0.5,
+        'utilisation': {'cpu': 0.75, 'memory': None},
+        'scheduling_latency_ms': {'mean': 1.0, 'p50': 0.5, 'p99': 4.25},
+        'per_class': {
+            'none': {'count': 1, 'unmeasured': 0, 'slo': None,
+                     'mean_availability': 0.5, 'slo_fulfillment': None,
+                     'qos_deficit': None, 'gini': 0.0},
+            'bronze': {'count': 2, 'unmeasured': 1, 'slo': 0.5,
+                       'mean_availability': 0.4, 'slo_fulfillment': 0.5,
+                       'qos_deficit': 0.2, 'gini': 0.125},
+            'gold': {'count': 3, 'unmeasured': 0, 'slo': 0.99,
+                     'mean_availability': 0.995, 'slo_fulfillment': 1.0,
+                     'qos_deficit': 0.0, 'gini': 0.001}},
+        # As summary.json stores them: keys sorted.
+        'stage_time_ms': {
+            'R4': {'name': 'filtering (R2-R4)', 'passes': 10,
+                   'mean_ms': 0.5, 'max_ms': 2.0, 'total_ms': 5.0},
+            'T2': {'name': 'queue order (J3/T2)', 'passes': 10,
+                   'mean_ms': 0.25, 'max_ms': 1.0, 'total_ms': 2.5}},
+    }
+
+    def test_tables(self):
+        classes, operations, stages = report.run_tables(self.SUMMARY)
+        self.assertEqual(
+            ['Class', 'Requests', 'SLO (%)', 'Mean availability (%)',
+             'SLO fulfilment (%)', 'QoS deficit (pp)',
+             'Gini of availability'], classes.headers)
+        # Configured classes first, in their order; no class last.
+        self.assertEqual(
+            [['gold', '3', '99.0', '99.5', '100.0', '0.0', '0.001'],
+             ['bronze', '3', '50.0', '40.0', '50.0', '20.0', '0.125'],
+             ['no class', '1', 'n/a', '50.0', 'n/a', 'n/a', '0.000']],
+            classes.rows)
+        values = dict(operations.rows)
+        self.assertEqual('12', values['Preemptions'])
+        self.assertEqual('50.0', values['Normal requests placed (%)'])
+        self.assertEqual('75.0', values['Mean CPU in use (%)'])
+        self.assertNotIn('Mean memory in use (%)', values)
+        self.assertEqual('1.00 / 0.50 / 4.25', values[
+            'Scheduling latency mean / p50 / p99 (ms)'])
+        self.assertEqual('2.0 h', values['Simulated time'])
+        self.assertEqual(['T2 queue order (J3/T2)', 'R4 filtering (R2-R4)'],
+                         [row[0] for row in stages.rows])
+
+    def test_text_and_markdown(self):
+        tables = report.run_tables(self.SUMMARY)
+        text = report.render_text(tables)
+        self.assertIn('Availability per class\nClass ', text)
+        self.assertIn('T2 queue order (J3/T2)', text)
+        markdown = report.render_markdown(tables)
+        self.assertIn('## Availability per class\n\n| Class ', markdown)
+        self.assertIn('|:--', markdown)
+        self.assertIn('--:|', markdown)
