@@ -78,6 +78,35 @@ class HostManager:
                 del hosts[host_name]
         return host_name, instance
 
+    def hold_victim(self, host_name, victim, request_id):
+        """Keep ``victim`` on its host while its termination is under way.
+
+        The room it frees is reserved for ``request_id``, which the
+        decision already placed there: until the termination is confirmed
+        every other request sees the host with the victim still on it (so
+        nothing lands in a room being emptied) and nobody may choose it as
+        a victim again. Idempotent.
+        """
+        if victim.id not in self.instance_hosts:
+            self.add_instance(host_name, victim)
+        self.host_states[self.instance_hosts[victim.id]].mark_terminating(
+            victim.id, request_id)
+        self.generation += 1
+
+    def release_hold(self, instance_id):
+        """A held victim's termination was given up: an ordinary instance
+        again. False if it is not held.
+        """
+        host_name = self.instance_hosts.get(instance_id)
+        if host_name is None:
+            return False
+        state = self.host_states[host_name]
+        if instance_id not in state.terminating:
+            return False
+        state.unmark_terminating(instance_id)
+        self.generation += 1
+        return True
+
     def mark_started(self, instance_id, at, overhead_s=None):
         """The instance began running at ``at`` (run times count from it).
 

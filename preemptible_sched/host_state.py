@@ -141,7 +141,12 @@ class HostState:
                                      'reserved_host_disk_gb')) *
             _default(host.disk_allocation_ratio, 'disk_allocation_ratio'))
         self.instances = {}
+        #: preemptible instances that may still be chosen as victims
         self.preemptible_instances = {}
+        #: victims whose termination is under way: still counted in both
+        #: views (their room is reserved for the request that displaced
+        #: them), never chosen again; id -> that request's id
+        self.terminating = {}
         self.groups = collections.Counter()
         self.full = HostView(self, is_full=True)
         self.normal = HostView(self, is_full=False)
@@ -184,12 +189,40 @@ class HostState:
             self.groups[instance.group] += 1
         self.generation += 1
 
+    def mark_terminating(self, instance_id, request_id):
+        """``instance_id`` is a victim of ``request_id`` whose termination
+        is under way: it keeps its room (nobody else may take it) and is
+        no candidate victim any more.
+        """
+        self.terminating[instance_id] = request_id
+        self.preemptible_instances.pop(instance_id, None)
+        self.generation += 1
+
+    def unmark_terminating(self, instance_id):
+        """The termination was given up: the instance is an ordinary one
+        again.
+        """
+        if self.terminating.pop(instance_id, None) is None:
+            return
+        instance = self.instances[instance_id]
+        if instance.preemptible:
+            self.preemptible_instances[instance_id] = instance
+        self.generation += 1
+
+    def displaceable_instances(self):
+        """Instances that are not being terminated already."""
+        if not self.terminating:
+            return self.instances.values()
+        return [instance for instance_id, instance in self.instances.items()
+                if instance_id not in self.terminating]
+
     def release(self, instance_id):
         """Forget the instance with ``instance_id``: O(1). Returns it."""
         instance = self.instances.pop(instance_id)
         self.full._add(instance.resources, -1)
+        self.terminating.pop(instance_id, None)
         if instance.preemptible:
-            del self.preemptible_instances[instance_id]
+            self.preemptible_instances.pop(instance_id, None)
         else:
             self.normal._add(instance.resources, -1)
         if instance.group:

@@ -75,6 +75,28 @@ Related options:
 
 * ``preemption_strategy``
 """),
+    cfg.BoolOpt('terminate_only_when_needed',
+                default=True,
+                help="""
+Whether a request goes to a host with free room, when one passes the
+filters, before any host where it would terminate instances.
+
+On (the default), as the preemptible-instances paper says, instances are
+terminated only when there are not enough free resources: the termination
+cost and the other weighers rank the hosts that need terminations among
+themselves, after every host that takes the request as it is. Off, every
+host that passes is ranked by the weighers alone, so a cheap termination on
+an otherwise better host (more free RAM, say) may win over a free host:
+that trades work lost on a preemptible instance for placement quality, and
+with Nova-style normalisation a small termination cost next to a large one
+can weigh almost nothing.
+
+Related options:
+
+* ``preemption_strategy`` (``dual_state``: ``retry`` and the class-based
+  strategies always try free room first)
+* ``[filter_scheduler] termination_cost_weight_multiplier``
+"""),
     cfg.StrOpt('queue_policy',
                help="""
 Order in which pending requests are considered in each pass.

@@ -280,6 +280,12 @@ class FilterScheduler:
                                            view_name, explain)
         weighed = self._weigh([view.host.full for view in passed], spec,
                               context)
+        if CONF.scheduler.terminate_only_when_needed:
+            # Free room first: terminations only when no host has any.
+            weighed = ([item for item in weighed
+                        if item.view.fits(spec.resources)] +
+                       [item for item in weighed
+                        if not item.view.fits(spec.resources)])
         choice = None
         plans = {}
         with context.stopwatch('T10', len(weighed)):

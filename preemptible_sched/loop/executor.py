@@ -92,6 +92,12 @@ class DecisionExecutor:
         if not victims:
             self.spawn(decision_id)
             return decision_id
+        # The victims keep their room until they are confirmed gone: it is
+        # reserved for this request, and no other decision may take it or
+        # choose them again meanwhile.
+        for victim in selection.plan.victims:
+            self.loop.host_manager.hold_victim(selection.host, victim,
+                                               pending.id)
         for victim_id in victims:
             self.loop.notify('instance.termination_notice', {
                 'instance_id': victim_id, 'host': selection.host,

@@ -144,8 +144,8 @@ class Lifecycle:
             self.hosts.remove_instance(decision.instance_id)
         host = self.hosts.host_states.get(decision.host)
         for victim_id in decision.victims:
-            if victim_id in confirmed or \
-                    victim_id in self.hosts.instance_hosts:
+            if victim_id in confirmed or self.hosts.release_hold(victim_id) \
+                    or victim_id in self.hosts.instance_hosts:
                 continue
             if host is None or not host.up:
                 self.finish(victim_id, 'error', now, release=False,
@@ -167,6 +167,8 @@ class Lifecycle:
         preemption; with ``on_victim = requeue`` it waits in the queue
         again (same instance, same request, its account kept).
         """
+        if instance_id in self.hosts.instance_hosts:
+            self.hosts.remove_instance(instance_id)     # its room is free
         row = self.store.get_instance(instance_id)
         running = row.running_s
         if row.started_at is not None:

@@ -46,7 +46,7 @@ def load_instances(loop, now):
                    for decision in store.unfinished_decisions()}
     reports = {}
     for row in store.list_instances(states=lifecycle.ACTIVE_STATES):
-        if row.host is None or row.state == 'terminating':
+        if row.host is None:
             continue
         if row.host not in hosts.host_states:
             store.update_instance(row.id, at=now, state='error',
@@ -62,7 +62,14 @@ def load_instances(loop, now):
                     reason='lost while the scheduler was down',
                     release=False)
                 continue
-        hosts.add_instance(row.host, lifecycle.instance_from_row(row))
+        instance = lifecycle.instance_from_row(row)
+        if row.state == 'terminating' and row.terminated_by is not None:
+            # A victim whose termination the crash interrupted: its room
+            # stays reserved until recovery confirms it gone.
+            decision = store.get_decision(row.terminated_by)
+            hosts.hold_victim(row.host, instance, decision.request_id)
+            continue
+        hosts.add_instance(row.host, instance)
 
 
 def load_pending(loop):

@@ -37,7 +37,7 @@ class PriorityStrategy(preemption.ClassBasedStrategy):
 
     def displaceable(self, state, request, now):
         priority = request.spec.priority
-        return [instance for instance in state.instances.values()
+        return [instance for instance in state.displaceable_instances()
                 if instance.running_since is not None and
                 instance.priority < priority]
 

@@ -117,7 +117,7 @@ class QoSStrategy(preemption.ClassBasedStrategy):
             return memo[1]
         exempt_until = now - self.exempt
         eligible = []
-        for instance in state.instances.values():
+        for instance in state.displaceable_instances():
             if instance.running_since is None or \
                     instance.running_since > exempt_until:
                 continue

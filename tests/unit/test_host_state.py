@@ -127,3 +127,30 @@ class TestTerminationPlanMemo(base.TestCase):
         state = base.make_host_state(planner=planner)
         self.assertEqual((), state.termination_plan(base.MEDIUM, 10.0).victims)
         self.assertEqual(0, planner.calls)
+
+
+class TestTerminating(base.TestCase):
+
+    def test_a_held_victim_keeps_its_room_and_is_no_candidate(self):
+        spot = base.make_instance('spot', preemptible=True)
+        normal = base.make_instance('normal')
+        state = base.make_host_state(instances=[spot, normal])
+        used = tuple(state.full.used)
+        state.mark_terminating('spot', 'req')
+        self.assertEqual(used, tuple(state.full.used))
+        self.assertEqual({}, state.preemptible_instances)
+        self.assertEqual(['normal'],
+                         [i.id for i in state.displaceable_instances()])
+        state.unmark_terminating('spot')
+        self.assertEqual(['spot'], list(state.preemptible_instances))
+        self.assertEqual({'spot', 'normal'},
+                         {i.id for i in state.displaceable_instances()})
+
+    def test_release_forgets_the_hold(self):
+        spot = base.make_instance('spot', preemptible=True)
+        state = base.make_host_state(instances=[spot])
+        state.mark_terminating('spot', 'req')
+        state.release('spot')
+        self.assertEqual({}, state.terminating)
+        self.assertEqual((0.0, 0.0, 0.0), tuple(state.full.used))
+        state.unmark_terminating('spot')    # nothing held: no-op

@@ -78,6 +78,20 @@ class TestOrdinaryLife(EventsTestCase):
         self.assertEqual('placed', self.request_status('vm'))
         self.assertEqual([], self.books())
 
+    def test_start_is_recorded_when_reported(self):
+        self.submit('vm')
+        self.run_for(5)
+        row = self.row('vm')
+        self.assertEqual(('running', 2.0, 2.0), (row.state, row.started_at,
+                                                 row.updated_at))
+        # A start reported for an instance that has ended changes nothing.
+        self.loop.lifecycle.instance_ended('host-A', 'vm', 6.0)
+        self.loop.lifecycle.instance_started('host-A', 'vm', 7.0)
+        row = self.row('vm')
+        self.assertEqual(('ended', 2.0, 6.0), (row.state, row.started_at,
+                                               row.ended_at))
+        self.assertEqual(1, len(self.events(kind='instance.started')))
+
     def test_waiting_time_is_counted_until_the_journal(self):
         # The blade is full until t = 52 (whole-blade instance started at
         # 2, duration 50); 'late' waits from t = 5 and is journaled at 52.
@@ -265,7 +279,8 @@ class TestFailedRequest(EventsTestCase):
         self.submit('late')
         self.run_for(5)
         row = self.row('late')
-        self.assertEqual(('error', 5.0), (row.state, row.ended_at))
+        self.assertEqual(('error', 5.0, 5.0), (row.state, row.ended_at,
+                                               row.updated_at))
         self.assertIn('No host can take instance 1 of 1 of request late',
                       row.reason)
         request = self.loop.store.get_request('late')
@@ -298,6 +313,8 @@ class TestSpawnFailures(EventsTestCase):
                          (row.state, row.host, row.decision_id,
                           row.scheduled_at))
         self.assertAlmostEqual(0.5, row.overhead_s)
+        # Waiting time excludes the overhead: none was spent waiting.
+        self.assertEqual(0.0, row.pending_s)
         self.assertEqual(1, self.loop.store.get_request('vm').attempts)
         self.run_for(10)
         row = self.row('vm')
@@ -326,6 +343,16 @@ class TestSpawnFailures(EventsTestCase):
              entry.spec.num_instances, entry.submitted_at, entry.duration,
              entry.image, entry.attempts, entry.running_s, entry.overhead_s,
              entry.reason, entry.preempted))
+
+    def test_one_instance_of_a_request_goes_back_alone(self):
+        self.loop.submit(objects.RequestSpec('r', MEDIUM.resources,
+                                             num_instances=2))
+        self.run_for(0.5)
+        self.loop.lifecycle.instance_failed('host-A', 'r-1', 0.5, 'boom')
+        (entry,) = self.loop.queue.values()
+        self.assertEqual(('r', 1, ('r-1',)),
+                         (entry.id, entry.spec.num_instances,
+                          tuple(entry.spec.instance_ids)))
 
     def test_given_up_after_max_attempts_with_the_last_reason(self):
         self.flags(group='scheduler', max_attempts=1)
@@ -398,7 +425,9 @@ class TestHosts(EventsTestCase):
         self.assertEqual(('rolled_back', 'host %s went down' % host),
                          (decision.state, decision.reason))
         (victim,) = decision.victims
-        self.assertEqual(('error', 'host %s is gone' % host),
+        # The victim was still held on the host (its room reserved): it
+        # goes down with the host.
+        self.assertEqual(('error', 'host %s went down' % host),
                          (self.state(victim), self.row(victim).reason))
 
     def test_host_lost_while_an_instance_boots(self):

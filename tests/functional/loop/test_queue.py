@@ -267,7 +267,7 @@ class TestHostLostMidDecision(loop_fixtures.LoopTestCase):
         self.run_for(60)
         self.assertEqual([], store.unfinished_decisions())
         self.assertEqual({'error'}, {self.state(i) for i in on_lost_host})
-        self.assertIn('is gone', store.get_instance(victim).reason)
+        self.assertIn('went down', store.get_instance(victim).reason)
         # Placed again, on the blade that is left.
         row = store.get_instance('vip')
         self.assertEqual('running', row.state)
