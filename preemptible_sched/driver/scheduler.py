@@ -61,8 +61,9 @@ class Selection:
     """One placed instance: where it goes and which instances it displaces.
 
     ``weights`` holds the winner's weights per weigher (raw, normalised,
-    multiplier) and ``verdicts`` maps each host a filter rejected to that
-    filter, for the journal's compact explanation.
+    multiplier), ``verdicts`` maps each host a filter rejected to that
+    filter, and ``passed`` counts the hosts that passed the filters in the
+    phase that placed it, for the journal's compact explanation.
     """
 
     instance: objects.Instance
@@ -71,6 +72,7 @@ class Selection:
     weights: typing.Optional[dict] = None
     verdicts: typing.Optional[dict] = None
     hosts: int = 0
+    passed: int = 0
 
     @property
     def terminate(self):
@@ -80,7 +82,7 @@ class Selection:
         """A compact, JSON-able account of why this host won."""
         rejected = collections.Counter((self.verdicts or {}).values())
         return {'hosts': self.hosts,
-                'passed': self.hosts - sum(rejected.values()),
+                'passed': self.passed,
                 'rejected_by': dict(rejected),
                 'weights': self.weights or {},
                 'victims': [{'id': victim.id, 'cost': cost}
@@ -223,11 +225,11 @@ class FilterScheduler:
             else:
                 continue
             if choice is not None:
-                plan, weighed = choice
+                plan, weighed, passed = choice
                 return Selection(
                     spec.new_instance(index, context.now), plan.host, plan,
                     weights=weighed.details, verdicts=verdicts,
-                    hosts=len(states)), report
+                    hosts=len(states), passed=passed), report
         return None, report
 
     def _weigh(self, views, spec, context):
@@ -245,7 +247,7 @@ class FilterScheduler:
         for candidate in weighed:
             if candidate.view.fits(spec.resources):
                 choice = (objects.TerminationPlan(candidate.view.name),
-                          candidate)
+                          candidate, len(passed))
                 break
         report = None
         if explain:
@@ -294,7 +296,7 @@ class FilterScheduler:
                 plan = strategy.plan(state, pending,
                                      displaceable[state.name], now)
                 if plan is not None:
-                    choice = (plan, candidate)
+                    choice = (plan, candidate, len(passed))
                     break
         if explain:
             for item in weighed:
@@ -336,7 +338,7 @@ class FilterScheduler:
                     plan.victims)
                 for name, (score, plan) in scored.items() if score == lowest]
         best = self._weigh(tied, spec, context)[0]
-        return (scored[best.view.name][1], best), report
+        return (scored[best.view.name][1], best, len(passed)), report
 
     def _ordered(self, weighed):
         """Candidates in the order they are tried.

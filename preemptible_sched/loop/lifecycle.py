@@ -94,10 +94,11 @@ class Lifecycle:
     # -- back to the queue -------------------------------------------------
 
     def requeue(self, instance_id, at, attempts, reason=None,
-                running_s=0.0, overhead_s=0.0, preempted=False):
+                preempted=False):
         """Queue one instance of its request again (after a preemption, a
         failed spawn or a rolled-back decision); the next pass admits it,
-        or fails it past ``[scheduler] max_attempts``.
+        or fails it past ``[scheduler] max_attempts``. Its account (running
+        time, overhead) is the one the store holds.
         """
         row = self.store.get_instance(instance_id)
         request = self.store.get_request(row.request_id)
@@ -106,7 +107,7 @@ class Lifecycle:
             dataclasses.replace(spec, num_instances=1,
                                 instance_ids=(instance_id,)),
             request.submitted_at, request.duration_s, request.image,
-            attempts, running_s, overhead_s, reason, preempted)
+            attempts, row.running_s, row.overhead_s, reason, preempted)
         self.loop.request_pass()
         return entry
 
@@ -157,6 +158,9 @@ class Lifecycle:
             return
         attempts = self.store.increment_attempts(decision.request_id)
         if self.store.get_request(decision.request_id).status == 'deleted':
+            # Rolled back while its deletion was under way: it is deleted,
+            # not waiting for a host.
+            self.finish(decision.instance_id, 'deleted', now, release=False)
             return
         self.requeue(decision.instance_id, now, attempts, reason)
 
@@ -187,8 +191,7 @@ class Lifecycle:
             preemptions=row.preemptions + 1)
         self.store.set_request_status(row.request_id, 'pending', at)
         request = self.store.get_request(row.request_id)
-        self.requeue(instance_id, at, request.attempts, running_s=running,
-                     overhead_s=row.overhead_s, preempted=True)
+        self.requeue(instance_id, at, request.attempts, preempted=True)
         self.loop.notify('instance.preempted', {
             'instance_id': instance_id, 'request_id': row.request_id,
             'host': row.host})

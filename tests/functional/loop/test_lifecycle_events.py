@@ -70,10 +70,11 @@ class TestOrdinaryLife(EventsTestCase):
              {'instance_id': 'vm', 'host': 'host-A', 'request_id': 'vm'}),
         ], self.events())
         row = self.row('vm')
-        self.assertEqual(('ended', 'host-A', 0.0, 2.0, 12.0, 10.0, 2.0, 0.0),
+        self.assertEqual(('ended', 'host-A', 0.0, 2.0, 12.0, 10.0, 2.0, 0.0,
+                          12.0),
                          (row.state, row.host, row.scheduled_at,
                           row.started_at, row.ended_at, row.running_s,
-                          row.overhead_s, row.pending_s))
+                          row.overhead_s, row.pending_s, row.updated_at))
         self.assertEqual('done', self.loop.store.get_decision(1).state)
         self.assertEqual('placed', self.request_status('vm'))
         self.assertEqual([], self.books())
@@ -91,6 +92,13 @@ class TestOrdinaryLife(EventsTestCase):
         self.assertEqual(('ended', 2.0, 6.0), (row.state, row.started_at,
                                                row.ended_at))
         self.assertEqual(1, len(self.events(kind='instance.started')))
+
+    def test_run_shorter_than_a_second(self):
+        self.submit('vm', duration=0.5)
+        self.run_for(5)
+        row = self.row('vm')
+        self.assertEqual(('ended', 2.5, 0.5), (row.state, row.ended_at,
+                                               row.running_s))
 
     def test_waiting_time_is_counted_until_the_journal(self):
         # The blade is full until t = 52 (whole-blade instance started at
@@ -137,6 +145,23 @@ class TestTerminationEvents(EventsTestCase):
         self.assertEqual(('running', 15.5), (normal.state,
                                              normal.started_at))
         self.assertEqual(['normal'], self.books())
+
+    def test_victim_that_ends_during_the_grace_period(self):
+        # 'spot' runs from 2 to 22 by itself; it is a victim from t = 10
+        # with a 30 s grace: it ends first, with its 20 s of running, and
+        # the new instance is spawned once the termination finds it gone.
+        self.flags(group='preemptible', termination_grace_seconds=30)
+        self.submit('spot', WHOLE, preemptible=True, duration=20)
+        self.run_for(10)
+        self.submit('normal')
+        self.run_for(5)
+        self.assertEqual('terminating', self.state('spot'))
+        self.run_for(40)
+        spot = self.row('spot')
+        self.assertEqual(('ended', 22.0, 20.0),
+                         (spot.state, spot.ended_at, spot.running_s))
+        self.assertEqual('running', self.state('normal'))
+        self.assertEqual([], self.driver.terminated)
 
     def test_requeued_victim_keeps_its_account(self):
         # Under 'priority' victims are requeued: 'low' ran 8 s (2 to 10)
@@ -337,12 +362,12 @@ class TestSpawnFailures(EventsTestCase):
         self.assertAlmostEqual(0.5, row.overhead_s)
         (entry,) = self.loop.queue.values()
         self.assertEqual(
-            ('vm', ('vm',), 1, 10.0, 30.0, 'cirros', 1, 0.0, 0.0,
+            ('vm', ('vm',), 1, 10.0, 30.0, 'cirros', 1, 0.0,
              'kernel panic', False),
             (entry.id, tuple(entry.spec.instance_ids),
              entry.spec.num_instances, entry.submitted_at, entry.duration,
-             entry.image, entry.attempts, entry.running_s, entry.overhead_s,
-             entry.reason, entry.preempted))
+             entry.image, entry.attempts, entry.running_s, entry.reason,
+             entry.preempted))
 
     def test_one_instance_of_a_request_goes_back_alone(self):
         self.loop.submit(objects.RequestSpec('r', MEDIUM.resources,

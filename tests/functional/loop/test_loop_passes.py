@@ -232,7 +232,7 @@ class TestRestart(PassTestCase):
                          (row.state, row.reason))
 
     def test_running_instances_come_back_into_the_books(self):
-        self.submit('a')
+        self.submit('a', priority=3.0)
         self.submit('b', preemptible=True)
         self.run_for(5)
         self.restart()
@@ -243,6 +243,9 @@ class TestRestart(PassTestCase):
         b = self.loop.host_manager.host_states[books['b']].instances['b']
         self.assertEqual((True, 2.0, 0.0), (b.preemptible, b.running_since,
                                             b.admitted_at))
+        a = self.loop.host_manager.host_states[books['a']].instances['a']
+        self.assertEqual((3.0, 2.0, 0.0), (a.priority, a.overhead_s,
+                                           a.running_s))
 
     def test_preempted_instance_waits_alone_after_a_restart(self):
         self.use_priority_strategy(on_no_valid_host='wait')
@@ -275,6 +278,41 @@ class TestRestart(PassTestCase):
                          [(e.spec.instance_ids, e.spec.num_instances,
                            e.preempted) for e in entries])
 
+    def test_termination_done_while_down_is_confirmed_not_repeated(self):
+        # A large request displaces two medium instances on one blade. The
+        # scheduler dies once the first is confirmed gone; the second goes
+        # while nobody listens. The next scheduler confirms it from what
+        # the blade reports and spawns the new instance.
+        for i in range(4):
+            self.submit('p%d' % i, preemptible=True)
+        self.submit('q0', preemptible=True)
+        self.submit('q1', preemptible=True)
+        self.submit('q2', preemptible=True)
+        self.submit('q3', preemptible=True)
+        self.run_for(5)
+
+        def crash(where, **context):
+            if where == 'after_termination':
+                raise loop_fixtures.Crash(where)
+        self.loop.executor.crash_hook = crash
+        self.submit('vip', loop_fixtures.LARGE)
+        self.assertRaises(loop_fixtures.Crash, self.run_for, 10)
+        self.loop.stop()
+        self.driver.events = Deaf()
+        self.run_for(5)
+        self.loop = self.new_loop()
+        self.run_for(10)
+        store = self.loop.store
+        self.assertEqual('running', self.state('vip'))
+        decision = store.get_decision(store.get_instance('vip').decision_id)
+        self.assertEqual('done', decision.state)
+        self.assertEqual(sorted(decision.victims), sorted(decision.confirmed))
+        self.assertEqual(2, len(decision.victims))
+        self.assertEqual(sorted(decision.victims),
+                         sorted(self.driver.terminated))
+        for victim in decision.victims:
+            self.assertEqual('terminated', self.state(victim))
+
     def test_decision_on_a_host_gone_during_the_restart_is_rolled_back(self):
         self.flags(group='preemptible', termination_grace_seconds=30)
         for name in ('s0', 's1'):
@@ -299,3 +337,46 @@ class Deaf:
 
     def __getattr__(self, name):
         return lambda *args, **kw: None
+
+
+class TestReviewFindings(PassTestCase):
+
+    hosts = 2
+
+    def test_deleted_while_building_and_host_lost_ends_deleted(self):
+        self.submit('vm')
+        self.run_for(1)
+        host = self.loop.store.get_instance('vm').host
+        self.loop.delete('vm')
+        self.run_for(0.2)
+        self.driver.host_down(host)
+        self.run_for(10)
+        self.assertEqual('deleted', self.state('vm'))
+        self.assertEqual(0, len(self.loop.queue))
+
+
+class TestRequeuedAccount(PassTestCase):
+
+    hosts = 1
+
+    def test_a_requeued_instance_keeps_its_running_time_in_memory(self):
+        # 'low' runs 8 s, is displaced by 'high' (20 s), and its next
+        # spawn fails once: it comes back with its 8 s, in the store and
+        # in the scheduler's memory alike.
+        self.use_priority_strategy(on_no_valid_host='wait')
+        whole = objects.Resources(8, 16000, 160)
+        self.loop.submit(objects.RequestSpec('low', whole, priority=1.0))
+        self.run_for(10)
+        self.assertEqual('running', self.state('low'))
+        self.loop.submit(objects.RequestSpec('high', whole, priority=5.0),
+                         duration=20)
+        self.run_for(1)
+        self.driver.fail_next_spawns(1)
+        self.run_for(60)
+        row = self.row('low')
+        self.assertEqual(1, row.preemptions)
+        self.assertAlmostEqual(8.0, row.running_s, places=6)
+        self.assertEqual('running', row.state)
+        instance = self.loop.host_manager.host_states[row.host].instances[
+            'low']
+        self.assertAlmostEqual(8.0, instance.running_s, places=6)

@@ -105,6 +105,21 @@ class TestExplanation(ExplainTestCase):
                           explanation['passed'], explanation['rejected_by'],
                           explanation['victims'], explanation['reason']))
 
+    def test_passed_counts_only_hosts_that_passed_the_filters(self):
+        # retry, three blades: h1 full of normal instances, h2 full of
+        # preemptible ones, h3 with one of each. The displace phase skips
+        # h1 (nothing to displace): it did not pass.
+        hosts = [('h1', [inst('n%d' % i) for i in range(4)]),
+                 ('h2', [inst('p%d' % i, preemptible=True, minutes=10 + i)
+                         for i in range(4)]),
+                 ('h3', [inst('a', minutes=5),
+                         inst('b', preemptible=True, minutes=20),
+                         inst('c', objects.Resources(4, 8000, 80))])]
+        selection = build('retry', hosts=hosts).select_destinations(
+            spec(), now=0).selections[0]
+        self.assertEqual((3, 2), (selection.explanation()['hosts'],
+                                  selection.explanation()['passed']))
+
     def test_bare_selection_explains_itself(self):
         selection = scheduler.Selection(
             base.make_instance('i'), 'h', objects.TerminationPlan('h'))
@@ -198,6 +213,25 @@ class TestOrder(ExplainTestCase):
             self.assertEqual(expected, sched.select_destinations(
                 spec(SMALL)).selections[0].host, seed)
 
+    def test_no_draw_when_one_host_is_left(self):
+        # The first request fits one host only: nothing is drawn, so the
+        # second request's pick is the generator's first draw.
+        self.flags(group='filter_scheduler',
+                   enabled_filters=['compute', 'resources'])
+        for seed in range(8):
+            hosts = [('big', []), ('small', [inst('x', objects.Resources(
+                6, 1000, 0))])]
+            sched = build(hosts=hosts, seed=seed, host_subset_size=2)
+            first = sched.select_destinations(
+                spec(objects.Resources(4, 1000, 0)))
+            self.assertEqual('big', first.selections[0].host)
+            # Now 'big' has 4 vCPUs and 15384 MB free, 'small' 2 and
+            # 15384: equal RAM, so both are the best two.
+            second = sched.select_destinations(objects.RequestSpec(
+                'second', SMALL))
+            expected = ['big', 'small'][random.Random(seed).randrange(2)]
+            self.assertEqual(expected, second.selections[0].host, seed)
+
     def test_subset_larger_than_the_hosts(self):
         picks = {build(hosts=self.free_ram_hosts(), seed=seed,
                        host_subset_size=50).select_destinations(
@@ -223,6 +257,23 @@ class TestOrder(ExplainTestCase):
         decision = build(hosts=hosts, host_subset_size=1).\
             select_destinations(spec(SMALL))
         self.assertEqual('h2', decision.selections[0].host)
+
+
+class TestStages(ExplainTestCase):
+
+    def test_displacing_decision_times_its_stages(self):
+        stats = timing.StageStats()
+        stats.begin_pass(1, 0.0)
+        context = objects.PassContext(now=0.0, stopwatch=stats.stopwatch)
+        decision = build(hosts=self.hosts()).select_destinations(
+            spec(), context=context)
+        stats.end_pass()
+        self.assertEqual(['p1'], decision.selections[0].terminate)
+        sizes = {row[2]: (row[3], row[4]) for row in stats.passes}
+        # Three hosts filtered on their normal view; h1 and h2 weighed;
+        # the preemption stage tried h1 only (it has victims).
+        self.assertEqual({'R1': (1, 3), 'R4': (1, 3), 'R5': (1, 2),
+                          'T10': (1, 2)}, sizes)
 
 
 class TestPlacedInstance(ExplainTestCase):

@@ -43,6 +43,13 @@ class TestBruteForce(base.TestCase):
             self.assertEqual((0,), solve([SMALL], [1], ['a'],
                                          (1e-9, 0, 0), BLADE))
 
+    def test_tiny_candidates_still_count(self):
+        # Two candidates of a billionth of a vCPU each cover a need of two.
+        tiny = (1e-9, 0, 0)
+        for solve in (selector.select, selector.brute_force):
+            self.assertEqual((0, 1), solve([tiny, tiny], [1, 1], ['a', 'b'],
+                                           (2e-9, 0, 0), BLADE))
+
     def test_single_first_candidate(self):
         self.assertEqual((0,), selector.brute_force(
             [MEDIUM, MEDIUM], [1, 2], ['a', 'b'], (2, 0, 0), BLADE))

@@ -44,6 +44,7 @@ class TestLoad(base.TestCase):
             error = self.assertRaises(exception.InvalidInput, policies.load,
                                       name)
             self.assertEqual('[scheduler] queue_policy', error.source)
+            self.assertNotIsInstance(error, exception.UnknownPlugin)
 
     def test_unknown_name_names_the_option(self):
         error = self.assertRaises(exception.UnknownPlugin, policies.load,

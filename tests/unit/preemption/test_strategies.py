@@ -98,6 +98,8 @@ class TestLoad(base.TestCase):
                                       preemption.load, name)
             self.assertEqual('[scheduler] preemption_strategy',
                              error.source)
+            # Empty, not an unknown name.
+            self.assertNotIsInstance(error, exception.UnknownPlugin)
 
     def test_unknown_name_names_the_option(self):
         error = self.assertRaises(exception.UnknownPlugin, preemption.load,
