@@ -284,10 +284,11 @@ class FilterScheduler:
                               context)
         if CONF.scheduler.terminate_only_when_needed:
             # Free room first: terminations only when no host has any.
-            weighed = ([item for item in weighed
-                        if item.view.fits(spec.resources)] +
-                       [item for item in weighed
-                        if not item.view.fits(spec.resources)])
+            free, full = [], []
+            for item in weighed:
+                (free if item.view.fits(spec.resources) else full).append(
+                    item)
+            weighed = free + full
         choice = None
         plans = {}
         with context.stopwatch('T10', len(weighed)):

@@ -102,10 +102,6 @@ class SchedulerLoop:
         self.decision_observers = []
 
     @property
-    def queue_policy(self):
-        return self.queue.policy
-
-    @property
     def pending(self):
         """``{sequence: PendingRequest}`` of the admitted requests."""
         return self.queue.entries

@@ -29,38 +29,17 @@ from preemptible_sched.loop import timing
 from preemptible_sched import objects
 from preemptible_sched.preemption import priority
 from tests import base
+from tests.unit.driver import test_scheduler
+from tests.unit.driver.test_scheduler import build
+from tests.unit.driver.test_scheduler import inst
+from tests.unit.driver.test_scheduler import MEDIUM
+from tests.unit.driver.test_scheduler import SMALL
+from tests.unit.driver.test_scheduler import spec
 
-SMALL = objects.Resources(1, 2000, 20)
-MEDIUM = objects.Resources(2, 4000, 40)
 WHOLE = objects.Resources(8, 16000, 400)
 
 
-def build(strategy='dual_state', hosts=(), seed=0, **kw):
-    sched = scheduler.FilterScheduler(strategy=strategy, seed=seed, **kw)
-    for name, instances in hosts:
-        sched.host_manager.add_host(objects.Host(name, 8, 16384, 500))
-        for instance in instances:
-            sched.host_manager.add_instance(name, instance)
-    return sched
-
-
-def inst(instance_id, resources=MEDIUM, preemptible=False, minutes=0):
-    return objects.Instance(instance_id, resources, preemptible,
-                            started_at=-60.0 * minutes)
-
-
-def spec(resources=MEDIUM, preemptible=False, num=1, **kw):
-    return objects.RequestSpec('req', resources, preemptible, num, **kw)
-
-
-class ExplainTestCase(base.TestCase):
-
-    def setUp(self):
-        super().setUp()
-        self.flags(group='filter_scheduler',
-                   enabled_filters=['compute', 'resources'],
-                   weighers=['termination_cost'])
-        self.flags(group='preemptible', termination_costs=['billing_period'])
+class ExplainTestCase(test_scheduler.SchedulerTestCase):
 
     def hosts(self):
         """h1: p1 (partial hour 1 min), h2: q1 (15 min), h3: normal only;
