@@ -74,3 +74,12 @@ class ConfigProblems(InvalidInput):
     def __init__(self, problems):
         self.problems = list(problems)
         super().__init__('configuration', None, '; '.join(self.problems))
+
+
+class StartupFailed(PreemptibleSchedException):
+    """A service could not start: its database or its message broker did
+    not answer in time (``[service] startup_timeout``).
+
+    The message is one line, without a password; the services print it and
+    exit with code 1.
+    """

@@ -68,6 +68,10 @@ class Instance:
     the running time and allocation overhead accumulated before the current
     run, and ``running_since`` when the current run began (None while it is
     not running yet, e.g. booting).
+
+    ``boot`` names one spawn of the instance (the scheduler's decision id):
+    the compute side reports it back with every event of that boot, so a
+    late report of an earlier boot is told from one of the current boot.
     """
 
     id: str
@@ -82,6 +86,7 @@ class Instance:
     running_s: float = 0.0
     overhead_s: float = 0.0
     running_since: typing.Optional[float] = None
+    boot: typing.Optional[int] = None
 
     def runtime(self, now):
         return max(0.0, now - self.started_at)

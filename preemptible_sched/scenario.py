@@ -22,19 +22,32 @@ the defaults for this scenario; a ``--config-file`` still overrides them.
 Every problem is reported as :class:`InvalidInput` naming the file and the
 field (``hosts[1].instances[0].flavor``), and nothing is changed before the
 whole file has been validated.
+
+Hostile files are refused the same way (see :mod:`preemptible_sched.limits`):
+only a regular file of at most ``limits.MAX_INPUT_BYTES`` is read (a FIFO,
+a device or ``/dev/zero`` is refused before anything is read), it must be
+UTF-8, nested at most ``limits.MAX_NESTING`` levels, and every number must
+be finite and within its bound: sizes within ``0..limits.MAX_RESOURCE``,
+times within ``0..limits.MAX_TIME``, ``num_instances`` an integer (not
+``2.0``) within ``1..limits.MAX_INSTANCES_PER_REQUEST``. ``NaN`` and
+``Infinity`` are never accepted, in JSON or YAML, nor in ``config``.
 """
 
-import json
-import os
+import math
 
 import jsonschema
-import yaml
+from oslo_config import cfg
 
 from preemptible_sched import exception
+from preemptible_sched import limits
 from preemptible_sched import objects
 
-_NUMBER = {'type': 'number', 'minimum': 0}
-_SIZES = {'vcpus': _NUMBER, 'memory_mb': _NUMBER, 'disk_gb': _NUMBER}
+_SIZE = {'type': 'number', 'minimum': 0, 'maximum': limits.MAX_RESOURCE}
+_TIME = {'type': 'number', 'minimum': 0, 'maximum': limits.MAX_TIME}
+_PRIORITY = {'type': 'number', 'minimum': 0,
+             'maximum': limits.MAX_PRIORITY}
+_RATIO = {'type': 'number', 'minimum': 0, 'maximum': limits.MAX_FACTOR}
+_SIZES = {'vcpus': _SIZE, 'memory_mb': _SIZE, 'disk_gb': _SIZE}
 _STRINGS = {'type': 'object',
             'additionalProperties': {'type': ['string', 'number',
                                               'boolean']}}
@@ -48,9 +61,9 @@ _INSTANCE = dict({
         'id': {'type': 'string', 'minLength': 1},
         'flavor': {'type': 'string'},
         'preemptible': {'type': 'boolean'},
-        'runtime_s': _NUMBER,
+        'runtime_s': _TIME,
         'service_class': {'type': 'string'},
-        'priority': _NUMBER,
+        'priority': _PRIORITY,
         'group': {'type': 'string'},
     }, **_SIZES),
     'additionalProperties': False,
@@ -70,12 +83,12 @@ _HOST = {
         'availability_zone': {'type': 'string'},
         'enabled': {'type': 'boolean'},
         'up': {'type': 'boolean'},
-        'cpu_allocation_ratio': _NUMBER,
-        'ram_allocation_ratio': _NUMBER,
-        'disk_allocation_ratio': _NUMBER,
-        'reserved_vcpus': _NUMBER,
-        'reserved_memory_mb': _NUMBER,
-        'reserved_disk_gb': _NUMBER,
+        'cpu_allocation_ratio': _RATIO,
+        'ram_allocation_ratio': _RATIO,
+        'disk_allocation_ratio': _RATIO,
+        'reserved_vcpus': _SIZE,
+        'reserved_memory_mb': _SIZE,
+        'reserved_disk_gb': _SIZE,
         'metrics': {'type': 'object'},
         'instances': {'type': 'array', 'items': _INSTANCE},
     }, **_SIZES),
@@ -88,13 +101,14 @@ _REQUEST = dict({
         'id': {'type': 'string', 'minLength': 1},
         'flavor': {'type': 'string'},
         'preemptible': {'type': 'boolean'},
-        'num_instances': {'type': 'integer', 'minimum': 1},
+        'num_instances': {'type': 'integer', 'minimum': 1,
+                          'maximum': limits.MAX_INSTANCES_PER_REQUEST},
         'constraints': {'anyOf': [_STRINGS, {'type': 'string'}]},
         'availability_zone': {'type': 'string'},
         'group': {'type': 'string'},
         'group_policy': {'enum': ['affinity', 'anti-affinity']},
         'service_class': {'type': 'string'},
-        'priority': _NUMBER,
+        'priority': _PRIORITY,
     }, **_SIZES),
     'additionalProperties': False,
 }, **_SIZED)
@@ -103,7 +117,7 @@ SCHEMA = {
     'type': 'object',
     'required': ['hosts', 'request'],
     'properties': {
-        'now': _NUMBER,
+        'now': _TIME,
         'description': {'type': 'string'},
         'flavors': {'type': 'object', 'additionalProperties': {
             'type': 'object', 'required': ['vcpus', 'memory_mb'],
@@ -146,27 +160,8 @@ def _path(parts):
 
 
 def _read(path):
-    try:
-        with open(path, encoding='utf-8') as stream:
-            text = stream.read()
-    except OSError as error:
-        raise exception.InvalidInput(path, None, 'cannot read file: %s'
-                                     % (error.strerror or error))
-    if os.path.splitext(path)[1].lower() in ('.yaml', '.yml'):
-        try:
-            return yaml.safe_load(text)
-        except yaml.YAMLError as error:
-            mark = getattr(error, 'problem_mark', None)
-            where = 'line %d' % (mark.line + 1) if mark else None
-            raise exception.InvalidInput(
-                path, where, 'malformed YAML: %s'
-                % getattr(error, 'problem', error))
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise exception.InvalidInput(
-            path, 'line %d column %d' % (error.lineno, error.colno),
-            'malformed JSON: %s' % error.msg)
+    """The document at ``path``: bounded, UTF-8, finite, not too deep."""
+    return limits.load_document(path)
 
 
 def _validate_schema(path, data):
@@ -178,6 +173,13 @@ def _validate_schema(path, data):
         return
     error = errors[0]
     field = _path(error.absolute_path)
+    if error.validator == 'type' and error.absolute_path and \
+            error.absolute_path[-1] in ('hosts', 'request', 'flavors',
+                                        'instances', 'config'):
+        # The schema quotes the whole value: say what was expected only.
+        raise exception.InvalidInput(
+            path, field, 'expected %s, got %s' % (
+                error.validator_value, type(error.instance).__name__))
     if error.validator == 'anyOf' and 'flavor' in str(error.schema):
         message = 'needs a "flavor" or "vcpus" and "memory_mb"'
     elif error.validator == 'required':
@@ -189,7 +191,8 @@ def _validate_schema(path, data):
             ' were')[0].split(' was')[0]
     else:
         message = error.message
-    raise exception.InvalidInput(path, field, message)
+    raise exception.InvalidInput(path, limits.one_line(field, 200),
+                                 limits.one_line(message, 300))
 
 
 def _resources(path, field, item, flavors):
@@ -222,26 +225,64 @@ def _constraints(path, value):
     return constraints
 
 
+def _option_group(conf, group):
+    """The group ``group`` of ``conf`` (``conf`` for DEFAULT), or None."""
+    if group == 'DEFAULT':
+        return conf
+    try:
+        if group not in conf:
+            return None
+        value = conf[group]
+    except (cfg.Error, ValueError, TypeError, KeyError):
+        return None
+    return value if isinstance(value, cfg.ConfigOpts.GroupAttr) else None
+
+
+#: Options a scenario may not set: they steer the command line itself.
+_NOT_SETTABLE = ('config_file', 'config_dir', 'command')
+
+
+def _check_finite(path, field, value):
+    """Refuse a NaN or infinity anywhere in a converted option value."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise exception.InvalidInput(path, field, 'bad value: %s is not '
+                                     'a finite number' % value)
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            _check_finite(path, field, item)
+
+
 def _check_config(path, config, conf):
     """Convert every ``config`` value with its option's type, in place."""
     for group, values in config.items():
-        if group != 'DEFAULT' and group not in conf:
-            raise exception.InvalidInput(path, 'config.%s' % group,
-                                         'unknown option group')
-        group_conf = conf if group == 'DEFAULT' else conf[group]
+        group_conf = _option_group(conf, group)
+        if group_conf is None:
+            raise exception.InvalidInput(
+                path, limits.one_line('config.%s' % group, 200),
+                'unknown option group')
         for name, value in values.items():
-            field = 'config.%s.%s' % (group, name)
-            if name not in group_conf:
+            field = limits.one_line('config.%s.%s' % (group, name), 200)
+            try:
+                info = conf._get_opt_info(
+                    name, None if group == 'DEFAULT' else group)
+            except (cfg.Error, KeyError, TypeError):
                 raise exception.InvalidInput(path, field, 'unknown option')
-            opt = conf._get_opt_info(
-                name, None if group == 'DEFAULT' else group)['opt']
+            opt = info['opt']
+            if name in _NOT_SETTABLE or isinstance(opt, cfg.SubCommandOpt):
+                raise exception.InvalidInput(
+                    path, field, 'cannot be set in a scenario')
             if isinstance(value, list):
                 value = ','.join(str(v) for v in value)
             try:
-                values[name] = opt.type(value)
-            except (ValueError, TypeError) as error:
-                raise exception.InvalidInput(path, field,
-                                             'bad value: %s' % error)
+                converted = opt.type(value)
+            except Exception as error:   # any type's own complaint
+                raise exception.InvalidInput(
+                    path, field, 'bad value: %s'
+                    % limits.one_line(error, 200))
+            _check_finite(path, field, converted)
+            values[name] = converted
 
 
 def load(path, conf):
@@ -253,10 +294,13 @@ def load(path, conf):
                                     float(f.get('disk_gb', 0)))
                for name, f in data.get('flavors', {}).items()}
     now = float(data.get('now', 0))
+    if len(data['hosts']) > limits.MAX_HOSTS:
+        raise exception.InvalidInput(path, 'hosts', 'more than %d hosts'
+                                     % limits.MAX_HOSTS)
     hosts = []
     placements = []
     host_names = set()
-    instance_ids = set()
+    instance_ids = {}
     for h_index, item in enumerate(data['hosts']):
         field = 'hosts[%d]' % h_index
         if item['name'] in host_names:
@@ -288,7 +332,7 @@ def load(path, conf):
                 raise exception.InvalidInput(path, i_field + '.id',
                                              'duplicate instance id %r'
                                              % inst['id'])
-            instance_ids.add(inst['id'])
+            instance_ids[inst['id']] = i_field
             started = now - float(inst.get('runtime_s', 0))
             placements.append((item['name'], objects.Instance(
                 id=inst['id'],
@@ -301,11 +345,14 @@ def load(path, conf):
                 priority=float(inst.get('priority', 0)),
                 group=inst.get('group'))))
     req = data['request']
+    num_instances = limits.positive_int(
+        req.get('num_instances', 1), path, 'request.num_instances',
+        maximum=limits.MAX_INSTANCES_PER_REQUEST)
     request = objects.RequestSpec(
         id=req.get('id', 'request'),
         resources=_resources(path, 'request', req, flavors),
         preemptible=req.get('preemptible', False),
-        num_instances=req.get('num_instances', 1),
+        num_instances=num_instances,
         flavor=req.get('flavor'),
         constraints=_constraints(path, req.get('constraints', {})),
         availability_zone=req.get('availability_zone'),
@@ -313,6 +360,13 @@ def load(path, conf):
         group_policy=req.get('group_policy'),
         service_class=req.get('service_class'),
         priority=float(req.get('priority', 0)))
+    for index in range(request.num_instances):
+        new_id = request.instance_id(index)
+        if new_id in instance_ids:
+            raise exception.InvalidInput(
+                path, 'request.id', 'the request would create instance '
+                '%r, which is already on %s' % (new_id,
+                                                instance_ids[new_id]))
     if request.group_policy and not request.group:
         raise exception.InvalidInput(path, 'request.group',
                                      'group_policy needs a group')

@@ -18,20 +18,36 @@ These subcommands talk to a running ``preemptible-scheduler`` over the
 configured transport (``[DEFAULT] transport_url``; ``fake://``, the default,
 reaches nothing outside a process, so it is refused). Exit codes: 0 done; 1
 the request failed (``submit --wait``), or the service did not answer; 2 bad
-input (arguments, unknown request id, duplicate id), on one line of stderr.
+input (arguments, unknown request id, a request id taken by another
+request) or refused by the service's policy, on one line of stderr.
+
+Each call names the caller's project and roles (``--os-project-id``,
+``--os-roles``, or the environment variables ``OS_PROJECT_ID`` and
+``OS_ROLES``; project ``default`` and no roles if neither is given): a
+project sees and deletes only its own requests, the role ``admin`` every
+project's (the service's policy says so; see ``doc/source/service.rst``).
+
+``submit`` names its request itself (``--id``, or a generated
+``req-<hex>``) and, when the service does not answer in time, asks again
+with the same id, at most ``SUBMIT_ATTEMPTS`` times: the service takes a
+request id once, so a submit that timed out is never placed twice, and a
+request placed after all is the one reported.
 """
 
 import contextlib
 import functools
 import json
+import os
 import socket
 import sys
 import time
+import uuid
 
 from preemptible_sched.cmd import scheduler as scheduler_cmd
 from preemptible_sched.cmd import testbed
 from preemptible_sched.conf import CONF
 from preemptible_sched import exception
+from preemptible_sched import limits
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -43,13 +59,41 @@ FINAL_STATUSES = ('placed', 'failed', 'deleted')
 BROKER_RETRIES = 2
 BROKER_TIMEOUT = 5.0
 
+#: Attempts of one ``submit`` when the service does not answer (each with
+#: the same request id), and seconds between two.
+SUBMIT_ATTEMPTS = 3
+RETRY_PAUSE = 1.0
+
+#: The project of a caller that names none.
+DEFAULT_PROJECT = 'default'
+
 # Seconds between two looks at a request by ``submit --wait``.
 _POLL_SECONDS = 0.2
 
 
-def _add_format(parser):
+def _add_common(parser):
+    """The output format and the caller's project and roles."""
     parser.add_argument('--format', choices=('json', 'table'),
                         default='json', help='Output format.')
+    auth = parser.add_argument_group('caller')
+    auth.add_argument('--os-project-id', metavar='PROJECT',
+                      help='Project the call is made for (default: '
+                      '$OS_PROJECT_ID, else "%s").' % DEFAULT_PROJECT)
+    auth.add_argument('--os-roles', metavar='ROLE[,ROLE...]',
+                      help='Roles of the caller, comma-separated (default: '
+                      '$OS_ROLES, else none); "admin" sees every project.')
+
+
+def call_context(args):
+    """The RPC context of a call: the caller's project and roles."""
+    project_id = (getattr(args, 'os_project_id', None) or
+                  os.environ.get('OS_PROJECT_ID') or DEFAULT_PROJECT)
+    roles = getattr(args, 'os_roles', None)
+    if roles is None:
+        roles = os.environ.get('OS_ROLES', '')
+    return {'project_id': project_id,
+            'roles': [role.strip() for role in roles.split(',')
+                      if role.strip()]}
 
 
 def add_parser(subparsers):
@@ -102,14 +146,14 @@ def add_parser(subparsers):
     submit.add_argument('--timeout', type=float, default=60.0,
                         metavar='SECONDS', help='Longest wait of --wait '
                         '(default 60).')
-    _add_format(submit)
+    _add_common(submit)
     submit.set_defaults(func=run_submit)
 
     listing = subparsers.add_parser(
         'list', help='List the requests the scheduler service knows.')
     listing.add_argument('--status', choices=('pending',) + FINAL_STATUSES,
                          help='Only the requests in this status.')
-    _add_format(listing)
+    _add_common(listing)
     listing.set_defaults(func=run_list)
 
     for name, helptext, func in (
@@ -118,7 +162,7 @@ def add_parser(subparsers):
              run_delete)):
         parser = subparsers.add_parser(name, help=helptext)
         parser.add_argument('request_id', metavar='ID', help='Request id.')
-        _add_format(parser)
+        _add_common(parser)
         parser.set_defaults(func=func)
 
 
@@ -128,6 +172,9 @@ def request_spec(args):
     """The request dict ``submit`` sends; raises :class:`InvalidInput`."""
     def bad(field, message):
         return exception.InvalidInput('submit', field, message)
+
+    def option(name):
+        return '--' + name.replace('_', '-')
 
     explicit = {'vcpus': args.vcpus, 'memory_mb': args.memory_mb,
                 'disk_gb': args.disk_gb}
@@ -144,16 +191,16 @@ def request_spec(args):
                       '--memory-mb')
         resources = dict(explicit, disk_gb=args.disk_gb or 0.0)
         for name, value in resources.items():
-            if value < 0:
-                raise bad('--' + name.replace('_', '-'),
-                          'must be >= 0, got %g' % value)
+            limits.resource(value, 'submit', option(name))
         if not any(resources.values()):
             raise bad('--vcpus', 'the request asks for nothing')
-    if args.num_instances < 1:
-        raise bad('--num-instances', 'must be >= 1, got %d'
-                  % args.num_instances)
-    if args.duration is not None and args.duration <= 0:
-        raise bad('--duration', 'must be > 0, got %g' % args.duration)
+    limits.integer(args.num_instances, 'submit', '--num-instances',
+                   minimum=1, maximum=limits.MAX_INSTANCES_PER_REQUEST)
+    if args.duration is not None:
+        limits.finite_number(args.duration, 'submit', '--duration',
+                             minimum=0, maximum=limits.MAX_TIME,
+                             exclusive_minimum=True)
+    limits.finite_number(args.priority, 'submit', '--priority')
     if args.request_id is not None and not args.request_id.strip():
         raise bad('--id', 'must not be empty')
     constraints = {}
@@ -187,9 +234,10 @@ class _Failed(Exception):
 
 
 @contextlib.contextmanager
-def scheduler_api():
+def scheduler_api(context=None):
     """A :class:`~preemptible_sched.service.rpcapi.SchedulerAPI` on the
-    configured transport; errors of the service become :class:`_Failed`.
+    configured transport, calling with ``context`` (see
+    :func:`call_context`); errors of the service become :class:`_Failed`.
 
     The messaging modules are imported here, after
     :func:`~.scheduler.quiet_eventlet`: the other subcommands do without
@@ -200,8 +248,10 @@ def scheduler_api():
     from preemptible_sched.service import rpcapi
     transport = _transport(service)
     try:
-        yield rpcapi.SchedulerAPI(transport, CONF, retry=BROKER_RETRIES)
-    except (rpcapi.RequestNotFound, rpcapi.BadRequest) as error:
+        yield rpcapi.SchedulerAPI(transport, CONF, retry=BROKER_RETRIES,
+                                  context=context)
+    except (rpcapi.RequestNotFound, rpcapi.BadRequest,
+            rpcapi.Forbidden) as error:
         raise _Failed(error, EXIT_BAD_INPUT) from None
     except rpcapi.ServiceError as error:
         raise _Failed(error, EXIT_FAILED) from None
@@ -252,6 +302,42 @@ def reports_failure(run):
         except _Failed as failure:
             return _fail(failure, failure.code)
     return wrapper
+
+
+def new_request_id():
+    """A request id, as the service would generate it."""
+    return 'req-%s' % uuid.uuid4().hex[:12]
+
+
+def submit_with_retries(api, spec, duration=None, image=None,
+                        attempts=None):
+    """``api.submit`` the request dict ``spec`` (which has an id), asking
+    again with the same id while the service does not answer
+    (``ServiceUnavailable``: the call timed out, or the service was not
+    ready), at most ``attempts`` times (default :data:`SUBMIT_ATTEMPTS`).
+
+    The last failure names the request id: the request may have been
+    taken all the same, and submitting the same id again is safe.
+    """
+    from preemptible_sched.service import rpcapi
+
+    attempts = SUBMIT_ATTEMPTS if attempts is None else attempts
+    for attempt in range(1, attempts + 1):
+        try:
+            return api.submit(spec, duration, image)
+        except rpcapi.ServiceUnavailable as error:
+            if attempt == attempts:
+                raise rpcapi.ServiceUnavailable(
+                    '%s (%d attempts); request %s may have been taken all '
+                    'the same: "preemptible-sched show %s" tells, and '
+                    'submitting again with --id %s is safe' % (
+                        error, attempts, spec['id'], spec['id'],
+                        spec['id'])) from None
+            sys.stderr.write('preemptible-sched: %s; asking again for '
+                             'request %s (attempt %d of %d)\n' % (
+                                 ' '.join(str(error).split()), spec['id'],
+                                 attempt + 1, attempts))
+            time.sleep(RETRY_PAUSE)
 
 
 def _wait(api, request, timeout):
@@ -309,8 +395,12 @@ def _print_request(request, fmt):
 @reports_failure
 def run_submit(args):
     spec = request_spec(args)
-    with scheduler_api() as api:
-        request = api.submit(spec, args.duration, args.image)
+    if spec['id'] is None:
+        spec['id'] = new_request_id()
+    limits.finite_number(args.timeout, 'submit', '--timeout', minimum=0,
+                         maximum=limits.MAX_TIME)
+    with scheduler_api(call_context(args)) as api:
+        request = submit_with_retries(api, spec, args.duration, args.image)
         if args.wait:
             waited = _wait(api, request, args.timeout)
             if waited is None:
@@ -326,7 +416,7 @@ def run_submit(args):
 
 @reports_failure
 def run_list(args):
-    with scheduler_api() as api:
+    with scheduler_api(call_context(args)) as api:
         requests = api.list(args.status)
     _print(requests, args.format, request_table(requests))
     return EXIT_OK
@@ -334,7 +424,7 @@ def run_list(args):
 
 @reports_failure
 def run_show(args):
-    with scheduler_api() as api:
+    with scheduler_api(call_context(args)) as api:
         request = api.show(args.request_id)
     _print_request(request, args.format)
     return EXIT_OK
@@ -342,7 +432,7 @@ def run_show(args):
 
 @reports_failure
 def run_delete(args):
-    with scheduler_api() as api:
+    with scheduler_api(call_context(args)) as api:
         request = api.delete(args.request_id)
     _print_request(request, args.format)
     return EXIT_OK

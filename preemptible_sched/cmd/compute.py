@@ -17,8 +17,10 @@
 Owns one emulated blade (``[fake_driver] vcpus``, ``memory_mb``,
 ``disk_gb``) named ``NAME`` and serves it to the scheduler service over
 oslo.messaging until SIGTERM or SIGINT (see
-:mod:`preemptible_sched.service.compute_agent`). Exit codes as
-``preemptible-scheduler``.
+:mod:`preemptible_sched.service.compute_agent`). Start-up and exit codes
+as ``preemptible-scheduler``'s: the configuration is checked, then the
+message broker must answer within ``[service] startup_timeout`` seconds
+(the agent has no database).
 """
 
 import sys
@@ -44,13 +46,16 @@ cli_opts = [
 ]
 
 
-def _build(conf):
-    from preemptible_sched.service import compute_agent
+def _validate(conf):
     if conf.driver not in AGENT_DRIVERS:
         raise ValueError('--driver: unknown agent driver %r (valid: %s)'
                          % (conf.driver, ', '.join(AGENT_DRIVERS)))
     if not conf.host.strip():
         raise ValueError('--host: the host name must not be empty')
+
+
+def _build(conf):
+    from preemptible_sched.service import compute_agent
     return compute_agent.ComputeAgent(
         conf, compute_agent.blade(conf.host, conf))
 
@@ -59,7 +64,7 @@ def main(argv=None):
     scheduler.quiet_eventlet()
     return scheduler.serve('preemptible-compute',
                            sys.argv[1:] if argv is None else argv, _build,
-                           cli_opts)
+                           cli_opts, validate=_validate, database=False)
 
 
 if __name__ == '__main__':

@@ -129,6 +129,10 @@ def run(args):
     scenario.apply_config(CONF)
     try:
         decision, strategy = decide(scenario)
+    except exception.ConfigProblems as error:
+        # One line per problem, each once (a name given twice in a list
+        # is one problem).
+        raise exception.ConfigProblems(dict.fromkeys(error.problems))
     except exception.UnknownPlugin as error:
         if error.option in scenario.config.get(error.group, {}) and \
                 CONF.get_location(error.option, error.group).location == \

@@ -34,7 +34,15 @@ configuration again. Each worker parses the same configuration files
 overrides are applied per run by :class:`runner.Simulation`. Workers only
 compute; this process writes every file, into a staging directory that
 is moved into ``--output`` once all the cells, the comparison and the
-plots are written.
+plots are written. SIGTERM or Ctrl-C while it runs stops the workers,
+removes the staging directory and exits with one line on stderr (143 and
+130); a staging directory left by a run killed outright (SIGKILL) is
+removed by the next run into the same ``--output``.
+
+Bounds on the options (:mod:`preemptible_sched.limits`): numbers finite,
+seeds within ``0..limits.MAX_SEED``, size factors within
+``0..limits.MAX_SIZE_FACTOR``, at most ``MAX_LIST`` values per list, at
+most ``MAX_JOBS`` workers and ``MAX_CELLS`` runs.
 """
 
 import concurrent.futures
@@ -50,6 +58,7 @@ import typing
 from preemptible_sched.cmd import simulate
 from preemptible_sched.conf import CONF
 from preemptible_sched import exception
+from preemptible_sched import limits
 from preemptible_sched import objects
 from preemptible_sched import qos
 from preemptible_sched.simulation import experiment
@@ -59,6 +68,13 @@ from preemptible_sched.simulation import report
 from preemptible_sched.simulation import runner
 
 DEFAULT_POLICIES = 'qos,priority'
+
+#: Most values in one of --policies, --size-factors, --seeds.
+MAX_LIST = 1000
+#: Most worker processes (--jobs).
+MAX_JOBS = 256
+#: Most runs (cells) in one experiment.
+MAX_CELLS = 10000
 
 
 def add_parser(subparsers):
@@ -103,15 +119,26 @@ def _size_factor(text):
     except ValueError:
         value = math.nan
     if not (math.isfinite(value) and value > 0):
-        raise ValueError('expected numbers > 0, got %r' % text)
+        raise ValueError('expected numbers > 0, got %s'
+                         % limits.one_line(repr(text), 60))
+    if value > limits.MAX_SIZE_FACTOR:
+        raise ValueError('expected numbers <= %g, got %s' % (
+            limits.MAX_SIZE_FACTOR, limits.one_line(repr(text), 60)))
     return value
 
 
 def _seed(text):
     try:
-        return int(text)
+        value = int(text) if len(text) <= 30 else None
     except ValueError:
-        raise ValueError('expected integers, got %r' % text) from None
+        value = None
+    if value is None:
+        raise ValueError('expected integers, got %s'
+                         % limits.one_line(repr(text), 60))
+    if not 0 <= value <= limits.MAX_SEED:
+        raise ValueError('expected integers in 0..%d, got %s'
+                         % (limits.MAX_SEED, text))
+    return value
 
 
 def parse_list(text, option, convert):
@@ -119,14 +146,19 @@ def parse_list(text, option, convert):
     (which raises ValueError with the reason); no value twice.
     """
     values = []
-    for part in (text or '').split(','):
+    parts = (text or '').split(',')
+    if len(parts) > MAX_LIST:
+        raise exception.InvalidInput(option, None, 'more than %d values'
+                                     % MAX_LIST)
+    for part in parts:
         try:
             value = convert(part.strip())
         except ValueError as error:
             raise exception.InvalidInput(option, None, str(error)) from None
         if value in values:
-            raise exception.InvalidInput(option, None,
-                                         '%r given twice' % part.strip())
+            raise exception.InvalidInput(
+                option, None, '%s given twice'
+                % limits.one_line(repr(part.strip()), 60))
         values.append(value)
     return values
 
@@ -195,6 +227,7 @@ def _read_workloads(args):
                                               stem))
         items = simulate.load_workload(_workload_args(args, path))
         simulate.check_classes(items, path)
+        runner.check_run(items, args.until)
         workloads[stem] = (path, items)
     return workloads
 
@@ -215,16 +248,27 @@ def prepare(args):
     policies = parse_list(args.policies, '--policies', _policy)
     seeds = parse_list(args.seeds, '--seeds', _seed)
     jobs = args.jobs if args.jobs is not None else os.cpu_count() or 1
-    if jobs < 1:
-        raise exception.InvalidInput('--jobs', None,
-                                     'must be at least 1, got %d' % jobs)
+    limits.integer(jobs, '--jobs', None, minimum=1, maximum=MAX_JOBS)
+    if args.until is not None:
+        args.until = limits.parse_number(args.until, '--until', None,
+                                         minimum=0, maximum=limits.MAX_TIME)
+    if args.limit is not None:
+        limits.integer(args.limit, '--limit', None, minimum=1,
+                       maximum=limits.MAX_COUNT * 1000)
+    if args.hosts is not None:
+        limits.integer(args.hosts, '--hosts', None, minimum=1,
+                       maximum=limits.MAX_HOSTS)
     source = _host_source(args)
     size_factors = ([None] if source == 'fixed' else
                     parse_list(args.size_factors, '--size-factors',
                                _size_factor))
-    if os.path.exists(args.output) and not os.path.isdir(args.output):
-        raise exception.InvalidInput('--output', None,
-                                     '%s is not a directory' % args.output)
+    simulate.check_output(args.output)
+    cells = (len(args.workload) * len(policies) * len(size_factors) *
+             len(seeds))
+    if cells > MAX_CELLS:
+        raise exception.InvalidInput(
+            'experiment', None, '%d runs (workloads x policies x size '
+            'factors x seeds), more than %d' % (cells, MAX_CELLS))
     workloads = _read_workloads(args)
     hosts = {}
     if source == 'fixed':
@@ -328,8 +372,23 @@ def _run_cells(plan, args, on_result):
                 span += summary.get('until_s') or 0.0
                 events += summary.get('events') or 0
                 bar.update(done, span, events)
+        except BaseException:
+            # Stopped (SIGTERM), Ctrl-C or a failed cell: the runs under
+            # way are of no use any more; do not wait for them.
+            _stop_workers(pool)
+            raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _stop_workers(pool):
+    """Terminate the worker processes of ``pool`` (they only compute)."""
+    processes = getattr(pool, '_processes', None) or {}
+    for process in list(processes.values()):
+        try:
+            process.terminate()
+        except (OSError, ValueError, AttributeError):
+            pass
 
 
 # -- The command ------------------------------------------------------------
@@ -355,9 +414,40 @@ def _write_plots(directory, plan, rows, classes, first_records):
 
 
 def run(args):
+    try:
+        with simulate.stoppable():
+            return _run(args)
+    except (simulate.Stopped, KeyboardInterrupt) as error:
+        return simulate.stopped_exit('experiment', type(error))
+
+
+def _run(args):
     plan = prepare(args)
     started = time.monotonic()
     draw = not args.no_plots and plots.available()
+    try:
+        cells, rows, classes = _write(args, plan, draw)
+    except OSError as error:
+        raise exception.InvalidInput(
+            '--output', None, 'cannot write %s: %s; nothing written' % (
+                limits.one_line(args.output, 200),
+                limits.one_line(error.strerror or error, 200)))
+    if not args.no_plots and not draw:
+        sys.stderr.write(plots.skipped_note() + '\n')
+    sys.stdout.write('%s\n%s\n' % (
+        experiment.comparison_intro(rows), report.render_text(
+            experiment.comparison_tables(rows, classes)[:2])))
+    sys.stdout.write(
+        '%d runs (%d workloads x %d policies x %d size factors x %d seeds) '
+        'in %.1f s; results in %s\n' % (
+            len(cells), len(plan.workloads), len(plan.policies),
+            len(plan.size_factors), len(plan.seeds),
+            time.monotonic() - started, args.output))
+    return 0
+
+
+def _write(args, plan, draw):
+    """Run the cells and write everything; ``(cells, rows, classes)``."""
     summaries, first_records = {}, {}
     with experiment.staged_output(args.output) as staging:
 
@@ -381,15 +471,4 @@ def run(args):
             classes, with_std)
         if draw:
             _write_plots(staging, plan, rows, classes, first_records)
-    if not args.no_plots and not draw:
-        sys.stderr.write(plots.skipped_note() + '\n')
-    sys.stdout.write('%s\n%s\n' % (
-        experiment.comparison_intro(rows), report.render_text(
-            experiment.comparison_tables(rows, classes)[:2])))
-    sys.stdout.write(
-        '%d runs (%d workloads x %d policies x %d size factors x %d seeds) '
-        'in %.1f s; results in %s\n' % (
-            len(cells), len(plan.workloads), len(plan.policies),
-            len(plan.size_factors), len(plan.seeds),
-            time.monotonic() - started, args.output))
-    return 0
+    return cells, rows, classes

@@ -20,23 +20,34 @@ upgrade, while no scheduler runs (the service refuses to start on an older
 schema unless ``[database] auto_migrate`` is set). ``db version`` prints
 the schema revision of the database and the newest one this code knows.
 
-Exit codes: 0 done; 1 the database cannot be reached or migrated; 2 bad
-configuration.
+The database must answer within ``[service] startup_timeout`` seconds
+(it is tried again every second until then).
+
+Exit codes: 0 done; 1 the database cannot be reached or migrated (one line
+of stderr, without the password); 2 bad configuration (one line of stderr
+per problem).
 """
 
 import sys
 
 from oslo_config import cfg
 
+from preemptible_sched.cmd import scheduler as scheduler_cmd
+from preemptible_sched.conf import checks
 from preemptible_sched.conf import CONF
+from preemptible_sched.conf import parsing
 from preemptible_sched.db import api as db_api
 from preemptible_sched.db import migration
+from preemptible_sched import exception
 from preemptible_sched import version
 
 EXIT_OK, EXIT_ERROR, EXIT_BAD_INPUT = 0, 1, 2
 
 
 def _store():
+    """The Store of ``[database] connection``, once it answers."""
+    from preemptible_sched.service import readiness
+    readiness.wait_for_database(CONF, CONF.service.startup_timeout)
     return db_api.Store.from_config(CONF)
 
 
@@ -88,28 +99,44 @@ def _add_parsers(subparsers):
 
 def _fail(message, code):
     sys.stderr.write('preemptible-sched-manage: %s\n'
-                     % ' '.join(str(message).split()))
+                     % ' '.join(parsing.mask_passwords(message).split()))
     return code
 
 
 def main(argv=None):
     command = cfg.SubCommandOpt('category', title='Categories',
                                 handler=_add_parsers)
+    # The database wait imports oslo.messaging (preemptible_sched.service).
+    scheduler_cmd.quiet_eventlet()
     CONF.register_cli_opt(command)
     try:
         try:
             CONF(sys.argv[1:] if argv is None else argv,
                  project='preemptible-sched', prog='preemptible-sched-manage',
                  version=version.version_string())
+        except parsing.BadValues as error:
+            for problem in error.problems:
+                _fail(problem, EXIT_BAD_INPUT)
+            return EXIT_BAD_INPUT
         except cfg.Error as error:
             return _fail(error, EXIT_BAD_INPUT)
+        problems = checks.database_problems(CONF)
+        for problem in problems:
+            _fail(problem, EXIT_BAD_INPUT)
+        if problems:
+            return EXIT_BAD_INPUT
         try:
             return CONF.category.func(CONF.category)
         except cfg.Error as error:
             return _fail(error, EXIT_BAD_INPUT)
+        except exception.StartupFailed as error:
+            return _fail(error, EXIT_ERROR)
+        except KeyboardInterrupt:
+            return _fail('interrupted', EXIT_ERROR)
         except Exception as error:   # the database, reached or migrated
-            return _fail('%s: %s' % (type(error).__name__, error),
-                         EXIT_ERROR)
+            from preemptible_sched.service import readiness
+            return _fail('%s: %s' % (type(error).__name__,
+                                     readiness.one_line(error)), EXIT_ERROR)
     finally:
         CONF.reset()
         CONF.unregister_opt(command)

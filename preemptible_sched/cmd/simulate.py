@@ -19,15 +19,26 @@ anything runs; a bad one is reported on one line naming the file, line and
 field, with exit code 2 and nothing written. The results
 (``instances.csv``, ``summary.json``, plots) are written all or nothing at
 the end (see :mod:`preemptible_sched.simulation.report`).
+
+The option values are checked before any file is read
+(:func:`check_options`): every number finite and within the bounds of
+:mod:`preemptible_sched.limits`, ``--output`` a directory that can be
+created (not empty, not an existing file). A run that could not end (an
+open-ended request without ``--until``) is refused once the workload and
+the hosts are read, before anything runs. SIGTERM and Ctrl-C stop the run
+with one line on stderr, nothing written (exit 143 and 130).
 """
 
 import contextlib
 import logging
+import os
+import signal
 import sys
 import time
 
 from preemptible_sched.conf import CONF
 from preemptible_sched import exception
+from preemptible_sched import limits
 from preemptible_sched.loop import scheduler_loop
 from preemptible_sched import qos
 from preemptible_sched.simulation import infrastructure
@@ -99,6 +110,116 @@ def add_parser(subparsers):
     parser.set_defaults(func=run)
 
 
+#: Exit codes of a run stopped by SIGTERM and by Ctrl-C (SIGINT).
+EXIT_TERMINATED, EXIT_INTERRUPTED = 128 + 15, 128 + 2
+
+
+class Stopped(BaseException):
+    """SIGTERM arrived: unwind (removing staging directories), then exit.
+
+    A BaseException, like KeyboardInterrupt, so that no ``except
+    Exception`` on the way swallows it.
+    """
+
+
+@contextlib.contextmanager
+def stoppable():
+    """Turn SIGTERM into :class:`Stopped` while the block runs.
+
+    ``finally`` blocks then run (a staging directory is removed) instead
+    of the process vanishing with them undone. A second SIGTERM kills as
+    usual. Outside the main thread the block runs as it is.
+    """
+    def handler(signum, frame):
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        raise Stopped()
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:   # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def stopped_exit(command, kind):
+    """Say on stderr that ``command`` stopped; the exit code."""
+    sys.stderr.write('preemptible-sched: %s %s; nothing written\n' % (
+        command, 'terminated (SIGTERM)' if kind is Stopped else
+        'interrupted'))
+    return EXIT_TERMINATED if kind is Stopped else EXIT_INTERRUPTED
+
+
+def check_output(path, option='--output'):
+    """``path`` if the results can go there: a directory, existing or not.
+
+    Refused: an empty name (it would write into the current directory),
+    an existing file that is not a directory, a NUL byte, and a path whose
+    nearest existing ancestor is not a writable directory.
+    """
+    if not isinstance(path, str) or not path.strip():
+        raise exception.InvalidInput(option, None, 'must name a directory '
+                                     '(got an empty name)')
+    if '\0' in path:
+        raise exception.InvalidInput(option, None, 'contains a NUL byte')
+    try:
+        if os.path.lexists(path) and not os.path.isdir(path):
+            raise exception.InvalidInput(
+                option, None, '%s exists and is not a directory'
+                % limits.one_line(path, 200))
+        ancestor = os.path.dirname(os.path.abspath(path))
+        while not os.path.lexists(ancestor):
+            ancestor = os.path.dirname(ancestor)
+        if not os.path.isdir(ancestor):
+            raise exception.InvalidInput(
+                option, None, '%s is not a directory'
+                % limits.one_line(ancestor, 200))
+        if not os.access(ancestor, os.W_OK | os.X_OK):
+            raise exception.InvalidInput(
+                option, None, 'cannot create %s: %s is not writable'
+                % (limits.one_line(path, 200),
+                   limits.one_line(ancestor, 200)))
+    except (OSError, ValueError) as error:
+        raise exception.InvalidInput(option, None, 'unusable path: %s'
+                                     % limits.one_line(error, 200))
+    return path
+
+
+def check_options(args):
+    """Check the numbers and paths among ``args`` before reading files.
+
+    Every number must be finite and within its bound (see
+    :mod:`preemptible_sched.limits`); raises InvalidInput naming the
+    option otherwise.
+    """
+    if getattr(args, 'until', None) is not None:
+        args.until = limits.parse_number(
+            args.until, '--until', None, minimum=0,
+            maximum=limits.MAX_TIME)
+    if getattr(args, 'limit', None) is not None:
+        limits.integer(args.limit, '--limit', None, minimum=1,
+                       maximum=limits.MAX_COUNT * 1000)
+    if getattr(args, 'hosts', None) is not None:
+        limits.integer(args.hosts, '--hosts', None, minimum=1,
+                       maximum=limits.MAX_HOSTS)
+    if getattr(args, 'size_factor', None) is not None:
+        args.size_factor = limits.parse_number(
+            args.size_factor, '--size-factor', None, minimum=0,
+            exclusive_minimum=True, maximum=limits.MAX_SIZE_FACTOR)
+    if getattr(args, 'seed', None) is not None:
+        limits.integer(args.seed, '--seed', None, minimum=0,
+                       maximum=limits.MAX_SEED)
+    for option in ('workload', 'infrastructure', 'machines'):
+        value = getattr(args, option, None)
+        if isinstance(value, str) and '\0' in value:
+            raise exception.InvalidInput('--%s' % option, None,
+                                         'contains a NUL byte')
+    check_output(args.output)
+
+
 def parse_class_map(text):
     if not text:
         return None
@@ -114,8 +235,8 @@ def parse_class_map(text):
 
 
 def load_workload(args):
-    if args.limit is not None and args.limit < 1:
-        raise exception.InvalidInput('--limit', None, 'must be at least 1')
+    if args.limit is not None:
+        limits.integer(args.limit, '--limit', None, minimum=1)
     return workload.read_workload(
         args.workload, args.workload_format,
         class_map=parse_class_map(args.class_map),
@@ -217,12 +338,33 @@ def simulate(args, items, hosts, policy, seed, progress=True):
     return result, summary
 
 
+def write_outputs(output, *args, **kw):
+    """:func:`report.write_outputs`, a failure to write as InvalidInput."""
+    try:
+        return report.write_outputs(output, *args, **kw)
+    except OSError as error:
+        raise exception.InvalidInput(
+            '--output', None, 'cannot write %s: %s; nothing written' % (
+                limits.one_line(output, 200),
+                limits.one_line(error.strerror or error, 200)))
+
+
 def run(args):
+    try:
+        with stoppable():
+            return _run(args)
+    except (Stopped, KeyboardInterrupt) as error:
+        return stopped_exit('simulate', type(error))
+
+
+def _run(args):
+    check_options(args)
     items = load_workload(args)
     check_classes(items, args.workload)
     hosts = load_hosts(args, items, args.size_factor, args.seed)
+    args.until = runner.check_run(items, args.until)
     result, summary = simulate(args, items, hosts, args.policy, args.seed)
-    report.write_outputs(
+    write_outputs(
         args.output, result.records, summary, plots=not args.no_plots,
         plot_data={'utilisation': metrics.utilisation_fractions(
             result.utilisation)}, stages=result.stage_rows)

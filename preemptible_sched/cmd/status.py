@@ -29,7 +29,11 @@ OpenStack ``<project>-status upgrade check`` convention, oslo.upgradecheck):
   classes have numeric priorities, the termination costs exist, and
   several scheduler workers share a lock path.
 
-Exit codes are oslo.upgradecheck's: 0 success, 1 warning, 2 failure.
+The database must answer within ``[service] startup_timeout`` seconds;
+when it does not, the database check fails with one line saying why.
+
+Exit codes are oslo.upgradecheck's: 0 success, 1 warning, 2 failure (a bad
+configuration file: one line of stderr per problem).
 """
 
 import configparser
@@ -38,11 +42,14 @@ import sys
 from oslo_config import cfg
 from oslo_upgradecheck import upgradecheck
 
+from preemptible_sched.cmd import scheduler as scheduler_cmd
 from preemptible_sched.conf import checks
 from preemptible_sched.conf import CONF
+from preemptible_sched.conf import parsing
 from preemptible_sched.conf import plugins
 from preemptible_sched.db import api as db_api
 from preemptible_sched.db import migration
+from preemptible_sched import exception
 from preemptible_sched import version
 
 Code = upgradecheck.Code
@@ -69,15 +76,22 @@ def _nova_sections():
 class Checks(upgradecheck.UpgradeCommands):
 
     def _check_database(self):
+        from preemptible_sched.service import readiness
+        problem = checks.connection_problems(CONF)
+        if problem:
+            return Result(Code.FAILURE, '\n'.join(problem))
         try:
+            readiness.wait_for_database(CONF, CONF.service.startup_timeout)
             store = db_api.Store.from_config(CONF)
             try:
                 current = store.revision()
             finally:
                 store.dispose()
+        except exception.StartupFailed as error:
+            return Result(Code.FAILURE, str(error))
         except Exception as error:
             return Result(Code.FAILURE, 'The database cannot be read: %s'
-                          % error)
+                          % readiness.one_line(error))
         head = migration.head_revision()
         if current != head:
             return Result(
@@ -165,7 +179,11 @@ def main(argv=None):
         upgrade.set_defaults(action_fn=checks_command.check)
 
     command = cfg.SubCommandOpt('command', handler=add_parsers)
+    scheduler_cmd.quiet_eventlet()
+    from preemptible_sched import service
     plugins.register_opts(CONF)
+    # So that [DEFAULT] transport_url is checked with the options.
+    service.register_messaging_opts(CONF)
     CONF.register_cli_opt(command)
     try:
         CONF(sys.argv[1:] if argv is None else list(argv),
@@ -174,8 +192,13 @@ def main(argv=None):
         # Where the library's check() reads ``--json`` from.
         upgradecheck.CONF = CONF
         return upgradecheck.run(CONF)
+    except parsing.BadValues as error:
+        for problem in error.problems:
+            sys.stderr.write('preemptible-sched-status: %s\n' % problem)
+        return 2
     except cfg.Error as error:
-        sys.stderr.write('preemptible-sched-status: %s\n' % error)
+        sys.stderr.write('preemptible-sched-status: %s\n' % ' '.join(
+            parsing.mask_passwords(error).split()))
         return 2
     finally:
         CONF.reset()

@@ -32,9 +32,13 @@ import sys
 import textwrap
 
 from preemptible_sched import exception
+from preemptible_sched import limits
 from preemptible_sched.simulation import traces
 
 EXIT_OK, EXIT_DOWNLOAD_FAILED = 0, 1
+
+#: Longest --timeout, in seconds (a day).
+MAX_TIMEOUT = 86400.0
 
 _WIDTH = 79
 
@@ -214,9 +218,16 @@ def _fail(message):
 
 def run_download(args):
     trace = traces.get(args.trace)
-    if args.timeout <= 0:
-        raise exception.InvalidInput('--timeout', None,
-                                     'must be > 0, got %r' % args.timeout)
+    args.timeout = limits.parse_number(
+        args.timeout, '--timeout', None, minimum=0, exclusive_minimum=True,
+        maximum=MAX_TIMEOUT)
+    for option, value in (('--cache-dir', args.cache_dir),
+                          ('--mirror', args.mirror)):
+        if value is not None and ('\0' in value or not value.strip()):
+            raise exception.InvalidInput(
+                option, None, 'expected a %s, got %s' % (
+                    'directory' if option == '--cache-dir' else 'URL',
+                    limits.one_line(repr(value), 80)))
     try:
         paths = traces.download(
             trace.name, cache_dir=args.cache_dir, base_url=args.mirror,

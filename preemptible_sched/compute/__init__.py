@@ -29,29 +29,43 @@ import typing
 class ComputeEvents:
     """What a compute driver reports; the scheduler loop implements it.
 
-    ``at`` is the clock time the event happened at.
+    ``at`` is the clock time the event happened at. ``boot``, when the
+    driver knows it, is the :attr:`~preemptible_sched.objects.Instance.boot`
+    of the spawn the event is about.
     """
 
-    def instance_started(self, host, instance_id, at):
+    def instance_started(self, host, instance_id, at, boot=None):
         """The instance finished booting and is running."""
 
-    def instance_ended(self, host, instance_id, at):
+    def instance_ended(self, host, instance_id, at, boot=None):
         """The instance's workload finished on its own."""
 
-    def instance_failed(self, host, instance_id, at, reason):
+    def instance_failed(self, host, instance_id, at, reason, boot=None):
         """Spawning failed, or the instance crashed."""
 
-    def instance_terminated(self, host, instance_id, at):
+    def instance_terminated(self, host, instance_id, at, boot=None):
         """A termination requested by the scheduler is done."""
 
-    def termination_failed(self, host, instance_id, at, reason):
+    def termination_failed(self, host, instance_id, at, reason, boot=None):
         """A termination requested by the scheduler did not happen."""
 
     def host_down(self, host, at):
         """The host stopped answering; its instances are lost."""
 
     def host_up(self, host, at):
-        """The host is back (empty) and may take instances."""
+        """The host is back and may take instances.
+
+        After ``host_down`` it is empty; after ``host_unreachable`` it may
+        still run what it ran: the loop asks it (``list_instances``) and
+        reconciles.
+        """
+
+    def host_unreachable(self, host, at):
+        """The host's agent stopped answering (missed heartbeats).
+
+        Unlike ``host_down`` its instances are not known to be lost: they
+        are kept as they are until the host is back or reported down.
+        """
 
     def host_added(self, host, at):
         """A host (an :class:`objects.Host`) joined after the start."""

@@ -71,6 +71,13 @@ DEFAULT_IMAGE = 'default'
 _EPSILON = 1e-9
 
 
+def _boot(instance):
+    """``{'boot': ...}`` for an instance the scheduler spawned (reports
+    name the boot they are about), else nothing.
+    """
+    return {} if instance.boot is None else {'boot': instance.boot}
+
+
 def blade_name(index):
     """``host-A`` ... ``host-Z`` for indexes 0..25, then ``host-27``..."""
     if index < len(string.ascii_uppercase):
@@ -240,7 +247,7 @@ class FakeDriver(compute.ComputeDriver):
         reason = self._spawn_refusal(host, instance)
         if reason is not None:
             self._report('instance_failed', host, instance.id,
-                         reason)
+                         reason, **_boot(instance))
             return
         fake_host = self._hosts[host]
         hot = image in fake_host.images
@@ -281,9 +288,9 @@ class FakeDriver(compute.ComputeDriver):
             self._report('instance_terminated', host, instance_id)
             return
         if self._take_injected(fake_host, 'fail_terminations'):
-            self._later(self.termination_seconds, self._report_now,
+            self._later(self.termination_seconds, self._report_boot,
                         'termination_failed', host, instance_id,
-                        'injected termination failure')
+                        'injected termination failure', fake.instance)
             return
         fake.terminate_calls += 1
         if fake.termination is None:
@@ -338,7 +345,8 @@ class FakeDriver(compute.ComputeDriver):
         if fake is None:
             raise LookupError('no instance %s on %s' % (instance_id, host))
         fake.cancel_lifecycle()
-        self._report('instance_failed', host, instance_id, reason)
+        self._report('instance_failed', host, instance_id, reason,
+                     **_boot(fake.instance))
 
     def host_down(self, host):
         """``host`` stops now: its instances vanish, ``host_down``.
@@ -420,18 +428,24 @@ class FakeDriver(compute.ComputeDriver):
         return self.clock.call_later(delay, callback, *args,
                                      priority=clock_mod.URGENT)
 
-    def _report(self, event, host, *args):
+    def _report(self, event, host, *args, boot=None):
         """Deliver ``events.<event>(host, ..., at, ...)`` soon."""
-        self._later(0.0, self._report_now, event, host, *args)
+        self._later(0.0, self._report_now, event, host, *args, boot)
+
+    def _report_boot(self, event, host, instance_id, reason, instance):
+        self._report_now(event, host, instance_id, reason, instance.boot)
 
     def _report_now(self, event, host, instance_id=None, *rest):
         # Looked up now: the scheduler loop may replace ``events``.
         event = getattr(self.events, event)
         at = self.clock.now()
+        *rest, boot = rest if rest else (None,)
         if instance_id is None:
             event(host, at)
-        else:
+        elif boot is None:
             event(host, instance_id, at, *rest)
+        else:
+            event(host, instance_id, at, *rest, boot=boot)
 
     def _booted(self, fake_host, fake, duration):
         fake.boot = None
@@ -442,19 +456,20 @@ class FakeDriver(compute.ComputeDriver):
         if duration is not None:
             fake.end = self._later(duration, self._ended, fake_host, fake)
         self.events.instance_started(fake_host.spec.name, fake.instance.id,
-                                     fake.started_at)
+                                     fake.started_at, **_boot(fake.instance))
 
     def _boot_failed(self, fake_host, fake):
         fake.boot = None
         del fake_host.instances[fake.instance.id]
         self.events.instance_failed(fake_host.spec.name, fake.instance.id,
-                                    self.clock.now(), 'injected boot failure')
+                                    self.clock.now(), 'injected boot failure',
+                                    **_boot(fake.instance))
 
     def _ended(self, fake_host, fake):
         fake.end = None
         del fake_host.instances[fake.instance.id]
         self.events.instance_ended(fake_host.spec.name, fake.instance.id,
-                                   self.clock.now())
+                                   self.clock.now(), **_boot(fake.instance))
 
     def _terminated(self, fake_host, fake):
         fake.termination = None
@@ -463,4 +478,5 @@ class FakeDriver(compute.ComputeDriver):
         for _ in range(fake.terminate_calls):
             self.events.instance_terminated(fake_host.spec.name,
                                             fake.instance.id,
-                                            self.clock.now())
+                                            self.clock.now(),
+                                            **_boot(fake.instance))

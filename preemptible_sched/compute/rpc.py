@@ -49,6 +49,7 @@ import oslo_messaging
 from preemptible_sched import clock as clock_mod
 from preemptible_sched import compute
 from preemptible_sched import exception
+from preemptible_sched import limits
 from preemptible_sched import objects
 
 LOG = logging.getLogger(__name__)
@@ -68,6 +69,11 @@ def _known_fields(cls, data):
     return {key: value for key, value in data.items() if key in names}
 
 
+def _malformed(kind, error):
+    return exception.InvalidInput(kind, None, 'malformed: %s'
+                                  % limits.one_line(error, 200))
+
+
 def host_to_dict(host):
     """:class:`objects.Host` as a JSON-serialisable dict."""
     data = dataclasses.asdict(host)
@@ -80,13 +86,20 @@ def host_from_dict(data):
     """The :class:`objects.Host` of :func:`host_to_dict`.
 
     Fields this version does not know are ignored, so an agent newer than
-    the scheduler can still register.
+    the scheduler can still register. A dict of the wrong shape raises
+    InvalidInput; values are not checked here (see
+    :func:`preemptible_sched.service.schemas.check_report`).
     """
-    fields = _known_fields(objects.Host, data)
-    fields['aggregates'] = tuple(
-        objects.Aggregate(**_known_fields(objects.Aggregate, aggregate))
-        for aggregate in fields.get('aggregates') or ())
-    return objects.Host(**fields)
+    try:
+        fields = _known_fields(objects.Host, data)
+        fields['aggregates'] = tuple(
+            objects.Aggregate(**_known_fields(objects.Aggregate, aggregate))
+            for aggregate in fields.get('aggregates') or ())
+        fields['attributes'] = dict(fields.get('attributes') or {})
+        fields['metrics'] = dict(fields.get('metrics') or {})
+        return objects.Host(**fields)
+    except (AttributeError, TypeError, ValueError) as error:
+        raise _malformed('host', error) from None
 
 
 def instance_to_dict(instance):
@@ -97,9 +110,15 @@ def instance_to_dict(instance):
 
 
 def instance_from_dict(data):
-    fields = _known_fields(objects.Instance, data)
-    fields['resources'] = objects.Resources(*fields['resources'])
-    return objects.Instance(**fields)
+    """The :class:`objects.Instance` of :func:`instance_to_dict` (unknown
+    fields ignored; a dict of the wrong shape raises InvalidInput).
+    """
+    try:
+        fields = _known_fields(objects.Instance, data)
+        fields['resources'] = objects.Resources(*fields['resources'])
+        return objects.Instance(**fields)
+    except (AttributeError, KeyError, TypeError, ValueError) as error:
+        raise _malformed('instance', error) from None
 
 
 def report_to_dict(report):
@@ -107,8 +126,15 @@ def report_to_dict(report):
 
 
 def report_from_dict(data):
-    return compute.InstanceReport(
-        **_known_fields(compute.InstanceReport, data))
+    """The :class:`~preemptible_sched.compute.InstanceReport` of
+    :func:`report_to_dict` (unknown fields ignored; a dict of the wrong
+    shape raises InvalidInput).
+    """
+    try:
+        return compute.InstanceReport(
+            **_known_fields(compute.InstanceReport, data))
+    except (AttributeError, TypeError, ValueError) as error:
+        raise _malformed('instance report', error) from None
 
 
 # -- the driver --------------------------------------------------------------
@@ -120,6 +146,15 @@ class _Agent:
     up: bool = False
     # What the loop was last told: None (nothing), else whether it is up.
     told: bool = None
+    # Clock time of its last registration (heartbeat), and whether it has
+    # registered within the heartbeat timeout since.
+    last_seen: float = None
+    reachable: bool = True
+
+    @property
+    def available(self):
+        """Whether the loop may use the host: up and reachable."""
+        return self.up and self.reachable
 
 
 class RPCComputeDriver(compute.ComputeDriver):
@@ -132,8 +167,12 @@ class RPCComputeDriver(compute.ComputeDriver):
     yet is reported with ``events.host_added`` (in the clock's thread).
     """
 
-    def __init__(self, clock, events=None, compute_api=None, known_hosts=()):
+    def __init__(self, clock, events=None, compute_api=None, known_hosts=(),
+                 heartbeat_timeout=None):
         super().__init__(clock, events)
+        #: clock seconds without a registration after which an agent is
+        #: unreachable (None: never)
+        self.heartbeat_timeout = heartbeat_timeout
         if compute_api is None:
             raise ValueError('the rpc compute driver needs a compute_api: '
                              'it is built by the scheduler service')
@@ -154,8 +193,8 @@ class RPCComputeDriver(compute.ComputeDriver):
         """
         with self._lock:
             for agent in self._agents.values():
-                agent.told = agent.up
-            return [dataclasses.replace(agent.spec, up=agent.up)
+                agent.told = agent.available
+            return [dataclasses.replace(agent.spec, up=agent.available)
                     for _, agent in sorted(self._agents.items())]
 
     def list_instances(self, host):
@@ -170,6 +209,11 @@ class RPCComputeDriver(compute.ComputeDriver):
             raise ComputeUnreachable(
                 'the agent of host %s did not answer list_instances: %s'
                 % (host, error)) from error
+        except exception.InvalidInput as error:
+            # A malformed answer tells nothing: as if it had not answered.
+            raise ComputeUnreachable(
+                'the agent of host %s answered list_instances with a '
+                'malformed payload: %s' % (host, error)) from error
         offset = self.clock.now() - answer['now']
         reports = []
         for data in answer['instances']:
@@ -221,10 +265,31 @@ class RPCComputeDriver(compute.ComputeDriver):
         with self._lock:
             self._delivering = True
             held, self._held = self._held, []
-            for event, head, tail in held:
-                self._deliver_soon(event, head, tail)
+            for event, head, tail, boot in held:
+                self._deliver_soon(event, head, tail, boot)
             for _, agent in sorted(self._agents.items()):
                 self._tell(agent)
+        if self.heartbeat_timeout is not None:
+            self.clock.call_later(self.heartbeat_timeout / 2,
+                                  self.check_heartbeats)
+
+    def check_heartbeats(self):
+        """Take as unreachable every registered agent silent for longer
+        than the heartbeat timeout; runs every half timeout.
+        """
+        now = self.clock.now()
+        with self._lock:
+            for _, agent in sorted(self._agents.items()):
+                if agent.boot_id is None or not agent.reachable or \
+                        now - agent.last_seen <= self.heartbeat_timeout:
+                    continue
+                LOG.warning('The agent of host %s missed its heartbeats '
+                            '(last seen %.0f s ago): host unreachable',
+                            agent.spec.name, now - agent.last_seen)
+                agent.reachable = False
+                self._tell(agent)
+        self.clock.call_later(self.heartbeat_timeout / 2,
+                              self.check_heartbeats)
 
     # -- what the agents report (any thread) ---------------------------------
 
@@ -240,13 +305,16 @@ class RPCComputeDriver(compute.ComputeDriver):
             agent.spec = host
             agent.boot_id = boot_id
             agent.up = host.up
+            agent.last_seen = self.clock.now()
+            agent.reachable = True
             self._tell(agent)
             self._registered.notify_all()
 
-    def report(self, event, host, *args):
+    def report(self, event, host, *args, boot=None):
         """An event of the agent of ``host``: ``event`` is the name of a
         :class:`~preemptible_sched.compute.ComputeEvents` method, ``args``
-        its arguments after ``host`` and without ``at``.
+        its arguments after ``host`` and without ``at``; ``boot`` the boot
+        token of the spawn it is about, if the agent said.
         """
         if event not in _REPORTED_EVENTS:
             raise ValueError('unknown compute event %r' % event)
@@ -257,7 +325,7 @@ class RPCComputeDriver(compute.ComputeDriver):
                     agent.up = event == 'host_up'
                     self._tell(agent)
                 return
-            self._emit(event, (host,) + args[:1], args[1:])
+            self._emit(event, (host,) + args[:1], args[1:], boot)
 
     # -- internals -----------------------------------------------------------
 
@@ -278,35 +346,48 @@ class RPCComputeDriver(compute.ComputeDriver):
             agent = self._agents.get(host)
             if agent is None:
                 return 'no agent registered for host %s' % host
-            if not agent.up:
-                return 'host %s is down' % host
+            if not agent.available:
+                return 'host %s is %s' % (
+                    host, 'down' if not agent.up else 'unreachable')
         return None
 
-    def _emit(self, event, head, tail):
+    def _emit(self, event, head, tail, boot=None):
         """Deliver an event, or hold it until delivery starts (lock held)."""
         if self._delivering:
-            self._deliver_soon(event, head, tail)
+            self._deliver_soon(event, head, tail, boot)
         else:
-            self._held.append((event, head, tail))
+            self._held.append((event, head, tail, boot))
 
     def _tell(self, agent):
         """Report what the loop does not know of ``agent`` (lock held)."""
-        if not self._delivering or agent.told == agent.up:
+        available = agent.available
+        if not self._delivering or agent.told == available:
             return
         if agent.told is None:
             self._deliver_soon('host_added', (agent.spec,), ())
+        elif available:
+            self._deliver_soon('host_up', (agent.spec.name,), ())
         else:
-            self._deliver_soon('host_up' if agent.up else 'host_down',
+            self._deliver_soon('host_down' if not agent.up
+                               else 'host_unreachable',
                                (agent.spec.name,), ())
-        agent.told = agent.up
+        agent.told = available
 
-    def _deliver_soon(self, event, head, tail):
-        self.clock.call_soon(self._deliver, event, head, tail,
+    def _deliver_soon(self, event, head, tail, boot=None):
+        self.clock.call_soon(self._deliver, event, head, tail, boot,
                              priority=clock_mod.URGENT)
 
-    def _deliver(self, event, head, tail):
+    def _deliver(self, event, head, tail, boot=None):
         at = self.clock.now()
-        getattr(self.events, event)(*head, at, *tail)
+        if boot is None:
+            getattr(self.events, event)(*head, at, *tail)
+        else:
+            getattr(self.events, event)(*head, at, *tail, boot=boot)
+
+
+def _boot(boot):
+    """The ``boot`` keyword of a report, when the agent gave one."""
+    return {} if boot is None else {'boot': boot}
 
 
 #: Events an agent may report, and whether they carry an instance id.
@@ -319,33 +400,110 @@ class ComputeReportsEndpoint:
     """Server side of the agents' reports, on the scheduler's report topic.
 
     Every method is a cast; ``at`` (the agent's clock) is only logged.
+    ``check(method, kwargs)``, when given, returns the checked arguments
+    of a report or raises InvalidInput (the scheduler service passes
+    :func:`preemptible_sched.service.schemas.check_report`). A report
+    refused, of a method that does not exist, or that fails is logged
+    (one WARNING line; a failure with its traceback) and dropped: nothing
+    an agent sends makes a method raise.
     """
 
     target = oslo_messaging.Target(version=RPC_API_VERSION)
 
-    def __init__(self, driver):
-        self.driver = driver
+    _MISSING = object()
 
-    def register_host(self, ctxt, host, boot_id):
-        self.driver.register(host_from_dict(host), boot_id)
+    def __init__(self, driver, check=None):
+        self._driver = driver
+        self._check = check
 
-    def instance_started(self, ctxt, host, instance_id, at=None):
-        self.driver.report('instance_started', host, instance_id)
+    def __getattr__(self, name):
+        if name.startswith(('_', 'oslo_')):
+            raise AttributeError(name)
 
-    def instance_ended(self, ctxt, host, instance_id, at=None):
-        self.driver.report('instance_ended', host, instance_id)
+        def no_such_report(ctxt, **kwargs):
+            LOG.warning('Dropped report %s: no such report',
+                        limits.one_line(name, 60))
+        return no_such_report
 
-    def instance_failed(self, ctxt, host, instance_id, reason, at=None):
-        self.driver.report('instance_failed', host, instance_id, reason)
+    def _handle(self, method, kwargs, action):
+        kwargs = {key: value for key, value in kwargs.items()
+                  if value is not self._MISSING}
+        try:
+            if self._check is not None:
+                kwargs = self._check(method, kwargs)
+            action(**kwargs)
+            return
+        except exception.InvalidInput as error:
+            refused = error
+        except Exception:
+            LOG.exception('Report %s failed; it is dropped', method)
+            return
+        # Out of the except clause: oslo.log would append the exception.
+        LOG.warning('Dropped report %s: %s', method, limits.one_line(refused))
 
-    def instance_terminated(self, ctxt, host, instance_id, at=None):
-        self.driver.report('instance_terminated', host, instance_id)
+    def _register(self, host, boot_id):
+        self._driver.register(host_from_dict(host), boot_id)
 
-    def termination_failed(self, ctxt, host, instance_id, reason, at=None):
-        self.driver.report('termination_failed', host, instance_id, reason)
+    def _event(self, event):
+        """The action of a report: the driver's ``report(event, host,
+        [instance_id, [reason]])``.
+        """
+        def host_event(host, at=None):
+            self._driver.report(event, host)
 
-    def host_down(self, ctxt, host, at=None):
-        self.driver.report('host_down', host)
+        def instance_event(host, instance_id, at=None, boot=None):
+            self._driver.report(event, host, instance_id, **_boot(boot))
 
-    def host_up(self, ctxt, host, at=None):
-        self.driver.report('host_up', host)
+        def failure(host, instance_id, reason, at=None, boot=None):
+            self._driver.report(event, host, instance_id, reason,
+                                **_boot(boot))
+
+        if event in ('host_down', 'host_up'):
+            return host_event
+        if event in ('instance_failed', 'termination_failed'):
+            return failure
+        return instance_event
+
+    def register_host(self, ctxt, host=_MISSING, boot_id=_MISSING, **extra):
+        self._handle('register_host', dict(extra, host=host,
+                                           boot_id=boot_id), self._register)
+
+    def instance_started(self, ctxt, host=_MISSING, instance_id=_MISSING,
+                         at=None, **extra):
+        self._handle('instance_started',
+                     dict(extra, host=host, instance_id=instance_id, at=at),
+                     self._event('instance_started'))
+
+    def instance_ended(self, ctxt, host=_MISSING, instance_id=_MISSING,
+                       at=None, **extra):
+        self._handle('instance_ended',
+                     dict(extra, host=host, instance_id=instance_id, at=at),
+                     self._event('instance_ended'))
+
+    def instance_failed(self, ctxt, host=_MISSING, instance_id=_MISSING,
+                        reason=_MISSING, at=None, **extra):
+        self._handle('instance_failed',
+                     dict(extra, host=host, instance_id=instance_id,
+                          reason=reason, at=at),
+                     self._event('instance_failed'))
+
+    def instance_terminated(self, ctxt, host=_MISSING, instance_id=_MISSING,
+                            at=None, **extra):
+        self._handle('instance_terminated',
+                     dict(extra, host=host, instance_id=instance_id, at=at),
+                     self._event('instance_terminated'))
+
+    def termination_failed(self, ctxt, host=_MISSING, instance_id=_MISSING,
+                           reason=_MISSING, at=None, **extra):
+        self._handle('termination_failed',
+                     dict(extra, host=host, instance_id=instance_id,
+                          reason=reason, at=at),
+                     self._event('termination_failed'))
+
+    def host_down(self, ctxt, host=_MISSING, at=None, **extra):
+        self._handle('host_down', dict(extra, host=host, at=at),
+                     self._event('host_down'))
+
+    def host_up(self, ctxt, host=_MISSING, at=None, **extra):
+        self._handle('host_up', dict(extra, host=host, at=at),
+                     self._event('host_up'))

@@ -23,20 +23,23 @@ whose global configuration already has groups of the same names
 (``[filter_scheduler]``, ``[scheduler]``, ``[compute]``) with different
 options. Inside Nova, :mod:`preemptible_sched.conf.nova` declares the
 options an operator sets in ``nova.conf`` and copies them here.
-"""
 
-from oslo_config import cfg
+``CONF`` is a :class:`.parsing.ConfigOpts`: a value in the files that
+cannot be used stops the parsing with one line naming the file, the group
+and the option.
+"""
 
 from preemptible_sched.conf import compute
 from preemptible_sched.conf import database
 from preemptible_sched.conf import fake_driver
 from preemptible_sched.conf import filter_scheduler
+from preemptible_sched.conf import parsing
 from preemptible_sched.conf import preemptible
 from preemptible_sched.conf import qos
 from preemptible_sched.conf import scheduler
 from preemptible_sched.conf import service
 
-CONF = cfg.ConfigOpts()
+CONF = parsing.ConfigOpts()
 
 compute.register_opts(CONF)
 database.register_opts(CONF)

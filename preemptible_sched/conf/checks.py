@@ -15,26 +15,39 @@
 """Start-up checks of options that only make sense together.
 
 Every command that schedules calls :func:`require_valid` once the
-configuration is parsed: each problem (an unknown plugin name, a
-non-finite multiplier, options that contradict each other, deprecated
-options that disagree with their replacements) is reported at once, one
-line each, before anything runs. oslo.config already checks each option on
-its own (types, choices, bounds).
+configuration is parsed: each problem is reported at once, one line each
+naming the file, before anything runs:
+
+* a value that cannot be used: of the wrong type, out of bounds, not a
+  finite number (every float option, the plugins' multipliers and those
+  of the libraries included), empty for a number (see :mod:`.parsing`);
+* a group or an option in a file that nothing registered (a misspelling:
+  the closest known name is suggested);
+* an unknown plugin name, an incomplete service class, a malformed
+  ``[database] connection`` or ``transport_url``, a logging option that
+  would stop logging from being set up;
+* options that contradict each other, deprecated options that disagree
+  with their replacements.
 """
 
-import math
+import os
 import re
 
 from oslo_config import cfg
 
+from preemptible_sched.conf import database
+from preemptible_sched.conf import parsing
 from preemptible_sched.conf import plugins
+from preemptible_sched.conf import qos
+from preemptible_sched.conf import service
 from preemptible_sched import exception
 
 #: ``[scheduler] preemption_policy`` (deprecated) as a strategy; ``billing``
 #: is whatever ``[preemptible] mode`` says.
 _POLICY_STRATEGY = {'none': 'plain', 'qos': 'qos', 'priority': 'priority'}
 
-_DETAIL = re.compile(r"detail='([^']+)'")
+#: A host name or address in a URL (IPv6 without its brackets).
+_HOST = re.compile(r'^[A-Za-z0-9._%:-]+$')
 
 DEFAULT_STRATEGY = 'dual_state'
 
@@ -60,9 +73,10 @@ def strategy_name(conf):
             if mode is not None and mode != derived and \
                     not (policy != 'none' and mode == 'dual_state'):
                 problems.append(
-                    '[scheduler] preemption_policy = %s contradicts '
-                    '[preemptible] mode = %s: set only [scheduler] '
-                    'preemption_strategy' % (policy, mode))
+                    '%s = %s contradicts [preemptible] mode = %s: set only '
+                    '[scheduler] preemption_strategy' % (
+                        where(conf, 'scheduler', 'preemption_policy'),
+                        policy, mode))
     elif mode is not None:
         derived = mode
     if derived is None or new == derived:
@@ -72,23 +86,17 @@ def strategy_name(conf):
     # when it differs from its default.
     if new != DEFAULT_STRATEGY:
         problems.append(
-            '[scheduler] preemption_strategy = %s contradicts the '
-            'deprecated %s: remove the deprecated option' % (
-                new, '[scheduler] preemption_policy = %s' % policy
+            '%s = %s contradicts the deprecated %s: remove the deprecated '
+            'option' % (
+                where(conf, 'scheduler', 'preemption_strategy'), new,
+                '[scheduler] preemption_policy = %s' % policy
                 if policy is not None else '[preemptible] mode = %s' % mode))
     return derived, problems
 
 
 def where(conf, group, option, defaults_source=None):
     """``[group] option`` prefixed by the file that set it, if one did."""
-    location = conf.get_location(option, group)
-    if location is None:
-        return '[%s] %s' % (group, option)
-    if location.location == cfg.Locations.user and location.detail:
-        return '%s: [%s] %s' % (location.detail, group, option)
-    if location.location == cfg.Locations.set_default and defaults_source:
-        return '%s: config.%s.%s' % (defaults_source, group, option)
-    return '[%s] %s' % (group, option)
+    return parsing.where(conf, group, option, defaults_source)
 
 
 def _unknown(namespace, names, where):
@@ -100,6 +108,238 @@ def _unknown(namespace, names, where):
             for name in names if name not in valid]
 
 
+def _register_classes(conf):
+    """Register the ``[service_class_<name>]`` group of every class
+    ``[qos] service_classes`` names, so that their options are known.
+    """
+    try:
+        names = conf.qos.service_classes or ()
+    except (cfg.Error, ValueError):
+        return
+    for name in names:
+        if name.strip():
+            qos.register_class(conf, name.strip())
+
+
+def _class_problems(conf, at):
+    names = [name.strip() for name in conf.qos.service_classes
+             if name.strip()]
+    if not names:
+        return ['%s: must name at least one class'
+                % at('qos', 'service_classes')]
+    found = []
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        found.append('%s: names %s more than once' % (
+            at('qos', 'service_classes'), ', '.join(twice)))
+    for name in dict.fromkeys(names):
+        group = qos.class_group(name).name
+        for option in ('slo', 'importance'):
+            if conf[group][option] is None:
+                found.append('%s: class %r needs [%s] %s (only %s have '
+                             'defaults)' % (
+                                 at('qos', 'service_classes'), name, group,
+                                 option, ', '.join(qos.DEFAULT_CLASSES)))
+    default = conf.qos.default_service_class
+    if default and default not in names:
+        found.append('%s: %r is not one of the service classes (%s)' % (
+            at('qos', 'default_service_class'), default, ', '.join(names)))
+    return found
+
+
+def _fake_driver_problems(conf, at):
+    found = []
+    for option in ('boot_times_hot', 'boot_times_cold'):
+        if not conf.fake_driver[option]:
+            found.append('%s: needs at least one boot time'
+                         % at('fake_driver', option))
+    if conf.fake_driver.utilization_model == 'replay':
+        trace = conf.fake_driver.utilization_trace
+        if not trace:
+            found.append('%s = replay needs [fake_driver] utilization_trace'
+                         % at('fake_driver', 'utilization_model'))
+        elif not os.path.isfile(os.path.expanduser(trace)):
+            found.append('%s: no file %s'
+                         % (at('fake_driver', 'utilization_trace'), trace))
+    return found
+
+
+def _topic_problems(conf, at):
+    scheduler_topic = conf.service.scheduler_topic
+    compute_topic = conf.service.compute_topic
+    found = ['%s: must not be empty' % at('service', name)
+             for name, topic in (('scheduler_topic', scheduler_topic),
+                                 ('compute_topic', compute_topic))
+             if not topic or not topic.strip()]
+    if found:
+        return found
+    if compute_topic in (scheduler_topic,
+                         service.report_topic(conf)):
+        found.append(
+            '%s = %s is also the topic the scheduler listens on (%s): the '
+            'agents and the scheduler would take each other\'s messages; '
+            'give each a topic of its own' % (
+                at('service', 'compute_topic'), compute_topic,
+                ', '.join((scheduler_topic, service.report_topic(conf)))))
+    return found
+
+
+def database_url_problem(text):
+    """What is wrong with the SQLAlchemy URL ``text``, or None.
+
+    The URL is never repeated in the answer (it may hold a password).
+    """
+    from sqlalchemy.engine import url as sa_url
+    from sqlalchemy import exc as sa_exc
+    try:
+        url = sa_url.make_url(text)
+    except (sa_exc.ArgumentError, ValueError, TypeError) as error:
+        return 'not a valid SQLAlchemy URL (%s)' % parsing.mask_passwords(
+            str(error).replace(text, '...'))
+    if url.port is not None and not 0 < url.port < 65536:
+        return 'port %d out of range 1-65535' % url.port
+    try:
+        dialect = url.get_dialect()
+    except (sa_exc.NoSuchModuleError, ImportError, ValueError):
+        return ('unknown database driver %r (examples: mysql+pymysql, '
+                'postgresql+psycopg2, sqlite)' % url.drivername)
+    import_dbapi = getattr(dialect, 'import_dbapi', None) or getattr(
+        dialect, 'dbapi', None)
+    try:
+        if import_dbapi is not None:
+            import_dbapi()
+    except ImportError as error:
+        return 'the Python driver of %r is not installed (%s)' % (
+            url.drivername, error)
+    if url.get_backend_name() == 'sqlite':
+        name = url.database
+        if name and name != ':memory:' and not name.startswith('file:'):
+            path = os.path.abspath(os.path.expanduser(name))
+            if os.path.isdir(path):
+                return '%s is a directory, not a database file' % path
+            if not os.path.isdir(os.path.dirname(path)):
+                return 'no directory %s for the SQLite file' % (
+                    os.path.dirname(path))
+    elif url.host and not _HOST.match(url.host):
+        return 'invalid host name %r' % url.host
+    return None
+
+
+def transport_url_problem(conf, text):
+    """What is wrong with the oslo.messaging transport URL ``text``, or
+    None; the URL is never repeated (it may hold a password).
+    """
+    import oslo_messaging
+    try:
+        url = oslo_messaging.TransportURL.parse(conf, text)
+    except (oslo_messaging.InvalidTransportURL, ValueError,
+            TypeError) as error:
+        return 'not a valid transport URL (%s)' % parsing.mask_passwords(
+            str(error).replace(text, '...'))
+    drivers = plugins.names('oslo.messaging.drivers')
+    if drivers and url.transport not in drivers:
+        return 'unknown transport driver %r (valid: %s)' % (
+            url.transport, ', '.join(sorted(drivers)))
+    for host in url.hosts:
+        if host.port is not None and not 0 < host.port < 65536:
+            return 'port %d out of range 1-65535' % host.port
+        if host.hostname and not _HOST.match(host.hostname):
+            return 'invalid host name %r' % host.hostname
+    return None
+
+
+def _database_problems(conf, at):
+    connection = conf.database.connection
+    if connection:
+        problem = database_url_problem(connection)
+        return ['%s: %s' % (at('database', 'connection'), problem)] \
+            if problem else []
+    path = database.get_state_path(conf)
+    if os.path.exists(path) and not os.path.isdir(path):
+        return ['%s: %s is not a directory' % (at('DEFAULT', 'state_path'),
+                                               path)]
+    return []
+
+
+def _transport_problems(conf, at):
+    found = []
+    for group, option in (('DEFAULT', 'transport_url'),
+                          ('oslo_messaging_notifications', 'transport_url')):
+        section = conf if group == 'DEFAULT' else (
+            conf[group] if group in conf else ())
+        if option not in section:
+            continue    # oslo.messaging is not used by this command
+        text = section[option]
+        if text:
+            problem = transport_url_problem(conf, text)
+            if problem:
+                found.append('%s: %s' % (at(group, option), problem))
+    return found
+
+
+#: ``[service]`` options read as wall-clock seconds (and the clock's
+#: speed-up), with the largest value that still makes sense: a wait longer
+#: than a day is a hang, and past ``threading.TIMEOUT_MAX`` an error.
+_SERVICE_LIMITS = (('rpc_timeout', 86400.0), ('heartbeat_interval', 86400.0),
+                   ('host_wait_seconds', 86400.0), ('time_scale', 1e6))
+
+
+def _service_problems(conf, at):
+    return ['%s: must be at most %g, got %g' % (at('service', name), limit,
+                                                conf.service[name])
+            for name, limit in _SERVICE_LIMITS
+            if name in conf.service and conf.service[name] > limit]
+
+
+def _on_victim_problem(conf, strategy, at):
+    strategy_class = plugins.plugin_class(plugins.PREEMPTION_STRATEGIES,
+                                          strategy)
+    if strategy_class is None or strategy_class.spot or \
+            conf.scheduler.on_victim != 'terminate':
+        return []
+    option = at('scheduler', 'on_victim')
+    files = parsing.parsed_files(conf)
+    if not any('on_victim' in sections.get('scheduler', {})
+               for _, sections in files):
+        # Set under its deprecated name: say so.
+        for path, sections in files:
+            if 'on_preempt' in sections.get('preemptible', {}):
+                option = '%s: [preemptible] on_preempt (deprecated)' % path
+    return ['%s = terminate contradicts [scheduler] preemption_strategy = '
+            '%s: a class-based strategy displaces normal (not preemptible) '
+            'instances too, which must never be terminated; use requeue '
+            '(the strategy\'s default when on_victim is unset)'
+            % (option, strategy)]
+
+
+def _option_problems(conf, defaults_source=None):
+    """Values that cannot be used and names nothing knows, one line each."""
+    plugins.register_opts(conf)
+    _register_classes(conf)
+    files = parsing.parsed_files(conf)
+    # Every option's value, so that a bad one in a group this command
+    # would not read is reported now too, and every name nothing knows.
+    found = parsing.value_problems(conf, defaults_source)
+    found += parsing.logging_problems(conf)
+    found += parsing.unknown_names(conf, files)
+    return found
+
+
+def database_problems(conf):
+    """What ``preemptible-sched-manage`` stops on, one line each: the
+    values and names of the files, then ``[database]``.
+    """
+    return _option_problems(conf) or connection_problems(conf)
+
+
+def connection_problems(conf):
+    """What is wrong with ``[database] connection`` (or, without it, with
+    ``[DEFAULT] state_path``), one line each.
+    """
+    return _database_problems(conf, lambda group, option: where(
+        conf, group, option))
+
+
 def problems(conf, defaults_source=None):
     """Every problem of the parsed ``conf``, one line each.
 
@@ -109,26 +349,7 @@ def problems(conf, defaults_source=None):
     def at(group, option):
         return where(conf, group, option, defaults_source)
 
-    plugins.register_opts(conf)
-    found = []
-    # Every option's value, so that a bad one in a group this command
-    # would not read is reported now too.
-    for group in sorted(conf.keys()):
-        section = conf[group]
-        if not isinstance(section, cfg.ConfigOpts.GroupAttr):
-            continue
-        for name in sorted(section):
-            try:
-                section[name]
-            except (cfg.ConfigFileValueError, ValueError) as error:
-                # get_location() would read the bad value again: the
-                # file is in the message.
-                text = str(error)
-                reason = text.split(' is not valid: ', 1)[-1]
-                source = _DETAIL.search(text)
-                found.append('%s[%s] %s: %s' % (
-                    source.group(1) + ': ' if source else '', group, name,
-                    reason))
+    found = _option_problems(conf, defaults_source)
     if found:
         return found    # the checks below would only trip on these
     strategy, found_strategy = strategy_name(conf)
@@ -147,23 +368,13 @@ def problems(conf, defaults_source=None):
     found += _unknown(plugins.TERMINATION_COSTS,
                       conf.preemptible.termination_costs,
                       at('preemptible', 'termination_costs'))
-    for group, suffix in (('filter_scheduler', '_weight_multiplier'),
-                          ('preemptible', '_cost_multiplier')):
-        for name in conf[group]:
-            if name.endswith(suffix):
-                value = conf[group][name]
-                if value is not None and not math.isfinite(value):
-                    found.append('%s: must be a finite number, got %r'
-                                 % (at(group, name), value))
-    strategy_class = plugins.plugin_class(plugins.PREEMPTION_STRATEGIES,
-                                          strategy)
-    if strategy_class is not None and not strategy_class.spot and \
-            conf.scheduler.on_victim == 'terminate':
-        found.append(
-            '[scheduler] on_victim = terminate contradicts '
-            'preemption_strategy = %s: a class-based strategy displaces '
-            'normal instances too, which must never be terminated; use '
-            'requeue (or leave on_victim unset)' % strategy)
+    found += _class_problems(conf, at)
+    found += _fake_driver_problems(conf, at)
+    found += _topic_problems(conf, at)
+    found += _service_problems(conf, at)
+    found += _database_problems(conf, at)
+    found += _transport_problems(conf, at)
+    found += _on_victim_problem(conf, strategy, at)
     return found
 
 

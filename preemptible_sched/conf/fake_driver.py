@@ -30,10 +30,14 @@ given, so the same options serve the simulator (virtual time) and the
 
 UTILIZATION_MODELS = ('constant', 'random_walk', 'replay')
 
+#: Longest boot, termination or sampling interval, in seconds: a day.
+MAX_SECONDS = 86400.0
+
 fake_driver_opts = [
     cfg.IntOpt('host_count',
                default=4,
                min=1,
+               max=10000,
                help="""
 Number of blades the driver owns when it is not given its hosts.
 
@@ -43,7 +47,7 @@ the evaluation tables were produced on.
 
 Possible values:
 
-* A positive integer.
+* A positive integer up to 10000 (each blade is emulated in the process).
 
 Related options:
 
@@ -101,7 +105,7 @@ Related options:
 * ``[compute] disk_allocation_ratio``, ``reserved_host_disk_gb``
 """),
     cfg.ListOpt('boot_times_hot',
-                item_type=types.Float(min=0.0),
+                item_type=types.Float(min=0.0, max=MAX_SECONDS),
                 default=[1.5, 1.8, 1.9, 2.0, 2.0, 2.0, 2.1, 2.3, 2.6, 3.2],
                 help="""
 Boot times, in seconds, of an instance whose image the host has run before.
@@ -113,14 +117,14 @@ testbed: mean about 2.4 s, median 2 s.
 
 Possible values:
 
-* A non-empty list of non-negative numbers of seconds.
+* A non-empty list of numbers of seconds from 0 to 86400.
 
 Related options:
 
 * ``boot_times_cold``
 """),
     cfg.ListOpt('boot_times_cold',
-                item_type=types.Float(min=0.0),
+                item_type=types.Float(min=0.0, max=MAX_SECONDS),
                 default=[2.5, 3.0, 3.5, 4.0, 4.5, 6.0],
                 help="""
 Boot times, in seconds, of an instance whose image is new to the host.
@@ -131,7 +135,7 @@ that image on that host are hot.
 
 Possible values:
 
-* A non-empty list of non-negative numbers of seconds.
+* A non-empty list of numbers of seconds from 0 to 86400.
 
 Related options:
 
@@ -140,13 +144,14 @@ Related options:
     cfg.FloatOpt('termination_seconds',
                  default=0.5,
                  min=0.0,
+                 max=MAX_SECONDS,
                  help="""
 Time, in seconds, from a termination request to the instance being gone.
 
 Possible values:
 
-* A non-negative number of seconds; 0 terminates at once (still reported
-  through the clock, never from inside the request).
+* A number of seconds from 0 to 86400; 0 terminates at once (still
+  reported through the clock, never from inside the request).
 """),
     cfg.StrOpt('utilization_model',
                default='constant',

@@ -44,11 +44,19 @@ QUEUE_POLICIES = 'preemptible_sched.queue_policies'
 PREEMPTION_STRATEGIES = 'preemptible_sched.preemption_strategies'
 
 
+#: ``{namespace: [entry points]}``: the installed distributions do not
+#: change while a process runs, and reading them takes tens of
+#: milliseconds (the start-up checks ask several times).
+_CACHE = {}
+
+
 def _entry_points(namespace):
-    seen = {}
-    for entry_point in importlib.metadata.entry_points(group=namespace):
-        seen.setdefault(entry_point.name, entry_point)
-    return list(seen.values())
+    if namespace not in _CACHE:
+        seen = {}
+        for entry_point in importlib.metadata.entry_points(group=namespace):
+            seen.setdefault(entry_point.name, entry_point)
+        _CACHE[namespace] = list(seen.values())
+    return list(_CACHE[namespace])
 
 
 def names(namespace):

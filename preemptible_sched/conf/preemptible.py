@@ -72,6 +72,7 @@ Possible values:
     cfg.FloatOpt('termination_grace_seconds',
                  default=0.0,
                  min=0.0,
+                 max=86400.0,
                  help="""
 Seconds between the termination notice and the termination itself.
 
@@ -82,8 +83,8 @@ spawned only once every victim is confirmed gone.
 
 Possible values:
 
-* 0 (terminate at once) or a positive number of seconds (public spot
-  offers give 30 to 120 s).
+* 0 (terminate at once) or a positive number of seconds up to 86400
+  (public spot offers give 30 to 120 s).
 """),
 ]
 

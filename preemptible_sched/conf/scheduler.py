@@ -131,6 +131,7 @@ strategy at start-up; a value that contradicts ``preemption_strategy`` or
     cfg.FloatOpt('watchdog_interval',
                  default=10.0,
                  min=0.1,
+                 max=86400.0,
                  help="""
 Longest time, in seconds, between two scheduling passes.
 
@@ -141,7 +142,7 @@ requests are looked at again.
 
 Possible values:
 
-* A positive number of seconds.
+* A number of seconds from 0.1 to 86400.
 """),
     cfg.StrOpt('on_no_valid_host',
                default='fail',
@@ -161,6 +162,7 @@ Related options:
     cfg.IntOpt('max_attempts',
                default=3,
                min=1,
+               max=1000,
                help="""
 How many times an instance is scheduled before a failing spawn fails it.
 
@@ -169,7 +171,33 @@ the pending queue until it has been tried this many times.
 
 Possible values:
 
-* A positive integer; 1 means never retry.
+* A positive integer up to 1000; 1 means never retry.
+"""),
+    cfg.FloatOpt('compute_deadline',
+                 default=600.0,
+                 min=1.0,
+                 max=86400.0,
+                 help="""
+Seconds the compute side has to answer a ``spawn`` or a ``terminate``.
+
+Every spawn and every termination the scheduler asks for (a victim's, or
+an instance's whose request was deleted) gets an answer by then, or the
+scheduler asks the host what it really runs (``list_instances``) and
+settles: a victim that is gone is confirmed, one still there is asked to
+terminate again (rolled back after three attempts); an instance that never
+arrived is spawned elsewhere, one that runs is taken as started. A host
+that cannot be asked is asked again a deadline later. The clock is the
+scheduler's (virtual in the simulator).
+
+A message lost on the way (a crashed agent, a broker restart) therefore
+delays a decision by at most this long, never forever. Keep it above the
+slowest boot plus ``[preemptible] termination_grace_seconds``: an answer
+that is merely slow is settled early, harmlessly but with an extra
+``list_instances`` call.
+
+Possible values:
+
+* A number of seconds from 1 to 86400.
 """),
     cfg.IntOpt('random_seed',
                default=0,

@@ -106,6 +106,30 @@ Related options:
 
 * ``host_wait_seconds``
 """),
+    cfg.IntOpt('heartbeat_misses',
+               default=3,
+               min=1,
+               max=1000,
+               help="""
+Heartbeats an agent may miss before the scheduler takes its host as
+unreachable.
+
+A host whose agent has not registered for ``heartbeat_misses *
+heartbeat_interval`` seconds gets no new instances and its pending
+decisions are rolled back; its instances are kept as they are. When the
+agent registers again the scheduler asks it what it runs and reconciles:
+what still runs runs on, what is gone ends, and anything the scheduler no
+longer expects there is terminated. An agent that registers with a new boot
+id restarted with an empty blade: its instances are lost.
+
+Possible values:
+
+* A positive number of heartbeats.
+
+Related options:
+
+* ``heartbeat_interval``
+"""),
     cfg.FloatOpt('host_wait_seconds',
                  default=30.0,
                  min=0.0,
@@ -160,6 +184,31 @@ Possible values:
 * ``fake``: the service emulates the ``[fake_driver]`` blades itself, in
   its own process (a self-contained demonstration).
 * Any other name registered in ``preemptible_sched.compute_drivers``.
+"""),
+    cfg.FloatOpt('startup_timeout',
+                 default=60.0,
+                 min=1.0,
+                 max=86400.0,
+                 help="""
+Seconds (wall clock) a service waits at start-up for its database and its
+message broker.
+
+``preemptible-scheduler`` checks that ``[database] connection`` answers
+and, unless the transport is ``fake://``, that a broker of ``[DEFAULT]
+transport_url`` accepts connections; ``preemptible-compute`` checks the
+broker. Each is tried again every second until it answers or this time is
+up; then the service exits with code 1 and one line saying what could not
+be reached. SIGTERM and SIGINT stop the wait at once (exit code 0).
+``preemptible-sched-manage`` and ``preemptible-sched-status`` wait as long
+for the database.
+
+Possible values:
+
+* A number of seconds from 1 to 86400.
+
+Related options:
+
+* ``[database] connection``, ``[DEFAULT] transport_url``
 """),
 ]
 

@@ -48,6 +48,7 @@ from sqlalchemy import pool
 from preemptible_sched.conf import database as database_conf
 from preemptible_sched.db import migration
 from preemptible_sched.db import models
+from preemptible_sched.db import states
 from preemptible_sched import exception
 
 #: States in which an instance has left the system.
@@ -114,6 +115,35 @@ def _enable_sqlite_foreign_keys(dbapi_connection, connection_record):
         cursor.execute('PRAGMA foreign_keys=ON')
     finally:
         cursor.close()
+
+
+# The project of the requests a thread adds; see project_scope().
+_PROJECT_SCOPE = threading.local()
+
+
+@contextlib.contextmanager
+def project_scope(project_id):
+    """Requests this thread adds in the block, with no project of their
+    own, belong to ``project_id``.
+
+    The scheduler service submits a request through the loop, which knows
+    nothing of projects, in its clock's thread: the request is stored
+    with its project in the same transaction.
+    """
+    previous = getattr(_PROJECT_SCOPE, 'project_id', None)
+    _PROJECT_SCOPE.project_id = project_id
+    try:
+        yield
+    finally:
+        _PROJECT_SCOPE.project_id = previous
+
+
+def scoped_project():
+    """The project of :func:`project_scope` in this thread, else
+    ``models.DEFAULT_PROJECT``.
+    """
+    return (getattr(_PROJECT_SCOPE, 'project_id', None) or
+            models.DEFAULT_PROJECT)
 
 
 def _as_tuple(value):
@@ -273,16 +303,22 @@ class Store:
 
     # Requests.
 
-    def add_request(self, spec, at, duration_s=None, image=None):
+    def add_request(self, spec, at, duration_s=None, image=None,
+                    project_id=None):
         """Store :class:`objects.RequestSpec` ``spec``, pending.
 
         One ``pending`` instance row per instance of the request is created
-        in the same transaction. Raises :class:`Duplicate` if the request
-        or one of its instances exists already.
+        in the same transaction. The request belongs to ``project_id``;
+        when None, to the project of the enclosing :func:`project_scope`
+        of this thread, else to ``models.DEFAULT_PROJECT``. Raises
+        :class:`Duplicate` if the request or one of its instances exists
+        already.
         """
         if spec.num_instances < 1:
             raise ValueError('request %r asks for %r instances'
                              % (spec.id, spec.num_instances))
+        if project_id is None:
+            project_id = scoped_project()
         instance_ids = [spec.instance_id(i)
                         for i in range(spec.num_instances)]
         if len(set(instance_ids)) != len(instance_ids):
@@ -292,7 +328,8 @@ class Store:
             with self._transaction() as session:
                 self._check_new_request(session, spec.id, instance_ids)
                 request = models.Request(
-                    id=spec.id, spec=models.spec_to_dict(spec),
+                    id=spec.id, project_id=project_id,
+                    spec=models.spec_to_dict(spec),
                     duration_s=duration_s, image=image, status='pending',
                     reason=None, attempts=0, submitted_at=at, updated_at=at)
                 session.add(request)
@@ -301,19 +338,21 @@ class Store:
                     session.add(self._new_instance(spec, instance_id, at))
         except sa_exc.IntegrityError as e:
             raise Duplicate('request %r or one of its instances exists '
-                            'already: %s' % (spec.id, e.orig)) from e
+                            'already' % spec.id) from e
         return request
 
     @staticmethod
     def _check_new_request(session, request_id, instance_ids):
         if session.get(models.Request, request_id) is not None:
             raise Duplicate('request %r exists already' % request_id)
-        taken = session.scalars(
+        taken = sorted(session.scalars(
             sa.select(models.Instance.id)
-            .where(models.Instance.id.in_(instance_ids))).all()
+            .where(models.Instance.id.in_(instance_ids))).all())
         if taken:
+            shown = ', '.join(taken[:5]) + (
+                ' and %d more' % (len(taken) - 5) if len(taken) > 5 else '')
             raise Duplicate('instances of request %r exist already: %s'
-                            % (request_id, ', '.join(sorted(taken))))
+                            % (request_id, shown))
 
     @staticmethod
     def _new_instance(spec, instance_id, at):
@@ -330,14 +369,16 @@ class Store:
         with self._transaction() as session:
             return self._get(session, models.Request, request_id)
 
-    def list_requests(self, status=None):
+    def list_requests(self, status=None, project_id=None):
         """Requests, oldest first; only those in ``status`` (one status or
-        several) if given.
+        several) and of ``project_id`` if given.
         """
         query = sa.select(models.Request).order_by(
             models.Request.submitted_at, models.Request.id)
         if status is not None:
             query = query.where(models.Request.status.in_(_as_tuple(status)))
+        if project_id is not None:
+            query = query.where(models.Request.project_id == project_id)
         with self._transaction() as session:
             return list(session.scalars(query))
 
@@ -389,7 +430,11 @@ class Store:
         ``started_at`` on entering ``running``, ``ended_at`` on entering
         one of :data:`ENDED_STATES`. The accumulated times and counters
         (``running_s``, ``preemptions``...) are the caller's to compute.
-        Unknown fields or states raise :class:`ValueError`.
+        Unknown fields or states raise :class:`ValueError`; a change of
+        state the instance state machine does not allow (see
+        :mod:`preemptible_sched.db.states`) raises
+        :class:`~preemptible_sched.db.states.IllegalTransition`, with
+        nothing written.
         """
         unknown = sorted(set(fields) - INSTANCE_FIELDS)
         if unknown:
@@ -403,6 +448,8 @@ class Store:
         with self._transaction() as session:
             instance = self._lock_row(session, models.Instance, instance_id)
             old_state = instance.state
+            if state is not None:
+                states.check(instance_id, old_state, state)
             for name, value in fields.items():
                 setattr(instance, name, value)
             if at is not None:
@@ -424,8 +471,9 @@ class Store:
         In one transaction: the decision is inserted (``journaled``); the
         instance is claimed (``host``, ``scheduled_at`` and ``decision_id``
         set; it stays ``pending`` until spawned); every victim becomes
-        ``terminating``, ``terminated_by`` the decision; an event
-        ``decision.journaled`` is recorded.
+        ``terminating``, ``terminated_by`` the decision (a victim still
+        building has its own decision failed: it is never spawned again);
+        an event ``decision.journaled`` is recorded.
 
         Raises :class:`Refused`, with nothing written, unless the request
         is pending, the instance is an unclaimed pending instance of it,
@@ -465,6 +513,15 @@ class Store:
                 victim.state = 'terminating'
                 victim.terminated_by = decision.id
                 victim.updated_at = at
+                own = None if victim.decision_id is None else session.get(
+                    models.Decision, victim.decision_id)
+                if own is not None and \
+                        own.state in models.UNFINISHED_DECISION_STATES:
+                    # Displaced while building: never spawn it again.
+                    own.state = 'failed'
+                    own.reason = 'displaced by decision %d before it ' \
+                        'started' % decision.id
+                    own.updated_at = at
             self._add_event(session, 'decision.journaled', at,
                             request_id=request_id, instance_id=instance_id,
                             host=host, payload={'decision_id': decision.id,
@@ -477,7 +534,9 @@ class Store:
         reasons = []
         if request is None:
             reasons.append('request %r not found' % request_id)
-        elif request.status != 'pending':
+        elif request.status not in ('pending', 'placed'):
+            # 'placed': another instance of a multi-instance request is
+            # placed again (its spawn failed, it was preempted).
             reasons.append('request %r is %s, not pending'
                            % (request_id, request.status))
         instance = rows.get(instance_id)
@@ -625,9 +684,9 @@ class Store:
         victims whose termination is not confirmed run on (``running``,
         ``terminated_by`` cleared); the new instance is unclaimed
         (``pending``, no host, no decision); the request is pending again
-        (unless it was deleted meanwhile); an event ``decision.rolled_back``
-        is recorded. Rolling back twice changes nothing; a decision that
-        is done or failed is refused.
+        (unless it was deleted or failed meanwhile); an event
+        ``decision.rolled_back`` is recorded. Rolling back twice changes
+        nothing; a decision that is done or failed is refused.
         """
         with self._transaction() as session:
             decision, request, rows = self._lock_decision(
@@ -653,7 +712,7 @@ class Store:
                 instance.scheduled_at = None
                 instance.state = 'pending'
                 instance.updated_at = at
-            if request.status != 'deleted':
+            if request.status not in ('deleted', 'failed'):
                 request.status = 'pending'
                 request.updated_at = at
             decision.state = 'rolled_back'

@@ -57,6 +57,10 @@ UNFINISHED_DECISION_STATES = ('journaled', 'terminating', 'spawning')
 NAME_LENGTH = 255
 STATE_LENGTH = 32
 
+#: The project of a request stored without one (and of every request
+#: stored before requests had projects).
+DEFAULT_PROJECT = 'default'
+
 # Fixed constraint names, identical on every backend, so that a later
 # migration can drop or alter them by name.
 NAMING_CONVENTION = {
@@ -130,12 +134,21 @@ class Host(Base):
 
 
 class Request(Base):
-    """A request for instances, with its :class:`objects.RequestSpec`."""
+    """A request for instances, with its :class:`objects.RequestSpec`;
+    ``project_id`` is the project it belongs to (who may see and delete
+    it).
+    """
 
     __tablename__ = 'requests'
-    __table_args__ = (MYSQL_OPTIONS,)
+    __table_args__ = (
+        sa.Index(None, 'project_id'),
+        MYSQL_OPTIONS,
+    )
 
     id: orm.Mapped[str] = _name(nullable=False, primary_key=True)
+    project_id: orm.Mapped[str] = _name(
+        nullable=False, default=DEFAULT_PROJECT,
+        server_default=sa.text("'%s'" % DEFAULT_PROJECT))
     spec: orm.Mapped[dict] = orm.mapped_column(sa.JSON, nullable=False)
     # How long its instances run, when the workload says so (traces do;
     # the QoS policies and shortest-remaining-time-first use it).

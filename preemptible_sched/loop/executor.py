@@ -25,10 +25,17 @@ For every placed instance:
 4. once every victim is confirmed gone, **spawn** the new instance;
 5. the decision is **done** when the instance runs.
 
-A scheduler that restarts finishes or rolls back every decision the
-journal shows unfinished (see :mod:`preemptible_sched.loop.recovery`).
-Nothing is spawned on a host before every victim there is gone, so no host
-holds more than its capacity.
+Every ``terminate`` and ``spawn`` has a deadline (``[scheduler]
+compute_deadline``): a request or an answer lost on the way is settled by
+asking the host what it runs (``list_instances``) once the deadline has
+passed: a victim that is gone is confirmed, one still there is asked
+again; a spawned instance that runs is started, one that never arrived is
+placed again. A scheduler that restarts finishes or rolls back every
+decision the journal shows unfinished (see
+:mod:`preemptible_sched.loop.recovery`). Nothing is spawned on a host
+before every victim there is gone, so no host holds more than its
+capacity; nothing is spawned for an instance that is no longer the
+decision's to spawn (displaced, deleted, failed meanwhile).
 """
 
 import logging
@@ -55,7 +62,14 @@ class DecisionExecutor:
         self.loop = loop
         #: decision id → set of victim ids still to be confirmed
         self.waiting = {}
+        #: decision id → victims of another decision of the same request
+        #: on the same host whose room this one was placed in: it spawns
+        #: only once they are gone too (they are not its to terminate)
+        self.borrowed = {}
         self.termination_attempts = {}
+        #: (kind, key) → clock handle of a deadline: ('victims', decision
+        #: id), ('spawn', instance id), ('delete', instance id)
+        self.deadlines = {}
         #: called with a point name from CRASH_POINTS; tests make it raise
         self.crash_hook = None
 
@@ -76,6 +90,30 @@ class DecisionExecutor:
         if self.crash_hook is not None:
             self.crash_hook(point, **context)
 
+    # -- deadlines -------------------------------------------------------
+
+    def _arm(self, kind, key, check):
+        """Call ``check(key)`` once ``[scheduler] compute_deadline`` has
+        passed, unless :meth:`_disarm` ed first.
+        """
+        self._disarm(kind, key)
+        self.deadlines[kind, key] = self.loop.call_later(
+            CONF.scheduler.compute_deadline, self._expired, kind, key, check)
+
+    def _disarm(self, kind, key):
+        handle = self.deadlines.pop((kind, key), None)
+        if handle is not None:
+            handle.cancel()
+
+    def _expired(self, kind, key, check):
+        self.deadlines.pop((kind, key), None)
+        check(key)
+
+    def settled(self, instance_id):
+        """The compute side answered about ``instance_id``."""
+        self._disarm('spawn', instance_id)
+        self._disarm('delete', instance_id)
+
     # -- the protocol ----------------------------------------------------
 
     def execute(self, pending, selection):
@@ -89,13 +127,17 @@ class DecisionExecutor:
             explanation=selection.explanation())
         self.loop.lifecycle.on_journaled(pending, selection, decision_id)
         self._crash('after_journal', decision_id=decision_id)
+        self.borrow(decision_id, selection.host, pending.id, victims)
         if not victims:
-            self.spawn(decision_id)
+            if decision_id not in self.borrowed:
+                self.spawn(decision_id)
             return decision_id
         # The victims keep their room until they are confirmed gone: it is
         # reserved for this request, and no other decision may take it or
-        # choose them again meanwhile.
+        # choose them again meanwhile. A victim still building is no
+        # longer spawned (its own decision was closed by the journal).
         for victim in selection.plan.victims:
+            self._disarm('spawn', victim.id)
             self.loop.host_manager.hold_victim(selection.host, victim,
                                                pending.id)
         for victim_id in victims:
@@ -110,6 +152,28 @@ class DecisionExecutor:
                              self.terminate, decision_id)
         return decision_id
 
+    def borrow(self, decision_id, host, request_id, own_victims=()):
+        """Make the decision wait for the victims terminated on ``host``
+        for the same request by an earlier decision (the room they free
+        is where it was placed too).
+        """
+        state = self.loop.host_manager.host_states.get(host)
+        if state is None or not state.terminating:
+            return
+        in_flight = set().union(*self.waiting.values()) \
+            if self.waiting else set()
+        borrowed = {victim_id for victim_id, for_request
+                    in state.terminating.items()
+                    if for_request == request_id and
+                    victim_id in in_flight} - set(own_victims)
+        if borrowed:
+            self.borrowed[decision_id] = borrowed
+
+    def borrowers_of(self, victim_ids):
+        """Decisions waiting for any of ``victim_ids`` to be gone."""
+        return sorted(decision_id for decision_id, borrowed
+                      in self.borrowed.items() if borrowed & set(victim_ids))
+
     def terminate(self, decision_id):
         """Ask the compute side to terminate the victims still there."""
         decision = self.store.get_decision(decision_id)
@@ -119,11 +183,13 @@ class DecisionExecutor:
                                       self._now())
         for victim_id in sorted(self.waiting.get(decision_id, ())):
             self.driver.terminate(decision.host, victim_id)
+        if self.waiting.get(decision_id):
+            self._arm('victims', decision_id, self._check_victims)
 
-    def on_terminated(self, host, instance_id):
+    def victim_gone(self, host, instance_id):
         """A victim is gone: confirm it; spawn once all are gone.
 
-        Returns False when ``instance_id`` was no victim of ours.
+        Returns False when ``instance_id`` was no victim we wait for.
         """
         for decision_id, waiting in self.waiting.items():
             if instance_id in waiting:
@@ -137,10 +203,23 @@ class DecisionExecutor:
             'decision_id': decision_id})
         self._crash('after_termination', decision_id=decision_id,
                     instance_id=instance_id)
+        ready = []
         if not waiting:
             del self.waiting[decision_id]
-            self.spawn(decision_id)
+            self._disarm('victims', decision_id)
+            ready.append(decision_id)
+        for other in self.borrowers_of([instance_id]):
+            self.borrowed[other].discard(instance_id)
+            if not self.borrowed[other]:
+                del self.borrowed[other]
+                if other not in self.waiting:
+                    ready.append(other)
+        for ready_id in sorted(ready):
+            if ready_id not in self.borrowed:
+                self.spawn(ready_id)
         return True
+
+    on_terminated = victim_gone
 
     def on_termination_failed(self, host, instance_id, reason):
         """Try again a few times, then give the decision up."""
@@ -149,6 +228,10 @@ class DecisionExecutor:
                 break
         else:
             return False
+        self._retry_termination(decision_id, host, instance_id, reason)
+        return True
+
+    def _retry_termination(self, decision_id, host, instance_id, reason):
         key = (decision_id, instance_id)
         self.termination_attempts[key] = \
             self.termination_attempts.get(key, 0) + 1
@@ -156,14 +239,44 @@ class DecisionExecutor:
             LOG.warning('Termination of %s on %s failed (%s); retrying',
                         instance_id, host, reason)
             self.driver.terminate(host, instance_id)
+            self._arm('victims', decision_id, self._check_victims)
         else:
             self.roll_back(decision_id, 'termination of %s on %s failed: %s'
                            % (instance_id, host, reason))
-        return True
+
+    def _check_victims(self, decision_id):
+        """The deadline of a decision's terminations passed: ask."""
+        decision = self.store.get_decision(decision_id)
+        if decision.state not in ('journaled', 'terminating') or \
+                not self.waiting.get(decision_id):
+            return
+        present = self.loop.instances_on(decision.host)
+        if present is None:
+            self._arm('victims', decision_id, self._check_victims)
+            return
+        for victim_id in sorted(self.waiting[decision_id]):
+            if victim_id not in present:
+                LOG.info('Victim %s of decision %d is gone from %s; its '
+                         'confirmation was lost', victim_id, decision_id,
+                         decision.host)
+                self.loop.lifecycle.instance_terminated(
+                    decision.host, victim_id, self._now())
+            else:
+                self._retry_termination(
+                    decision_id, decision.host, victim_id,
+                    'no answer within %g s' % CONF.scheduler.compute_deadline)
+            if decision_id not in self.waiting or \
+                    self.store.get_decision(decision_id).state not in (
+                        'journaled', 'terminating'):
+                return
 
     def forget(self, decision_id):
-        """Stop waiting for a decision that ended otherwise (failed)."""
-        self.waiting.pop(decision_id, None)
+        """Stop waiting for a decision that ended otherwise (failed or
+        rolled back); returns the victims it still waited for.
+        """
+        self.borrowed.pop(decision_id, None)
+        self._disarm('victims', decision_id)
+        return self.waiting.pop(decision_id, set())
 
     def confirm(self, decision_id, victim_id):
         """Record that a victim is gone (never terminate it again)."""
@@ -176,12 +289,23 @@ class DecisionExecutor:
     def spawn(self, decision_id):
         """Spawn the decision's instance (its victims are all gone).
 
+        Nothing is spawned unless the instance is still the decision's,
+        waiting to be spawned: a decision given up meanwhile (request
+        deleted, host down, instance displaced or failed) spawns nothing.
         A requeued instance of a request with a duration runs only what is
         left of it: the duration less the running time it accumulated.
         """
         decision = self.store.get_decision(decision_id)
         if decision.state in ('done', 'rolled_back', 'failed'):
-            return      # given up meanwhile (request deleted, host down)
+            return
+        row = self.store.get_instance(decision.instance_id)
+        if row.decision_id != decision.id or \
+                row.state not in ('pending', 'building'):
+            self.store.set_decision_state(
+                decision_id, 'failed', self._now(),
+                reason='instance %s is %s, no longer this decision\'s to '
+                       'spawn' % (row.id, row.state))
+            return
         self._crash('before_spawn', decision_id=decision_id)
         now = self._now()
         self.store.set_decision_state(decision_id, 'spawning', now)
@@ -189,12 +313,69 @@ class DecisionExecutor:
                                    state='building')
         request = self.store.get_request(decision.request_id)
         instance = self.loop.lifecycle.instance_object(decision.instance_id)
+        instance.boot = decision.id
         duration = request.duration_s
         if duration is not None:
             duration = max(0.0, duration - instance.running_s)
+        self._arm('spawn', decision.instance_id, self._check_spawn)
         self.driver.spawn(decision.host, instance, image=request.image,
                           duration=duration)
         self._crash('after_spawn', decision_id=decision_id)
+
+    def watch_spawn(self, instance_id):
+        """Settle a spawn already asked for (before a restart) by its
+        deadline.
+        """
+        self._arm('spawn', instance_id, self._check_spawn)
+
+    def settle_spawn(self, instance_id):
+        """Settle a spawn now (recovery, once the held reports are in)."""
+        self._disarm('spawn', instance_id)
+        self._check_spawn(instance_id)
+
+    def _check_spawn(self, instance_id):
+        """The deadline of a spawn passed without an answer: ask."""
+        row = self.store.get_instance(instance_id)
+        if row.state != 'building':
+            return
+        present = self.loop.instances_on(row.host)
+        if present is None:
+            self._arm('spawn', instance_id, self._check_spawn)
+            return
+        report = present.get(instance_id)
+        if report is None:
+            self.loop.lifecycle.instance_failed(
+                row.host, instance_id, self._now(),
+                'no answer to its spawn within %g s, and not on host %s'
+                % (CONF.scheduler.compute_deadline, row.host))
+        elif report.state == 'running':
+            self.loop.lifecycle.instance_started(
+                row.host, instance_id, report.started_at or self._now())
+        else:
+            self._arm('spawn', instance_id, self._check_spawn)
+
+    def terminate_own(self, host, instance_id, final_state, reason=None):
+        """Terminate an instance for its own request (deleted, or failed
+        as a whole); it ends in ``final_state``.
+        """
+        self.loop.lifecycle.deleting[instance_id] = (final_state, reason)
+        self._disarm('spawn', instance_id)
+        self._arm('delete', instance_id, self._check_deletion)
+        self.driver.terminate(host, instance_id)
+
+    def _check_deletion(self, instance_id):
+        """The deadline of a deletion passed: ask, and ask again."""
+        if instance_id not in self.loop.lifecycle.deleting:
+            return
+        row = self.store.get_instance(instance_id)
+        present = self.loop.instances_on(row.host)
+        if present is not None and instance_id not in present:
+            self.loop.lifecycle.instance_terminated(row.host, instance_id,
+                                                    self._now())
+            return
+        if present is not None:
+            self.driver.terminate(row.host, instance_id)
+        self._arm('delete', instance_id, self._check_deletion)
 
     def roll_back(self, decision_id, reason):
         """Undo a decision whose victims could not all be terminated."""

@@ -14,7 +14,9 @@
 
 """The instance lifecycle: what the loop does when the compute side reports.
 
-Lifecycle of an instance (its ``state`` in the database)::
+Lifecycle of an instance (its ``state`` in the database; the transitions
+are those of :mod:`preemptible_sched.db.states`, which the store
+enforces)::
 
     pending --journal--> pending on a host --spawn--> building --> running
     running --> ended | terminated | preempted | error | deleted
@@ -25,17 +27,36 @@ An instance displaced for another request is ``terminated`` for good or
 says; a requeued instance keeps its admission time, running time and
 allocation overhead, counts one more preemption and, when its request has
 a duration (simulation, the fake driver), runs only what is left of it.
+
+Reports are checked against where the instance is now. A report about an
+instance on a host it is not (or no longer) placed on, or in a state the
+report cannot apply to (a failure after its termination was confirmed, a
+second ``instance_terminated``, a start after it ended), is recorded as
+an ``instance.report_ignored`` event and changes nothing. A host that
+reports running an instance the scheduler does not expect there (a
+``spawn`` that arrived after it was given up, say) is asked to terminate
+it: a terminated instance never runs again.
+
+A multi-instance request is all or nothing: its instances are placed
+together, a refused spawn is retried for that instance alone, and if one
+of them gives up (``[scheduler] max_attempts``, or no host with
+``on_no_valid_host = fail``) the whole request fails and the instances it
+still runs are terminated.
 """
 
 import dataclasses
 import logging
 
 from preemptible_sched.db import api as db_api
+from preemptible_sched.db import states
 from preemptible_sched import objects
 
 LOG = logging.getLogger(__name__)
 
-ACTIVE_STATES = ('pending', 'building', 'running', 'terminating')
+ACTIVE_STATES = states.ACTIVE_STATES
+
+#: States in which an instance is expected to exist on its host.
+ON_HOST_STATES = ('building', 'running', 'terminating')
 
 
 def instance_from_row(row):
@@ -54,6 +75,17 @@ def instance_from_row(row):
             'running', 'terminating') else None)
 
 
+def _stale(at, boot, row):
+    """Whether a report made at ``at`` about ``boot`` is about an earlier
+    placement of the instance on the same host (a late report of an
+    earlier boot): another boot, or made before the current placement.
+    """
+    if boot is not None and row.decision_id is not None and \
+            boot != row.decision_id:
+        return True
+    return row.scheduled_at is not None and at < row.scheduled_at
+
+
 class Lifecycle:
     """Compute events and the bookkeeping of instance states.
 
@@ -64,7 +96,10 @@ class Lifecycle:
 
     def __init__(self, loop):
         self.loop = loop
-        self.deleting = set()
+        #: instance id -> (final state, reason) of the instances whose
+        #: termination the loop asked for on its own account (request
+        #: deleted, or failed as a whole)
+        self.deleting = {}
 
     @property
     def store(self):
@@ -91,6 +126,49 @@ class Lifecycle:
     def victim_final_state(self):
         return 'preempted' if self.requeue_victims else 'terminated'
 
+    # -- reports that do not apply -----------------------------------------
+
+    def _placed_row(self, event, host, instance_id, at, boot,
+                    states_=ON_HOST_STATES):
+        """The instance's row if a report of ``event`` on ``host`` at
+        ``at`` about ``boot`` applies to it now (it is placed there, in one
+        of ``states_``, by that boot, before ``at``); else None, the report
+        recorded as ignored.
+        """
+        row = self.row(instance_id)
+        if row is not None and row.host == host and \
+                row.state in states_ and not _stale(at, boot, row):
+            return row
+        self.ignore(event, host, instance_id, row)
+        return None
+
+    def ignore(self, event, host, instance_id, row):
+        """Record a late, duplicate or misrouted report; change nothing."""
+        LOG.info('Ignoring %s of instance %s on %s: it is %s', event,
+                 instance_id, host,
+                 'unknown' if row is None else '%s on %s' % (row.state,
+                                                             row.host))
+        self.loop.notify('instance.report_ignored', {
+            'instance_id': instance_id, 'host': host, 'event': event,
+            'state': None if row is None else row.state,
+            'placed_on': None if row is None else row.host,
+            'request_id': None if row is None else row.request_id})
+
+    def stray(self, host, instance_id, row):
+        """``host`` runs an instance the scheduler does not expect there:
+        terminate it (its answer is then a report that does not apply).
+        """
+        LOG.warning('Host %s runs instance %s, which is %s: terminating '
+                    'it', host, instance_id,
+                    'unknown' if row is None else '%s on %s' % (row.state,
+                                                                row.host))
+        self.loop.notify('instance.stray', {
+            'instance_id': instance_id, 'host': host,
+            'state': None if row is None else row.state,
+            'placed_on': None if row is None else row.host,
+            'request_id': None if row is None else row.request_id})
+        self.loop.driver.terminate(host, instance_id)
+
     # -- back to the queue -------------------------------------------------
 
     def requeue(self, instance_id, at, attempts, reason=None,
@@ -98,10 +176,16 @@ class Lifecycle:
         """Queue one instance of its request again (after a preemption, a
         failed spawn or a rolled-back decision); the next pass admits it,
         or fails it past ``[scheduler] max_attempts``. Its account (running
-        time, overhead) is the one the store holds.
+        time, overhead) is the one the store holds. An instance of a
+        request deleted or failed meanwhile ends instead (None).
         """
         row = self.store.get_instance(instance_id)
         request = self.store.get_request(row.request_id)
+        if request.status in ('deleted', 'failed'):
+            self.finish(instance_id, 'deleted' if request.status ==
+                        'deleted' else 'error', at,
+                        reason=request.reason, release=False)
+            return None
         spec = request.request_spec()
         entry = self.loop.queue.add(
             dataclasses.replace(spec, num_instances=1,
@@ -133,9 +217,15 @@ class Lifecycle:
         """
         if decision.state not in ('journaled', 'terminating', 'spawning'):
             return
-        self.loop.executor.forget(decision.id)
+        unconfirmed = self.loop.executor.forget(decision.id)
         self.store.roll_back_decision(decision.id, self._now(), reason)
         self.on_rolled_back(decision, reason, requeue)
+        # Decisions of the same request placed in the room these victims
+        # would have freed: it stays taken.
+        for other in self.loop.executor.borrowers_of(unconfirmed):
+            self.abandon(self.store.get_decision(other),
+                         'the room it waited for on %s stays taken (%s)'
+                         % (decision.host, reason), requeue)
 
     def on_rolled_back(self, decision, reason, requeue=True):
         """The decision is undone in the store: mirror it in memory."""
@@ -157,11 +247,6 @@ class Lifecycle:
         if not requeue:
             return
         attempts = self.store.increment_attempts(decision.request_id)
-        if self.store.get_request(decision.request_id).status == 'deleted':
-            # Rolled back while its deletion was under way: it is deleted,
-            # not waiting for a host.
-            self.finish(decision.instance_id, 'deleted', now, release=False)
-            return
         self.requeue(decision.instance_id, now, attempts, reason)
 
     def on_victim_gone(self, instance_id, at):
@@ -169,7 +254,8 @@ class Lifecycle:
 
         Its run so far is added to its running time and it counts one more
         preemption; with ``on_victim = requeue`` it waits in the queue
-        again (same instance, same request, its account kept).
+        again (same instance, same request, its account kept), unless its
+        request was deleted or failed meanwhile.
         """
         if instance_id in self.hosts.instance_hosts:
             self.hosts.remove_instance(instance_id)     # its room is free
@@ -184,34 +270,65 @@ class Lifecycle:
             self.store.update_instance(instance_id, at=at, running_s=running,
                                        preemptions=row.preemptions + 1)
             return
+        request = self.store.get_request(row.request_id)
+        if request.status in ('deleted', 'failed'):
+            self.store.update_instance(
+                instance_id, at=at, running_s=running,
+                preemptions=row.preemptions + 1,
+                state='deleted' if request.status == 'deleted' else 'error',
+                reason=request.reason)
+            return
         self.store.update_instance(
             instance_id, at=at, state='pending', host=None,
             decision_id=None, terminated_by=None, scheduled_at=None,
             started_at=None, ended_at=None, running_s=running,
             preemptions=row.preemptions + 1)
         self.store.set_request_status(row.request_id, 'pending', at)
-        request = self.store.get_request(row.request_id)
         self.requeue(instance_id, at, request.attempts, preempted=True)
         self.loop.notify('instance.preempted', {
             'instance_id': instance_id, 'request_id': row.request_id,
             'host': row.host})
 
     def on_recovered_spawn(self, decision, report):
+        """Recovery found the decision's instance on its host."""
         if report.state == 'running':
             self.instance_started(decision.host, decision.instance_id,
                                   report.started_at or self._now())
+        else:
+            self.loop.executor.watch_spawn(decision.instance_id)
 
     def instance_object(self, instance_id):
         return instance_from_row(self.store.get_instance(instance_id))
 
     # -- compute events ----------------------------------------------------
 
-    def instance_started(self, host, instance_id, at):
+    def instance_started(self, host, instance_id, at, boot=None):
         row = self.row(instance_id)
-        if row is None or row.state not in ('building', 'pending'):
+        if row is not None and row.host == host and _stale(at, boot, row):
+            # A boot of an earlier placement on the same host, reported
+            # late: the compute side has moved on, so have we.
+            self.ignore('instance_started', host, instance_id, row)
             return
+        if row is None or row.host != host or \
+                row.state not in ON_HOST_STATES:
+            self.stray(host, instance_id, row)
+            return
+        if row.state == 'running' or row.started_at is not None and \
+                row.state == 'terminating':
+            self.ignore('instance_started', host, instance_id, row)
+            return
+        self.loop.executor.settled(instance_id)
         overhead = max(0.0, at - (at if row.scheduled_at is None
                                   else row.scheduled_at))
+        if row.state == 'terminating':
+            # Chosen as a victim while it was building: it runs until its
+            # termination is done, and that run counts.
+            self.store.update_instance(instance_id, at=at, started_at=at,
+                                       overhead_s=row.overhead_s + overhead)
+            if instance_id in self.hosts.instance_hosts:
+                self.hosts.mark_started(instance_id, at,
+                                        row.overhead_s + overhead)
+            return
         # Decision first: whoever sees the instance running (another
         # thread of the service) then sees its decision done.
         if row.decision_id is not None:
@@ -228,43 +345,72 @@ class Lifecycle:
                                               'request_id': row.request_id})
         self.loop.request_pass()
 
-    def instance_ended(self, host, instance_id, at):
+    def instance_ended(self, host, instance_id, at, boot=None):
+        row = self._placed_row('instance_ended', host, instance_id, at, boot)
+        if row is None:
+            return
+        self.loop.executor.settled(instance_id)
         self.finish(instance_id, 'ended', at)
+        if row.state == 'terminating':
+            # A victim that ended on its own before its termination: gone
+            # all the same.
+            self.loop.executor.victim_gone(host, instance_id)
         self.loop.request_pass()
 
-    def instance_terminated(self, host, instance_id, at):
-        if self.loop.executor.on_terminated(host, instance_id):
+    def instance_terminated(self, host, instance_id, at, boot=None):
+        row = self._placed_row('instance_terminated', host, instance_id, at,
+                               boot)
+        if row is None:
+            return
+        if row.state == 'terminating' and \
+                self.loop.executor.victim_gone(host, instance_id):
             pass
         elif instance_id in self.deleting:
-            self.deleting.discard(instance_id)
-            self.finish(instance_id, 'deleted', at)
+            self.loop.executor.settled(instance_id)
+            state, reason = self.deleting.pop(instance_id)
+            self.finish(instance_id, state, at, reason=reason)
         else:
             # A victim of a decision given up after its termination was
             # requested: it is gone all the same.
             self.finish(instance_id, 'terminated', at)
         self.loop.request_pass()
 
-    def termination_failed(self, host, instance_id, at, reason):
-        if not self.loop.executor.on_termination_failed(host, instance_id,
-                                                        reason):
-            self.deleting.discard(instance_id)
-            LOG.warning('Termination of %s on %s failed: %s', instance_id,
-                        host, reason)
-
-    def instance_failed(self, host, instance_id, at, reason):
-        row = self.row(instance_id)
+    def termination_failed(self, host, instance_id, at, reason, boot=None):
+        row = self._placed_row('termination_failed', host, instance_id, at,
+                               boot)
         if row is None:
             return
+        if row.state == 'terminating' and \
+                self.loop.executor.on_termination_failed(host, instance_id,
+                                                         reason):
+            return
+        # The deletion's deadline asks the host again later.
+        LOG.warning('Termination of %s on %s failed: %s', instance_id,
+                    host, reason)
+
+    def instance_failed(self, host, instance_id, at, reason, boot=None):
+        row = self._placed_row('instance_failed', host, instance_id, at,
+                               boot)
+        if row is None:
+            return
+        self.loop.executor.settled(instance_id)
         self.loop.notify('instance.failed', {
             'instance_id': instance_id, 'host': host, 'reason': reason,
             'request_id': row.request_id})
-        if row.decision_id is not None and row.state in ('building',
-                                                         'pending'):
+        if row.state == 'terminating':
+            # A victim that crashed: gone all the same.
+            self.finish(instance_id, 'error', at, reason=reason)
+            self.loop.executor.victim_gone(host, instance_id)
+            self.loop.request_pass()
+            return
+        if row.decision_id is not None and row.state == 'building':
             self.store.set_decision_state(row.decision_id, 'failed', at,
                                           reason=reason)
         attempts = self.store.increment_attempts(row.request_id)
-        if row.state != 'building':
-            self.finish(instance_id, 'error', at, reason=reason)
+        if row.state != 'building' or instance_id in self.deleting:
+            state, own_reason = self.deleting.pop(instance_id,
+                                                  ('error', None))
+            self.finish(instance_id, state, at, reason=own_reason or reason)
             self.loop.request_pass()
             return
         # Spawn failed: try another placement (J2 gives up past
@@ -276,10 +422,12 @@ class Lifecycle:
         self.store.update_instance(instance_id, at=at, state='pending',
                                    host=None, decision_id=None,
                                    overhead_s=overhead)
-        self.store.set_request_status(row.request_id, 'pending', at)
+        if self.store.get_request(row.request_id).status == 'placed':
+            self.store.set_request_status(row.request_id, 'pending', at)
         self.requeue(instance_id, at, attempts, reason)
 
     def host_down(self, host, at):
+        """The host failed: its instances are lost."""
         if not self.hosts.set_up(host, False):
             return
         state = self.hosts.host_states[host]
@@ -289,8 +437,25 @@ class Lifecycle:
             if decision.host == host:
                 self.abandon(decision, 'host %s went down' % host)
         for instance_id in list(state.instances):
+            self.deleting.pop(instance_id, None)
             self.finish(instance_id, 'error', at,
                         reason='host %s went down' % host)
+        self.loop.request_pass()
+
+    def host_unreachable(self, host, at):
+        """The host's agent stopped answering: no new instances there,
+        decisions not spawned yet are rolled back (their victims are asked
+        about when it is back); its instances are kept as they are.
+        """
+        state = self.hosts.host_states.get(host)
+        if state is None or not state.up:
+            return
+        self.hosts.set_up(host, False)
+        self.store.set_host_up(host, False, at)
+        self.loop.notify('host.unreachable', {'host': host})
+        for decision in self.store.unfinished_decisions():
+            if decision.host == host and decision.state != 'spawning':
+                self.abandon(decision, 'host %s is unreachable' % host)
         self.loop.request_pass()
 
     def host_added(self, host, at):
@@ -302,11 +467,51 @@ class Lifecycle:
         self.loop.request_pass()
 
     def host_up(self, host, at):
-        if not self.hosts.set_up(host, True):
+        """The host is back: reconcile what it runs, then schedule on it."""
+        state = self.hosts.host_states.get(host)
+        if state is None or state.up:
             return
+        self.hosts.set_up(host, True)
         self.store.set_host_up(host, True, at)
         self.loop.notify('host.up', {'host': host})
+        self.reconcile(host, at)
         self.loop.request_pass()
+
+    def reconcile(self, host, at):
+        """Make the store agree with what ``host`` runs now.
+
+        What runs and is expected there runs on (a building instance that
+        runs is started); what is expected but gone ends (a victim is
+        confirmed, a deleted instance deleted, a spawn never done is
+        placed again, anything else is lost); what runs but is not
+        expected there is terminated.
+        """
+        present = self.loop.instances_on(host)
+        if present is None:
+            return
+        for row in self.store.list_instances(host=host,
+                                             states=ON_HOST_STATES):
+            report = present.pop(row.id, None)
+            if report is not None:
+                if row.state == 'building' and report.state == 'running':
+                    self.instance_started(host, row.id,
+                                          report.started_at or at)
+                continue
+            if row.state == 'terminating' and \
+                    self.loop.executor.victim_gone(host, row.id):
+                continue
+            if row.id in self.deleting or row.state == 'terminating':
+                self.instance_terminated(host, row.id, at)
+            elif row.state == 'building':
+                self.instance_failed(host, row.id, at,
+                                     'not on host %s when it was asked'
+                                     % host)
+            else:
+                self.finish(row.id, 'error', at,
+                            reason='gone from host %s while it was '
+                                   'unreachable' % host)
+        for instance_id in sorted(present):
+            self.stray(host, instance_id, self.row(instance_id))
 
     # -- bookkeeping -------------------------------------------------------
 
@@ -315,6 +520,11 @@ class Lifecycle:
         row = self.row(instance_id)
         if row is None or row.state not in ACTIVE_STATES:
             return
+        if row.state == 'pending' and row.decision_id is not None:
+            # Claimed, its victims not all gone: they run on.
+            self.abandon(self.store.get_decision(row.decision_id),
+                         reason or state, requeue=False)
+            row = self.store.get_instance(instance_id)
         fields = {'state': state, 'ended_at': at}
         if row.state in ('running', 'terminating') and \
                 row.started_at is not None:

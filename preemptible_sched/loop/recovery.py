@@ -26,6 +26,7 @@ an instance already spawned is not spawned twice.
 import dataclasses
 import logging
 
+from preemptible_sched import clock as clock_mod
 from preemptible_sched.loop import lifecycle
 
 LOG = logging.getLogger(__name__)
@@ -39,29 +40,36 @@ def load_hosts(loop, now):
 
 
 def load_instances(loop, now):
-    """Every active instance the journal places on a host, back on it."""
+    """Every active instance the journal places on a host, back on it.
+
+    Returns the ids of the instances the journal shows building or
+    running that their host, asked, does not report: they ended or were
+    lost while the scheduler was down (see :func:`settle_unaccounted`).
+    The instances of a host that cannot be asked (down, its agent not
+    registered yet) are kept as they are: the host is reconciled when it
+    comes back.
+    """
     store = loop.store
     hosts = loop.host_manager
     open_spawns = {decision.instance_id
                    for decision in store.unfinished_decisions()}
     reports = {}
+    unaccounted = []
     for row in store.list_instances(states=lifecycle.ACTIVE_STATES):
         if row.host is None:
             continue
         if row.host not in hosts.host_states:
-            store.update_instance(row.id, at=now, state='error',
-                                  reason='host %s is unknown' % row.host)
+            loop.lifecycle.finish(row.id, 'error', now,
+                                  reason='host %s is unknown' % row.host,
+                                  release=False)
             continue
         if row.state in ('building', 'running') and \
                 row.id not in open_spawns:
             if row.host not in reports:
-                reports[row.host] = loop.instances_on(row.host) or {}
-            if row.id not in reports[row.host]:
-                loop.lifecycle.finish(
-                    row.id, 'error', now,
-                    reason='lost while the scheduler was down',
-                    release=False)
-                continue
+                reports[row.host] = loop.instances_on(row.host)
+            present = reports[row.host]
+            if present is not None and row.id not in present:
+                unaccounted.append(row.id)
         instance = lifecycle.instance_from_row(row)
         if row.state == 'terminating' and row.terminated_by is not None:
             # A victim whose termination the crash interrupted: its room
@@ -70,19 +78,60 @@ def load_instances(loop, now):
             hosts.hold_victim(row.host, instance, decision.request_id)
             continue
         hosts.add_instance(row.host, instance)
+    return unaccounted
+
+
+def settle_unaccounted(loop, instance_ids):
+    """Instances their host did not report at start-up, and that no report
+    since has ended: lost while the scheduler was down.
+    """
+    now = loop.clock.now()
+    for instance_id in instance_ids:
+        row = loop.lifecycle.row(instance_id)
+        if row is None or row.state not in ('building', 'running'):
+            continue
+        present = loop.instances_on(row.host)
+        if present is not None and instance_id in present:
+            continue
+        loop.lifecycle.finish(instance_id, 'error', now,
+                              reason='lost while the scheduler was down')
+    loop.request_pass()
+
+
+def resume_deletions(loop):
+    """Terminate again what a deleted or failed request still runs (the
+    termination a crash interrupted).
+    """
+    final = {}
+    for row in loop.store.list_instances(states=('building', 'running')):
+        if row.request_id not in final:
+            final[row.request_id] = loop.store.get_request(
+                row.request_id).status
+        status = final[row.request_id]
+        if status == 'deleted':
+            loop.executor.terminate_own(row.host, row.id, 'deleted')
+        elif status == 'failed':
+            loop.executor.terminate_own(row.host, row.id, 'error',
+                                        'request %s failed' % row.request_id)
 
 
 def load_pending(loop):
     """Every instance still waiting for a host, back in the queue.
 
     Preempted instances wait alone, with their own accounts; the fresh
-    instances of a request wait together (all or nothing).
+    instances of a request wait together (all or nothing). An instance of
+    a request whose other instances are placed (its spawn failed, say)
+    waits too.
     """
     store = loop.store
-    for request in store.list_requests(status='pending'):
-        rows = [row for row in store.list_instances(
-            states=('pending',), request_id=request.id)
-            if row.host is None]
+    waiting = {}
+    for row in store.list_instances(states=('pending',)):
+        if row.host is None:
+            waiting.setdefault(row.request_id, []).append(row)
+    for request_id, rows in waiting.items():
+        request = store.get_request(request_id)
+        if request.status not in ('pending', 'placed'):
+            continue
         spec = request.request_spec()
         fresh = [row.id for row in rows if not row.preemptions]
         for row in rows:
@@ -104,7 +153,25 @@ def recover_decisions(loop):
     store = loop.store
     executor = loop.executor
     for decision in store.unfinished_decisions():
+        row = store.get_instance(decision.instance_id)
+        if row.decision_id != decision.id or \
+                row.state not in ('pending', 'building'):
+            # Its instance moved on (displaced while building, say): the
+            # decision has nothing left to do; its victims run on.
+            reason = 'instance %s is %s' % (row.id, row.state)
+            if decision.unconfirmed:
+                loop.lifecycle.abandon(decision, reason, requeue=False)
+            else:
+                store.set_decision_state(decision.id, 'failed',
+                                         loop.clock.now(), reason=reason)
+            continue
         present = loop.instances_on(decision.host)
+        if present is None and decision.state == 'spawning' and \
+                decision.host in loop.host_manager.host_states:
+            # Spawned on a host that cannot be asked now: its deadline
+            # asks again, and the host is reconciled when it is back.
+            executor.watch_spawn(decision.instance_id)
+            continue
         if present is None:
             executor.roll_back(decision.id,
                                'host %s is gone' % decision.host)
@@ -124,11 +191,23 @@ def recover_decisions(loop):
                  decision.id, decision.state, len(remaining))
         if remaining:
             executor.waiting[decision.id] = remaining
+        executor.borrow(decision.id, decision.host, decision.request_id,
+                        decision.victims)
+        if remaining:
             executor.terminate(decision.id)
         elif decision.instance_id in present:
             store.set_decision_state(decision.id, 'spawning',
                                      loop.clock.now())
             loop.lifecycle.on_recovered_spawn(
                 decision, present[decision.instance_id])
+        elif decision.id in executor.borrowed:
+            pass        # spawned once the room it shares is free
+        elif decision.state == 'spawning':
+            # Spawned before the crash and not on its host: it failed, or
+            # ran and ended meanwhile. The reports held while the loop was
+            # down say which; then it is settled (placed again if it
+            # never ran), never spawned twice blindly.
+            loop.call_later(0, executor.settle_spawn, decision.instance_id,
+                            priority=clock_mod.LATE)
         else:
             executor.spawn(decision.id)

@@ -126,12 +126,18 @@ class SchedulerLoop:
             self.notifier.info(event_type, payload)
 
     def instances_on(self, host):
-        """``{id: InstanceReport}`` on ``host``; None if it is gone."""
+        """``{id: InstanceReport}`` on ``host``; None if it is gone or
+        cannot be asked now.
+        """
         state = self.host_manager.host_states.get(host)
         if state is None or not state.up:
             return None
-        return {report.id: report
-                for report in self.driver.list_instances(host)}
+        try:
+            reports = self.driver.list_instances(host)
+        except Exception as error:  # noqa: B902 any driver's "unreachable"
+            LOG.warning('Cannot ask host %s what it runs: %s', host, error)
+            return None
+        return {report.id: report for report in reports}
 
     # -- start and stop ----------------------------------------------------
 
@@ -140,9 +146,15 @@ class SchedulerLoop:
         self.alive = True
         now = self.clock.now()
         recovery.load_hosts(self, now)
-        recovery.load_instances(self, now)
+        unaccounted = recovery.load_instances(self, now)
         recovery.load_pending(self)
         recovery.recover_decisions(self)
+        recovery.resume_deletions(self)
+        # After the reports held while the loop was down (the rpc driver
+        # delivers them as soon as the loop runs): an instance that ended
+        # meanwhile is ended, not lost.
+        self.call_later(0, recovery.settle_unaccounted, self, unaccounted,
+                        priority=clock_mod.LATE)
         self._arm_watchdog()
         self.request_pass()
 
@@ -193,8 +205,7 @@ class SchedulerLoop:
             if row.state == 'pending':
                 self.lifecycle.finish(row.id, 'deleted', now)
             elif row.state in ('building', 'running'):
-                self.lifecycle.deleting.add(row.id)
-                self.driver.terminate(row.host, row.id)
+                self.executor.terminate_own(row.host, row.id, 'deleted')
         self.request_pass()
 
     # -- passes ----------------------------------------------------------
@@ -305,12 +316,8 @@ class SchedulerLoop:
         Deleted requests never get here (their entries are withdrawn).
         """
         if entry.attempts >= CONF.scheduler.max_attempts:
-            now = self.clock.now()
-            for instance_id in entry.spec.instance_ids:
-                self.lifecycle.finish(
-                    instance_id, 'error', now,
-                    reason='gave up after %d attempts: %s' % (
-                        entry.attempts, entry.reason or 'no reason given'))
+            self.fail_request(entry.id, 'gave up after %d attempts: %s' % (
+                entry.attempts, entry.reason or 'no reason given'))
             return False
         return True
 
@@ -325,13 +332,12 @@ class SchedulerLoop:
                      ('; %s' % selection.plan.reason
                       if selection.plan.reason else ''))
             self.executor.execute(entry, selection)
-        self.store.set_request_status(entry.id, 'placed', self.clock.now())
+        self.mark_placed_if_complete(entry.id, self.clock.now())
 
     def mark_placed_if_complete(self, request_id, at):
-        """A request is placed once none of its instances waits for a host.
-
-        Normally set right after its decisions are journaled; this covers a
-        scheduler that crashed in between and completed them on restart.
+        """A request is placed once none of its instances waits for a host
+        (right after its decisions are journaled, or once the last of its
+        instances placed again is).
         """
         request = self.store.get_request(request_id)
         if request.status != 'pending':
@@ -341,18 +347,31 @@ class SchedulerLoop:
             self.store.set_request_status(request_id, 'placed', at)
 
     def _fail_request(self, entry, reason):
-        """Fail the entry's instances; the request fails with them unless
-        another of its instances is still alive (a retried spawn of one
-        instance of a running multi-instance request).
+        self.fail_request(entry.id, reason)
+
+    def fail_request(self, request_id, reason):
+        """Fail a request as a whole (all or nothing): its waiting
+        instances fail, the ones it runs are terminated and end in
+        ``error``. Its instances displaced by others end when their
+        termination is confirmed.
         """
         now = self.clock.now()
-        LOG.info('Request %s failed: %s', entry.id, reason)
-        for instance_id in entry.spec.instance_ids:
-            self.store.update_instance(instance_id, at=now, state='error',
-                                       ended_at=now, reason=reason)
-        if self.store.list_instances(request_id=entry.id,
-                                     states=ACTIVE_STATES):
+        request = self.store.get_request(request_id)
+        if request.status in ('failed', 'deleted'):
             return
-        self.store.set_request_status(entry.id, 'failed', now, reason=reason)
-        self.notify('request.failed', {'request_id': entry.id,
+        LOG.info('Request %s failed: %s', request_id, reason)
+        self.queue.remove_request(request_id)
+        # First, so that rolling back its decisions leaves it failed.
+        self.store.set_request_status(request_id, 'failed', now,
+                                      reason=reason)
+        for row in self.store.list_instances(request_id=request_id,
+                                             states=ACTIVE_STATES):
+            if row.state == 'pending':
+                self.lifecycle.finish(row.id, 'error', now, reason=reason)
+            elif row.state in ('building', 'running'):
+                self.executor.terminate_own(
+                    row.host, row.id, 'error',
+                    'request %s failed: %s' % (request_id, reason))
+        self.notify('request.failed', {'request_id': request_id,
                                        'reason': reason})
+        self.request_pass()

@@ -40,9 +40,11 @@ import oslo_messaging
 from preemptible_sched import clock as clock_mod
 from preemptible_sched.compute import fake
 from preemptible_sched.compute import rpc as compute_rpc
+from preemptible_sched import exception
 from preemptible_sched import objects
 from preemptible_sched import service
 from preemptible_sched.service import rpcapi
+from preemptible_sched.service import schemas
 
 LOG = logging.getLogger(__name__)
 
@@ -55,28 +57,47 @@ def blade(name, conf):
         disk_gb=conf.fake_driver.disk_gb)
 
 
-class ComputeEndpoint:
-    """What the scheduler may ask of the agent (RPC API 1.0)."""
+class ComputeEndpoint(schemas.GuardedEndpoint):
+    """What the scheduler may ask of the agent (RPC API 1.0).
+
+    Every message is checked by its schema (:mod:`.schemas`) and must name
+    this agent's host: a bad cast is logged (one WARNING line) and
+    dropped, a bad call answered with InvalidInput. Only checked values
+    reach the fake driver (a NaN size would defeat its capacity check).
+    """
 
     target = oslo_messaging.Target(version=rpcapi.RPC_API_VERSION)
 
     def __init__(self, agent):
-        self.agent = agent
+        self._agent = agent
 
+    def _own(self, host):
+        if host != self._agent.host.name:
+            raise exception.InvalidInput(
+                'host', None, '%s is not the host of this agent (%s)'
+                % (host, self._agent.host.name))
+
+    @schemas.checked_cast('compute')
     def spawn(self, ctxt, host, instance, image=None, duration=None):
-        self.agent.clock.call_soon(
-            self.agent.driver.spawn, host,
+        self._own(host)
+        self._agent.clock.call_soon(
+            self._agent.driver.spawn, host,
             compute_rpc.instance_from_dict(instance), image, duration)
 
+    @schemas.checked_cast('compute')
     def terminate(self, ctxt, host, instance_id):
-        self.agent.clock.call_soon(self.agent.driver.terminate, host,
-                                   instance_id)
+        self._own(host)
+        self._agent.clock.call_soon(self._agent.driver.terminate, host,
+                                    instance_id)
 
+    @schemas.checked_call('compute', service.NotReady)
     def list_instances(self, ctxt, host):
-        return self.agent.bridge.call(self.agent.list_instances, host)
+        self._own(host)
+        return self._agent.bridge.call(self._agent.list_instances, host)
 
+    @schemas.checked_cast('compute')
     def report_host(self, ctxt):
-        self.agent.clock.call_soon(self.agent.register)
+        self._agent.clock.call_soon(self._agent.register)
 
 
 class ComputeAgent:

@@ -24,8 +24,15 @@
   driver reports straight into it.
 
 Calls wait at most ``[service] rpc_timeout`` seconds. Errors the service
-raised on purpose come back as :class:`RequestNotFound` or
-:class:`BadRequest`; no answer at all is :class:`ServiceUnavailable`.
+raised on purpose come back as :class:`RequestNotFound`,
+:class:`BadRequest` (the service's schemas refused the message, or a
+request id is taken) or :class:`Forbidden` (its policy); no answer at all
+is :class:`ServiceUnavailable` (:class:`ServiceTimeout` when the call
+timed out, so the request may or may not have been taken: ``submit`` is
+idempotent on the request id, submitting it again is safe).
+
+A :class:`SchedulerAPI` sends a context naming the caller's project and
+roles (see :mod:`preemptible_sched.policy`); the other clients send none.
 """
 
 import oslo_messaging
@@ -34,6 +41,7 @@ from preemptible_sched import compute
 from preemptible_sched.compute import rpc as compute_rpc
 from preemptible_sched.conf import service as service_conf
 from preemptible_sched import exception
+from preemptible_sched.service import schemas
 
 RPC_API_VERSION = compute_rpc.RPC_API_VERSION
 
@@ -50,8 +58,18 @@ class BadRequest(ServiceError):
     """The service refused the request as invalid (or a duplicate id)."""
 
 
+class Forbidden(ServiceError):
+    """The service's policy does not allow the caller this action."""
+
+
 class ServiceUnavailable(ServiceError):
     """The service did not answer in time (not running, or unreachable)."""
+
+
+class ServiceTimeout(ServiceUnavailable):
+    """A call got no answer within the timeout: it may have been carried
+    out or not.
+    """
 
 
 #: Class names of the exceptions the service raises on purpose.
@@ -60,6 +78,8 @@ _REMOTE_ERRORS = {
     'Duplicate': BadRequest,
     'InvalidInput': BadRequest,
     'NotReady': ServiceUnavailable,
+    'PolicyNotAuthorized': Forbidden,
+    'ServiceFailure': ServiceError,
 }
 
 
@@ -74,18 +94,22 @@ class SchedulerAPI:
 
     ``retry`` bounds the attempts to reach the broker (None: forever, as
     oslo.messaging does by default; a command line client wants a few).
+    ``context`` says who calls: ``{'project_id': ..., 'roles': [...]}``
+    (``user_id`` and ``is_admin`` may be added); none is the project
+    ``default`` without roles.
     """
 
-    def __init__(self, transport, conf, retry=None):
+    def __init__(self, transport, conf, retry=None, context=None):
         self.topic = conf.service.scheduler_topic
         self.timeout = conf.service.rpc_timeout
+        self.context = dict(context or {})
         self._client = _client(transport, conf, self.topic, retry=retry)
 
     def _call(self, method, **kwargs):
         try:
-            return self._client.call({}, method, **kwargs)
+            return self._client.call(self.context, method, **kwargs)
         except oslo_messaging.MessagingTimeout:
-            raise ServiceUnavailable(
+            raise ServiceTimeout(
                 'no answer from the scheduler service on topic %s within '
                 '%g s' % (self.topic, self.timeout)) from None
         except oslo_messaging.RemoteError as error:
@@ -96,15 +120,18 @@ class SchedulerAPI:
                                      '%s' % error) from None
         except exception.PreemptibleSchedException as error:
             # fake:// hands the service's own exception over as it is.
-            cls = _REMOTE_ERRORS.get(type(error).__name__)
-            if cls is None or isinstance(error, ServiceError):
+            if isinstance(error, ServiceError):
                 raise
+            cls = _REMOTE_ERRORS.get(type(error).__name__, ServiceError)
             raise cls(str(error)) from None
 
     def submit(self, spec, duration=None, image=None):
         """Submit ``spec`` (a dict of
         :func:`preemptible_sched.db.models.spec_to_dict`'s fields; ``id``
-        may be left out); returns the request as :meth:`show` does.
+        may be left out, but a caller that may retry gives one); returns
+        the request as :meth:`show` does. Submitting the same id with the
+        same request again returns the request; with another request it
+        is a :class:`BadRequest`.
         """
         return self._call('submit', spec=spec, duration=duration,
                           image=image)
@@ -114,8 +141,8 @@ class SchedulerAPI:
         return self._call('show', request_id=request_id)
 
     def list(self, status=None):
-        """Every request (only those in ``status`` if given), oldest
-        first.
+        """Every request of the caller's project (of every project for an
+        administrator); only those in ``status`` if given; oldest first.
         """
         return self._call('list', status=status)
 
@@ -143,13 +170,18 @@ class ComputeAPI:
             {}, 'terminate', host=host, instance_id=instance_id)
 
     def list_instances(self, host):
-        """Call: ``{'now': agent clock, 'instances': [report dicts]}``.
+        """Call: ``{'now': agent clock, 'instances': [report dicts]}``,
+        checked by :func:`.schemas.validate_list_instances_answer`.
 
         Raises ``oslo_messaging.MessagingTimeout`` when the agent does not
-        answer within ``[service] rpc_timeout``.
+        answer within ``[service] rpc_timeout``, and
+        :class:`~preemptible_sched.exception.InvalidInput` when its answer
+        is malformed (non-finite or absurd numbers, wrong types, too many
+        instances): nothing of it reaches the scheduler.
         """
-        return self._client.prepare(server=host).call(
+        answer = self._client.prepare(server=host).call(
             {}, 'list_instances', host=host)
+        return schemas.validate_list_instances_answer(answer)
 
     def announce(self):
         """Fanout cast: every agent registers its host now."""
@@ -167,7 +199,11 @@ class SchedulerReportsAPI(compute.ComputeEvents):
         self._client = _client(transport, conf,
                                service_conf.report_topic(conf))
 
-    def _cast(self, method, **kwargs):
+    def _cast(self, method, boot=None, **kwargs):
+        if boot is not None:
+            # The boot of the spawn a report is about (see
+            # objects.Instance.boot); left out when unknown.
+            kwargs['boot'] = boot
         self._client.cast({}, method, **kwargs)
 
     def register_host(self, host, boot_id):
@@ -175,25 +211,25 @@ class SchedulerReportsAPI(compute.ComputeEvents):
         self._cast('register_host', host=compute_rpc.host_to_dict(host),
                    boot_id=boot_id)
 
-    def instance_started(self, host, instance_id, at):
+    def instance_started(self, host, instance_id, at, boot=None):
         self._cast('instance_started', host=host, instance_id=instance_id,
-                   at=at)
+                   at=at, boot=boot)
 
-    def instance_ended(self, host, instance_id, at):
+    def instance_ended(self, host, instance_id, at, boot=None):
         self._cast('instance_ended', host=host, instance_id=instance_id,
-                   at=at)
+                   at=at, boot=boot)
 
-    def instance_failed(self, host, instance_id, at, reason):
+    def instance_failed(self, host, instance_id, at, reason, boot=None):
         self._cast('instance_failed', host=host, instance_id=instance_id,
-                   at=at, reason=reason)
+                   at=at, reason=reason, boot=boot)
 
-    def instance_terminated(self, host, instance_id, at):
+    def instance_terminated(self, host, instance_id, at, boot=None):
         self._cast('instance_terminated', host=host,
-                   instance_id=instance_id, at=at)
+                   instance_id=instance_id, at=at, boot=boot)
 
-    def termination_failed(self, host, instance_id, at, reason):
+    def termination_failed(self, host, instance_id, at, reason, boot=None):
         self._cast('termination_failed', host=host, instance_id=instance_id,
-                   at=at, reason=reason)
+                   at=at, reason=reason, boot=boot)
 
     def host_down(self, host, at):
         self._cast('host_down', host=host, at=at)

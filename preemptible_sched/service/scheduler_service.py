@@ -35,6 +35,12 @@ in the order they arrive). The clock runs in the thread calling
 :class:`~preemptible_sched.service.ClockBridge`; ``show`` and ``list`` read
 the store directly (it is thread-safe).
 
+Every message, on both topics, is checked by its JSON schema
+(:mod:`.schemas`) before it reaches the loop, the driver or the store; a
+bad call is answered ``InvalidInput``, a bad report dropped, each logged on
+one line. Requests belong to the project of the caller's context, and
+:mod:`preemptible_sched.policy` decides who may see and delete them.
+
 Start-up with the ``rpc`` driver: serve the reports, ask every agent to
 register, wait up to ``[service] host_wait_seconds`` for the hosts the
 store knows, then start the loop, which recovers every decision a crash
@@ -42,22 +48,28 @@ left open (asking the agents what runs), and only then take requests.
 """
 
 import logging
+import re
 import socket
+import time
 import uuid
 
 import oslo_messaging
 
+from preemptible_sched import api_policies
 from preemptible_sched import clock as clock_mod
 from preemptible_sched.compute import rpc as compute_rpc
 from preemptible_sched.conf import service as service_conf
 from preemptible_sched.db import api as db_api
 from preemptible_sched.db import models
 from preemptible_sched import exception
+from preemptible_sched import limits
 from preemptible_sched import loadables
 from preemptible_sched.loop import scheduler_loop
+from preemptible_sched import policy
 from preemptible_sched import service
 from preemptible_sched.service import notifications
 from preemptible_sched.service import rpcapi
+from preemptible_sched.service import schemas
 
 LOG = logging.getLogger(__name__)
 
@@ -93,51 +105,65 @@ def load_driver_class(name):
 def request_spec_from_wire(data):
     """The :class:`objects.RequestSpec` a client sent, validated.
 
-    A missing ``id`` is generated. Raises :class:`InvalidInput` listing
-    every problem at once.
+    ``data`` is checked against :data:`.schemas.REQUEST_SPEC` first (finite
+    and bounded numbers, bounded strings, safe ids); a missing ``id`` is
+    generated. Raises :class:`InvalidInput` listing the problems.
     """
-    if not isinstance(data, dict):
-        raise exception.InvalidInput('request', None,
-                                     'must be an object, got %r' % (data,))
-    data = dict(data)
+    source = 'request'
+    if isinstance(data, dict) and isinstance(data.get('id'), str) and \
+            re.match(schemas.ID_PATTERN, data['id']):
+        source = 'request %s' % limits.one_line(data['id'], 60)
+    data = schemas.check_request_spec(data, source)
     if data.get('id') is None:
         data['id'] = 'req-%s' % uuid.uuid4().hex[:12]
     try:
         spec = models.spec_from_dict(data)
     except (TypeError, ValueError) as error:
-        raise exception.InvalidInput('request', None, str(error)) from None
+        raise exception.InvalidInput(source, None, str(error)) from None
     problems = []
-    if not isinstance(spec.id, str) or not spec.id.strip():
-        problems.append('id: must be a non-empty string')
-    elif len(spec.id) > MAX_ID_LENGTH - 8:
-        problems.append('id: longer than %d characters'
-                        % (MAX_ID_LENGTH - 8))
-    if not isinstance(spec.num_instances, int) or spec.num_instances < 1:
-        problems.append('num_instances: must be a positive integer, got %r'
-                        % (spec.num_instances,))
-    for name, value in zip(spec.resources._fields, spec.resources):
-        if not isinstance(value, (int, float)) or value < 0:
-            problems.append('resources.%s: must be a number >= 0, got %r'
-                            % (name, value))
-    if not problems and not any(spec.resources):
+    if not any(spec.resources):
         problems.append('resources: the request asks for nothing')
     if spec.group is not None and spec.group_policy not in (
             'affinity', 'anti-affinity'):
         problems.append("group_policy: must be 'affinity' or "
                         "'anti-affinity' for group %r, got %r"
                         % (spec.group, spec.group_policy))
+    if spec.instance_ids and len(spec.instance_ids) != spec.num_instances:
+        problems.append('instance_ids: %d given for %d instance(s)'
+                        % (len(spec.instance_ids), spec.num_instances))
     if problems:
-        source = 'request %s' % spec.id if spec.id else 'request'
         raise exception.InvalidInput(source, None, '; '.join(problems))
     return spec
 
 
-def _check_duration(duration):
-    if duration is not None and (not isinstance(duration, (int, float)) or
-                                 duration <= 0):
-        raise exception.InvalidInput('request', 'duration',
-                                     'must be a positive number of seconds, '
-                                     'got %r' % (duration,))
+#: What must be the same for a submit to repeat an earlier one.
+_SAME_FIELDS = ('resources', 'preemptible', 'num_instances', 'flavor',
+                'constraints', 'availability_zone', 'group',
+                'group_policy', 'service_class')
+
+
+def submit_differences(request, spec, duration=None, image=None):
+    """What differs between the stored ``request`` and a new submit of the
+    same id (``spec``, ``duration``, ``image``): field names, none if the
+    submit repeats it.
+
+    A priority left to the service class (0 with a class) is the class's,
+    as the loop stored it; instance ids are compared when given.
+    """
+    stored = models.spec_to_dict(request.request_spec())
+    sent = models.spec_to_dict(spec)
+    differences = [name for name in _SAME_FIELDS
+                   if stored[name] != sent[name]]
+    if (spec.service_class is None or spec.priority) and \
+            stored['priority'] != sent['priority']:
+        differences.append('priority')
+    if spec.instance_ids and stored['instance_ids'] != sent['instance_ids']:
+        differences.append('instance_ids')
+    if request.duration_s != duration:
+        differences.append('duration')
+    if request.image != image:
+        differences.append('image')
+    return differences
 
 
 def describe_instance(store, row):
@@ -167,58 +193,128 @@ def describe_instance(store, row):
     return described
 
 
-def describe_request(store, request_id):
-    """A request and its instances, as the client API returns them."""
-    request = store.get_request(request_id)
-    return {'id': request.id, 'status': request.status,
-            'reason': request.reason, 'spec': dict(request.spec),
-            'duration_s': request.duration_s, 'image': request.image,
-            'attempts': request.attempts,
+def describe_request(store, request_id, request=None):
+    """A request and its instances, as the client API returns them
+    (``request``: its row, if already read).
+    """
+    if request is None:
+        request = store.get_request(request_id)
+    return {'id': request.id, 'project_id': request.project_id,
+            'status': request.status, 'reason': request.reason,
+            'spec': dict(request.spec), 'duration_s': request.duration_s,
+            'image': request.image, 'attempts': request.attempts,
             'submitted_at': request.submitted_at,
             'updated_at': request.updated_at,
             'instances': [describe_instance(store, row) for row in
-                          store.list_instances(request_id=request_id)]}
+                          store.list_instances(request_id=request.id)]}
 
 
-class SchedulerEndpoint:
-    """The client API of the scheduler service (RPC API 1.0)."""
+class SchedulerEndpoint(schemas.GuardedEndpoint):
+    """The client API of the scheduler service (RPC API 1.0).
+
+    Every argument and the context are checked by their schemas
+    (:mod:`.schemas`) before anything else; a refusal is ``InvalidInput``
+    (the client's ``BadRequest``), logged on one line. The caller's
+    project and roles come from the context
+    (:func:`preemptible_sched.policy.credentials`); the rules are those of
+    :mod:`preemptible_sched.api_policies`. A request the caller may not
+    show or delete because it belongs to another project is answered
+    ``NotFound``, as if it did not exist.
+
+    ``submit`` is idempotent on the request id: the same id with the same
+    request returns the stored request, the same id with another request
+    (or of another project) is refused naming what differs.
+    """
 
     target = oslo_messaging.Target(version=rpcapi.RPC_API_VERSION)
 
     def __init__(self, scheduler):
-        self.scheduler = scheduler
+        self._scheduler = scheduler
 
-    @oslo_messaging.expected_exceptions(db_api.Duplicate,
-                                        exception.InvalidInput,
-                                        service.NotReady)
+    def _authorize(self, ctxt, action, project_id):
+        return policy.authorize(ctxt, action, {'project_id': project_id},
+                                conf=self._scheduler.conf)
+
+    def _request(self, ctxt, action, request_id):
+        """The row of ``request_id`` if ``ctxt`` may do ``action`` on it."""
+        request = self._scheduler.store.get_request(request_id)
+        target = {'project_id': request.project_id}
+        if not policy.authorize(ctxt, action, target, do_raise=False,
+                                conf=self._scheduler.conf):
+            if request.project_id != policy.project_of(ctxt):
+                # Another project's: not disclosed.
+                raise db_api.NotFound('request', request_id)
+            raise policy.PolicyNotAuthorized(action)
+        return request
+
+    @schemas.checked_call('scheduler', db_api.Duplicate,
+                          policy.PolicyNotAuthorized, service.NotReady)
     def submit(self, ctxt, spec, duration=None, image=None):
         request_spec = request_spec_from_wire(spec)
-        _check_duration(duration)
-        loop = self.scheduler.loop
-        request_id = self.scheduler.bridge.call(loop.submit, request_spec,
-                                                duration, image)
-        return describe_request(self.scheduler.store, request_id)
+        project_id = policy.project_of(ctxt)
+        self._authorize(ctxt, api_policies.SUBMIT, project_id)
+        bridge = self._scheduler.bridge
+        deadline = time.monotonic() + bridge.timeout
+        request_id = bridge.call(self._submit, request_spec, duration,
+                                 image, project_id, deadline)
+        return describe_request(self._scheduler.store, request_id)
 
-    @oslo_messaging.expected_exceptions(db_api.NotFound)
+    def _submit(self, spec, duration, image, project_id, deadline):
+        """In the clock's thread, so one submit of an id at a time."""
+        if time.monotonic() > deadline:
+            # The caller has stopped waiting: submitting now would place
+            # a request it was told failed.
+            raise service.NotReady('the scheduler loop was busy for too '
+                                   'long: request %s not submitted'
+                                   % spec.id)
+        store = self._scheduler.store
+        try:
+            existing = store.get_request(spec.id)
+        except db_api.NotFound:
+            existing = None
+        if existing is not None:
+            source = 'request %s' % spec.id
+            if existing.project_id != project_id:
+                raise exception.InvalidInput(
+                    source, 'id', 'taken by a request of another project')
+            differences = submit_differences(existing, spec, duration,
+                                             image)
+            if differences:
+                raise exception.InvalidInput(
+                    source, None, 'exists already with a different %s'
+                    % ', '.join(differences))
+            LOG.info('Request %s submitted again: it exists already',
+                     spec.id)
+            return existing.id
+        with db_api.project_scope(project_id):
+            return self._scheduler.loop.submit(spec, duration, image)
+
+    @schemas.checked_call('scheduler', db_api.NotFound,
+                          policy.PolicyNotAuthorized)
     def show(self, ctxt, request_id):
-        return describe_request(self.scheduler.store, request_id)
+        request = self._request(ctxt, api_policies.SHOW, request_id)
+        return describe_request(self._scheduler.store, request.id, request)
 
-    @oslo_messaging.expected_exceptions(exception.InvalidInput)
+    @schemas.checked_call('scheduler', policy.PolicyNotAuthorized)
     def list(self, ctxt, status=None):
-        if status is not None and status not in models.REQUEST_STATUSES:
-            raise exception.InvalidInput(
-                'list', 'status', 'unknown status %r (valid: %s)' % (
-                    status, ', '.join(models.REQUEST_STATUSES)))
-        store = self.scheduler.store
-        return [describe_request(store, request.id)
-                for request in store.list_requests(status=status)]
+        project_id = policy.project_of(ctxt)
+        self._authorize(ctxt, api_policies.LIST, project_id)
+        every_project = policy.authorize(
+            ctxt, api_policies.LIST_ALL_PROJECTS,
+            {'project_id': project_id}, do_raise=False,
+            conf=self._scheduler.conf)
+        store = self._scheduler.store
+        return [describe_request(store, request.id, request)
+                for request in store.list_requests(
+                    status=status,
+                    project_id=None if every_project else project_id)]
 
-    @oslo_messaging.expected_exceptions(db_api.NotFound, service.NotReady)
+    @schemas.checked_call('scheduler', db_api.NotFound,
+                          policy.PolicyNotAuthorized, service.NotReady)
     def delete(self, ctxt, request_id):
-        store = self.scheduler.store
-        store.get_request(request_id)
-        self.scheduler.bridge.call(self.scheduler.loop.delete, request_id)
-        return describe_request(store, request_id)
+        request = self._request(ctxt, api_policies.DELETE, request_id)
+        self._scheduler.bridge.call(self._scheduler.loop.delete, request.id)
+        return describe_request(self._scheduler.store, request.id)
 
 
 # -- the service -------------------------------------------------------------
@@ -267,7 +363,8 @@ class SchedulerService:
                 self.transport,
                 oslo_messaging.Target(
                     topic=service_conf.report_topic(conf), server=server),
-                [compute_rpc.ComputeReportsEndpoint(self.driver)])
+                [compute_rpc.ComputeReportsEndpoint(
+                    self.driver, check=schemas.check_report)])
 
     @property
     def ready(self):
@@ -279,6 +376,14 @@ class SchedulerService:
         """Whether the hosts are remote agents (the ``rpc`` driver)."""
         return isinstance(self.driver, compute_rpc.RPCComputeDriver)
 
+    def _heartbeat_timeout(self):
+        """Clock seconds without a heartbeat after which an agent is
+        unreachable (the options are wall-clock seconds).
+        """
+        service_opts = self.conf.service
+        return (service_opts.heartbeat_interval *
+                service_opts.heartbeat_misses * self.clock.time_scale)
+
     def _make_driver(self, name):
         cls = load_driver_class(name)
         if issubclass(cls, compute_rpc.RPCComputeDriver):
@@ -286,7 +391,8 @@ class SchedulerService:
                          compute_api=rpcapi.ComputeAPI(self.transport,
                                                        self.conf),
                          known_hosts=[row.to_object()
-                                      for row in self.store.hosts()])
+                                      for row in self.store.hosts()],
+                         heartbeat_timeout=self._heartbeat_timeout())
         else:
             driver = cls(self.clock)
         driver.name = name

@@ -53,6 +53,7 @@ import contextlib
 import csv
 import dataclasses
 import os
+import re
 import shutil
 import statistics
 import tempfile
@@ -430,19 +431,24 @@ def write_comparison_md(path, rows, classes):
 def staged_output(directory):
     """A staging directory, moved into ``directory`` if the block succeeds.
 
-    The staging directory is hidden beside ``directory``; on failure it is
-    removed and ``directory`` is left as it was. On success each entry
-    replaces its namesake in ``directory`` (a workload's sub-directory as
-    a whole, so no cell of an earlier run is mixed with the new ones);
-    entries of an earlier run that the new one does not write stay.
+    The staging directory is hidden beside ``directory``
+    (``.<name>.<pid>.<random>.tmp``); on failure, Ctrl-C or SIGTERM (see
+    :func:`preemptible_sched.cmd.simulate.stoppable`) it is removed and
+    ``directory`` is left as it was. One left by a process killed outright
+    (its pid no longer runs) is removed first (:func:`remove_stale`). On
+    success each entry replaces its namesake in ``directory`` (a
+    workload's sub-directory as a whole, so no cell of an earlier run is
+    mixed with the new ones); entries of an earlier run that the new one
+    does not write stay.
     ``comparison.csv`` goes first out and last in: while it is there, it
     describes the cells beside it.
     """
     directory = os.path.abspath(directory)
     parent = os.path.dirname(directory)
     os.makedirs(parent, exist_ok=True)
+    remove_stale(directory)
     staging = tempfile.mkdtemp(
-        prefix='.%s.' % os.path.basename(directory), suffix='.tmp',
+        prefix=_staging_prefix(directory, os.getpid()), suffix='.tmp',
         dir=parent)
     try:
         content = os.path.join(staging, 'content')
@@ -451,6 +457,53 @@ def staged_output(directory):
         _publish(content, directory, os.path.join(staging, 'replaced'))
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+#: What follows ``.<name>.`` in a staging directory's name.
+_STAGING = re.compile(r'^([0-9]+)\.[A-Za-z0-9_]+\.tmp$')
+
+
+def _staging_prefix(directory, pid):
+    return '.%s.%d.' % (os.path.basename(directory), pid)
+
+
+def _running(pid):
+    """Whether process ``pid`` exists (it may not be ours)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True    # exists, but belongs to someone else
+    return True
+
+
+def remove_stale(directory):
+    """Remove staging directories of ``directory`` whose process is gone.
+
+    Those of a process still running (another experiment writing to the
+    same place) are left alone; returns the paths removed.
+    """
+    directory = os.path.abspath(directory)
+    parent = os.path.dirname(directory)
+    prefix = '.%s.' % os.path.basename(directory)
+    removed = []
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return removed
+    for name in names:
+        match = name.startswith(prefix) and _STAGING.match(
+            name[len(prefix):])
+        if not match or _running(int(match.group(1))):
+            continue
+        path = os.path.join(parent, name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
 
 
 def _publish(content, directory, trash):

@@ -31,6 +31,11 @@ Google ``machine_events`` capacities are normalised to the largest machine
 (1.0), the units of the ``google2011`` task requests. Alibaba memory in MiB
 is taken as MB, as for the Alibaba pods. Every problem raises
 :class:`InvalidInput` naming the file and ``line N: field F``.
+
+Bounds (:mod:`preemptible_sched.limits`): files of at most
+``limits.MAX_INPUT_BYTES``, regular files only; sizes finite within
+``0..limits.MAX_RESOURCE``; at most ``limits.MAX_HOSTS`` hosts, read or
+sampled; a size factor finite within ``0..limits.MAX_SIZE_FACTOR``.
 """
 
 import dataclasses
@@ -38,6 +43,7 @@ import math
 import random
 
 from preemptible_sched import exception
+from preemptible_sched import limits
 from preemptible_sched import objects
 from preemptible_sched.simulation import workload
 
@@ -49,33 +55,43 @@ _RESOURCES = objects.Resources._fields
 def read_infrastructure(path):
     """The hosts of a canonical infrastructure CSV, in file order."""
     seen = {}
-    hosts = [
-        objects.Host(name=record.identifier('name', seen),
-                     vcpus=record.number('vcpus'),
-                     memory_mb=record.number('memory_mb'),
-                     disk_gb=record.number('disk_gb', default=0.0),
-                     attributes=record.pairs('attributes'))
-        for record in workload.header_records(
+    hosts = []
+    for record in workload.header_records(
             path, ('name', 'vcpus', 'memory_mb'), ('disk_gb', 'attributes'),
-            strict=True)]
+            strict=True, max_bytes=limits.MAX_INPUT_BYTES):
+        _check_count(path, record, hosts)
+        hosts.append(objects.Host(
+            name=record.identifier('name', seen),
+            vcpus=record.size('vcpus'),
+            memory_mb=record.size('memory_mb'),
+            disk_gb=record.size('disk_gb', default=0.0),
+            attributes=record.pairs('attributes')))
     return _not_empty(path, hosts)
+
+
+def _check_count(path, record, hosts):
+    if len(hosts) >= limits.MAX_HOSTS:
+        raise exception.InvalidInput(
+            path, 'line %d' % record.line, 'more than %d hosts'
+            % limits.MAX_HOSTS)
 
 
 def hosts_from_flavor(count, flavor):
     """``count`` identical hosts ``host-0001``... of ``flavor``, a string
     ``VCPUS:MEMORY_MB[:DISK_GB]`` (vCPUs and memory > 0, disk >= 0).
     """
-    if count < 1:
-        raise exception.InvalidInput('--hosts', None,
-                                     'must be >= 1, got %r' % count)
-    parts = flavor.split(':')
+    limits.integer(count, '--hosts', None, minimum=1,
+                   maximum=limits.MAX_HOSTS)
+    parts = str(flavor).split(':')
     sizes = [float(p) if workload.is_number(p) else math.nan
              for p in parts] + [0.0]
     if (len(parts) not in (2, 3) or not all(map(math.isfinite, sizes)) or
-            min(sizes[:2]) <= 0 or sizes[2] < 0):
+            min(sizes[:2]) <= 0 or sizes[2] < 0 or
+            max(sizes) > limits.MAX_RESOURCE):
         raise exception.InvalidInput(
             '--host-flavor', None, 'expected VCPUS:MEMORY_MB[:DISK_GB], '
-            'vCPUs and memory > 0, disk >= 0; got %r' % flavor)
+            'vCPUs and memory > 0, disk >= 0, each at most %g; got %s'
+            % (limits.MAX_RESOURCE, limits.one_line(repr(flavor), 80)))
     return [objects.Host('host-%04d' % (index + 1), *sizes[:3])
             for index in range(count)]
 
@@ -132,13 +148,15 @@ def _read_alibaba_nodes(path):
     seen = {}
     hosts = []
     for record in workload.header_records(
-            path, ('sn', 'cpu_milli', 'memory_mib'), ('gpu', 'model')):
+            path, ('sn', 'cpu_milli', 'memory_mib'), ('gpu', 'model'),
+            max_bytes=limits.MAX_INPUT_BYTES):
+        _check_count(path, record, hosts)
         name = record.identifier('sn', seen)
         if record.text('gpu'):
-            record.number('gpu')   # validated, kept as written
+            record.size('gpu')   # validated, kept as written
         hosts.append(objects.Host(
-            name=name, vcpus=record.number('cpu_milli') / 1000,
-            memory_mb=record.number('memory_mib'),
+            name=name, vcpus=record.size('cpu_milli', scale=1000) / 1000,
+            memory_mb=record.size('memory_mib'),
             attributes={key: record.text(key) for key in ('gpu', 'model')
                         if record.text(key)}))
     return _not_empty(path, hosts)
@@ -146,9 +164,11 @@ def _read_alibaba_nodes(path):
 
 def _read_machine_events(path):
     machines = {}
-    for record in workload.positional_records(path, _EVENT_FIELDS,
-                                              'machine_events'):
+    for record in workload.positional_records(
+            path, _EVENT_FIELDS, 'machine_events',
+            max_bytes=limits.MAX_INPUT_BYTES):
         name = record.text('machine ID', required=True)
+        record.number('timestamp', maximum=limits.MAX_TIME * 1e6)
         event = record.number('event type')
         if event not in (_ADD, _REMOVE, _UPDATE):
             raise record.error('event type', 'expected 0, 1 or 2, got %s'
@@ -156,10 +176,12 @@ def _read_machine_events(path):
         if event == _REMOVE:
             machines.pop(name, None)
         elif record.text('CPU capacity') and record.text('memory capacity'):
+            if name not in machines and len(machines) >= limits.MAX_HOSTS:
+                _check_count(path, record, machines)
             platform = record.text('platform ID')
             machines[name] = objects.Host(
-                name=name, vcpus=record.number('CPU capacity'),
-                memory_mb=record.number('memory capacity'),
+                name=name, vcpus=record.size('CPU capacity'),
+                memory_mb=record.size('memory capacity'),
                 attributes={'platform': platform} if platform else {})
     return _not_empty(path, list(machines.values()))
 
@@ -216,9 +238,9 @@ def size_from_workload(items, machines, factor, seed, until=None):
     hold no machine big enough for the single largest request: sizing
     looks at the total, not at each request.
     """
-    if not factor > 0:
-        raise exception.InvalidInput('--size-factor', None,
-                                     'must be > 0, got %r' % factor)
+    limits.finite_number(factor, '--size-factor', None, minimum=0,
+                         exclusive_minimum=True,
+                         maximum=limits.MAX_SIZE_FACTOR)
     if not machines:
         raise exception.InvalidInput('machine list', None,
                                      'no machines to sample from')
@@ -234,10 +256,20 @@ def size_from_workload(items, machines, factor, seed, until=None):
               for need, have in zip(peak, mean)]
     driver = ratios.index(max(ratios))
     target = factor * peak[driver]
+    largest = max(getattr(m, _RESOURCES[driver]) for m in machines)
+    if largest > 0 and target / largest > limits.MAX_HOSTS:
+        raise exception.InvalidInput(
+            '--size-factor', None, '%g x the peak demand needs more than '
+            '%d hosts of this machine list' % (factor, limits.MAX_HOSTS))
     rng = random.Random(seed)
     hosts = []
     total = 0.0
     while not hosts or total < target:
+        if len(hosts) >= limits.MAX_HOSTS:
+            raise exception.InvalidInput(
+                '--size-factor', None, '%g x the peak demand needs more '
+                'than %d hosts of this machine list' % (factor,
+                                                        limits.MAX_HOSTS))
         machine = rng.choice(machines)
         hosts.append(dataclasses.replace(
             machine, name='m%04d-%s' % (len(hosts) + 1, machine.name),

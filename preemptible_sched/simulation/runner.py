@@ -28,6 +28,10 @@ policy, weighers and victim action unless the configuration sets them
 ``billing`` (now ``dual_state``) and ``none`` (now ``plain``) still work.
 Every run waits for room (``on_no_valid_host = wait``): a trace request is
 never dropped. Without a policy the configuration is used as it is.
+
+A run that could not end is refused up front (:func:`check_run`): ``until``
+must be finite, within ``0..limits.MAX_TIME``, and is required when a
+request has no duration (it would run, and the clock with it, for ever).
 """
 
 import dataclasses
@@ -39,6 +43,8 @@ from preemptible_sched.compute import fake
 from preemptible_sched.conf import checks
 from preemptible_sched.conf import CONF
 from preemptible_sched.db import api as db_api
+from preemptible_sched import exception
+from preemptible_sched import limits
 from preemptible_sched.loop import scheduler_loop
 from preemptible_sched import objects
 from preemptible_sched import qos
@@ -60,6 +66,26 @@ def strategy_of(name):
         raise ValueError('unknown policy %r (valid: %s)'
                          % (name, ', '.join(POLICIES)))
     return name
+
+
+def check_run(items, until, source='--until'):
+    """``until`` as a float (or None) if a run of ``items`` can end.
+
+    ``until`` must be a finite number within ``0..limits.MAX_TIME``; it is
+    required when any item has no duration. Raises InvalidInput naming
+    ``source`` otherwise.
+    """
+    if until is not None:
+        until = limits.finite_number(until, source, None, minimum=0,
+                                     maximum=limits.MAX_TIME)
+        return until
+    open_ended = [item.id for item in items if item.duration_s is None]
+    if open_ended:
+        raise exception.InvalidInput(
+            source, None, 'required: %d request(s) have no duration and '
+            'would run for ever (first: %s)' % (
+                len(open_ended), limits.one_line(repr(open_ended[0]), 80)))
+    return None
 
 
 def apply_policy(name, conf=CONF):
@@ -108,7 +134,7 @@ class Simulation:
                  sample_interval=None, on_event=None):
         self.items = list(items)
         self.hosts = list(hosts)
-        self.until = until
+        self.until = check_run(self.items, until)
         self.seed = seed
         self.policy = policy
         self.sample_interval = sample_interval

@@ -77,6 +77,14 @@ Formats (``FORMATS``; ``auto`` asks :func:`detect_format`):
     silver, 0..1 bronze, unless ``class_map`` maps the priority as written
     in the trace; ``priority`` keeps the raw value.
 
+Hostile input: only regular files are read (a FIFO or a device is refused
+before anything is read), of at most ``limits.MAX_TRACE_BYTES`` after
+decompression and ``limits.MAX_TRACE_LINES`` lines, each of at most
+``limits.MAX_LINE_BYTES``, in UTF-8.
+Every number must be finite and within its bound: times and durations
+within ``0..limits.MAX_TIME`` seconds, sizes within
+``0..limits.MAX_RESOURCE`` (see :mod:`preemptible_sched.limits`).
+
 In every CSV-like format, rows starting with ``#`` are comments. Only
 ``csv`` requests can be preemptible. Every problem raises
 :class:`InvalidInput` naming the file and ``line N: field F`` (lines count
@@ -94,8 +102,10 @@ import gzip
 import logging
 import math
 import typing
+import zlib
 
 from preemptible_sched import exception
+from preemptible_sched import limits
 from preemptible_sched import objects
 
 LOG = logging.getLogger(__name__)
@@ -130,32 +140,69 @@ class WorkloadItem:
 
 # -- Reading helpers, shared with infrastructure ----------------------------
 
-def lines(path):
+def lines(path, max_bytes=None):
     """Yield the lines of a text file, gunzipped when it ends in ``.gz``
     (UTF-8, a byte-order mark ignored).
+
+    Only a regular file is read; more than ``max_bytes`` (default
+    ``limits.MAX_TRACE_BYTES``, after decompression), a line longer than
+    ``limits.MAX_LINE_BYTES``, a corrupt gzip stream or bytes that are not
+    UTF-8 raise :class:`InvalidInput`.
     """
-    opener = gzip.open if path.endswith('.gz') else open
-    try:
-        with opener(path, 'rt', encoding='utf-8-sig',
-                    newline='') as stream:
-            yield from stream
-    except (OSError, EOFError, UnicodeDecodeError) as error:
-        raise exception.InvalidInput(
-            path, None, 'cannot read file: %s'
-            % (getattr(error, 'strerror', None) or error)) from None
+    if max_bytes is None:
+        max_bytes = limits.MAX_TRACE_BYTES
+    with limits.open_regular(path) as raw:
+        stream = gzip.GzipFile(fileobj=raw, mode='rb') if str(
+            path).endswith('.gz') else raw
+        total = number = 0
+        while True:
+            try:
+                line = stream.readline(limits.MAX_LINE_BYTES + 1)
+            except (OSError, EOFError, zlib.error) as error:
+                raise exception.InvalidInput(
+                    path, 'line %d' % (number + 1), 'cannot read file: %s'
+                    % limits.one_line(getattr(error, 'strerror', None) or
+                                      error, 200)) from None
+            if not line:
+                return
+            number += 1
+            total += len(line)
+            if number > limits.MAX_TRACE_LINES:
+                raise exception.InvalidInput(
+                    path, 'line %d' % number, 'more than %d lines'
+                    % limits.MAX_TRACE_LINES)
+            if total > max_bytes:
+                raise exception.InvalidInput(
+                    path, 'line %d' % number, 'file too large: more than '
+                    '%d bytes' % max_bytes)
+            if len(line) > limits.MAX_LINE_BYTES:
+                raise exception.InvalidInput(
+                    path, 'line %d' % number, 'line longer than %d bytes'
+                    % limits.MAX_LINE_BYTES)
+            if number == 1 and line.startswith(b'\xef\xbb\xbf'):
+                line = line[3:]
+            try:
+                text = line.decode('utf-8')
+            except UnicodeDecodeError as error:
+                raise exception.InvalidInput(
+                    path, 'line %d' % number, 'not UTF-8 text: byte 0x%02x '
+                    'at column %d' % (line[error.start], error.start + 1)
+                ) from None
+            yield text
 
 
-def csv_rows(path):
+def csv_rows(path, max_bytes=None):
     """Yield ``(line number, stripped fields)`` of each non-blank row."""
-    reader = csv.reader(lines(path))
+    reader = csv.reader(lines(path, max_bytes))
     try:
         for fields in reader:
             fields = [field.strip() for field in fields]
             if any(fields):
                 yield reader.line_num, fields
     except csv.Error as error:
-        raise exception.InvalidInput(path, 'line %d' % reader.line_num,
-                                     'malformed CSV: %s' % error) from None
+        raise exception.InvalidInput(
+            path, 'line %d' % reader.line_num, 'malformed CSV: %s'
+            % limits.one_line(error, 200)) from None
 
 
 def first_row(path, comment='#'):
@@ -208,9 +255,10 @@ class Record:
             raise self.error(column, 'missing value')
         return text
 
-    def number(self, column, default=_REQUIRED, minimum=0.0):
-        """The column as a finite float >= ``minimum``; ``default`` if
-        empty (no default: the value is required).
+    def number(self, column, default=_REQUIRED, minimum=0.0,
+               maximum=limits.MAX_TIME):
+        """The column as a finite float in ``minimum..maximum``;
+        ``default`` if empty (no default: the value is required).
         """
         text = self.values.get(column, '')
         if not text:
@@ -219,11 +267,22 @@ class Record:
             return default
         value = float(text) if is_number(text) else math.nan
         if not math.isfinite(value):
-            raise self.error(column, '%r is not a number' % text)
+            raise self.error(column, '%s is not a number'
+                             % limits.one_line(repr(text), 60))
         if minimum is not None and value < minimum:
             raise self.error(column, 'must be >= %g, got %s'
-                             % (minimum, text))
+                             % (minimum, limits.one_line(text, 60)))
+        if maximum is not None and value > maximum:
+            raise self.error(column, 'must be <= %g, got %s'
+                             % (maximum, limits.one_line(text, 60)))
         return value
+
+    def size(self, column, default=_REQUIRED, scale=1.0):
+        """A size (vCPUs, MB, GB) in ``0..limits.MAX_RESOURCE``, given in
+        units ``scale`` times smaller (``cpu_milli``: 1000).
+        """
+        return self.number(column, default,
+                           maximum=limits.MAX_RESOURCE * scale)
 
     def pairs(self, column):
         """The column as ``key=value;key=value`` (empty: no pairs)."""
@@ -249,7 +308,8 @@ class Record:
         return value
 
 
-def header_records(path, required, optional=(), strict=False, comment='#'):
+def header_records(path, required, optional=(), strict=False, comment='#',
+                   max_bytes=None):
     """Yield a :class:`Record` per data row of a CSV file with a header.
 
     Columns are keyed by :func:`column_key`. A missing ``required`` column
@@ -257,7 +317,7 @@ def header_records(path, required, optional=(), strict=False, comment='#'):
     required nor ``optional``. Rows starting with ``comment`` are skipped.
     """
     header = None
-    for line, fields in csv_rows(path):
+    for line, fields in csv_rows(path, max_bytes):
         if fields[0].startswith(comment):
             continue
         if header is None:
@@ -289,13 +349,13 @@ def _check_header(path, line, header, names, required, optional, strict):
                 'missing required column')
 
 
-def positional_records(path, columns, what):
+def positional_records(path, columns, what, max_bytes=None):
     """Yield a :class:`Record` per row of a CSV file whose fields are
     ``columns`` in order (as in the Google traces); a first row that does
     not start with a number is a header row and is skipped. ``what`` names
     the table in errors.
     """
-    for index, (line, fields) in enumerate(csv_rows(path)):
+    for index, (line, fields) in enumerate(csv_rows(path, max_bytes)):
         if index == 0 and not is_number(fields[0]):
             continue
         if len(fields) != len(columns):
@@ -305,9 +365,17 @@ def positional_records(path, columns, what):
         yield Record(path, line, dict(zip(columns, fields)))
 
 
-def _known(record, column):
+def _check_numbers(record, columns):
+    """Check that the columns not read otherwise hold finite numbers (or
+    nothing): a NaN is refused even where it would change nothing.
+    """
+    for column in columns:
+        record.number(column, default=None, minimum=None)
+
+
+def _known(record, column, maximum=limits.MAX_TIME):
     """An archive number where -1 means unknown: None for -1."""
-    value = record.number(column, minimum=None)
+    value = record.number(column, minimum=None, maximum=maximum)
     if value == -1:
         return None
     if value < 0:
@@ -337,8 +405,8 @@ def _read_csv(path, class_map, default_class, skipped):
             submit_s=record.number('submit_s'),
             duration_s=record.number('duration_s', default=None),
             resources=objects.Resources(
-                record.number('vcpus'), record.number('memory_mb'),
-                record.number('disk_gb', default=0.0)),
+                record.size('vcpus'), record.size('memory_mb'),
+                record.size('disk_gb', default=0.0)),
             service_class=record.text('service_class') or default_class,
             preemptible=_BOOLEANS[flag],
             constraints=record.pairs('constraints'))
@@ -352,9 +420,11 @@ def _read_alibaba(path, class_map, default_class, skipped):
     classes = dict(ALIBABA_CLASSES, **class_map)
     seen = {}
     for record in header_records(path, _ALIBABA_REQUIRED):
+        _check_numbers(record, ('num_gpu', 'gpu_milli'))
         name = record.identifier('name', seen)
-        resources = objects.Resources(record.number('cpu_milli') / 1000,
-                                      record.number('memory_mib'))
+        resources = objects.Resources(
+            record.size('cpu_milli', scale=1000) / 1000,
+            record.size('memory_mib'))
         qos = record.text('qos', required=True)
         if qos not in classes:
             raise record.error('qos', 'no service class for QoS %r (known: '
@@ -393,20 +463,29 @@ def _read_swf(path, class_map, default_class, skipped):
                 path, 'line %d' % line, 'expected %d whitespace-separated '
                 'fields, found %d' % (len(_SWF_FIELDS), len(fields)))
         record = Record(path, line, dict(zip(_SWF_FIELDS, fields)))
+        # Every SWF field is a number (-1: unknown), even those not used.
+        _check_numbers(record, _SWF_FIELDS)
         job = record.identifier('job_number', seen)
         submit = _known(record, 'submit_time')
         run_time = _known(record, 'run_time')
-        procs = _known(record, 'allocated_processors')
+        procs = _known(record, 'allocated_processors', limits.MAX_RESOURCE)
         if procs is None:
-            procs = _known(record, 'requested_processors')
-        memory_kb = _known(record, 'requested_memory') or _known(
-            record, 'used_memory') or 0.0
+            procs = _known(record, 'requested_processors',
+                           limits.MAX_RESOURCE)
+        memory_kb = _known(record, 'requested_memory',
+                           limits.MAX_RESOURCE * 1024) or _known(
+            record, 'used_memory', limits.MAX_RESOURCE * 1024) or 0.0
         if submit is None or run_time is None or procs is None:
             skipped['unknown submit time, run time or processors'] += 1
             continue
+        memory_mb = memory_kb * procs / 1024
+        if memory_mb > limits.MAX_RESOURCE:
+            raise record.error('requested_memory', 'memory x processors is '
+                               '%g MB, more than %g' % (
+                                   memory_mb, limits.MAX_RESOURCE))
         yield WorkloadItem(
             id=job, submit_s=submit, duration_s=run_time,
-            resources=objects.Resources(procs, memory_kb * procs / 1024),
+            resources=objects.Resources(procs, memory_mb),
             service_class=class_map.get(record.text('queue'),
                                         default_class))
 
@@ -417,6 +496,7 @@ _GWF_REQUIRED = ('workflowid', 'jobid', 'submittime', 'runtime', 'nprocs')
 def _read_gwf(path, class_map, default_class, skipped):
     seen = {}
     for record in header_records(path, _GWF_REQUIRED, comment='#'):
+        _check_numbers(record, ('reqnprocs',))
         ids = '%s-%s' % (record.text('workflowid', required=True),
                          record.text('jobid', required=True))
         if ids in seen:
@@ -425,9 +505,9 @@ def _read_gwf(path, class_map, default_class, skipped):
         seen[ids] = record.line
         submit = _known(record, 'submittime')
         run_time = _known(record, 'runtime')
-        procs = _known(record, 'nprocs')
+        procs = _known(record, 'nprocs', limits.MAX_RESOURCE)
         if not procs and record.text('reqnprocs'):
-            procs = _known(record, 'reqnprocs') or None
+            procs = _known(record, 'reqnprocs', limits.MAX_RESOURCE) or None
         if submit is None or run_time is None or not procs:
             skipped['unknown submit time, run time or processors'] += 1
             continue
@@ -440,6 +520,9 @@ _GOOGLE_FIELDS = ('timestamp', 'missing info', 'job ID', 'task index',
                   'machine ID', 'event type', 'user', 'scheduling class',
                   'priority', 'CPU request', 'memory request',
                   'disk request', 'different-machine constraint')
+#: Numeric columns of task_events not read otherwise (checked anyway).
+_GOOGLE_NUMBERS = ('missing info', 'machine ID', 'scheduling class',
+                   'disk request', 'different-machine constraint')
 _SUBMIT, _SCHEDULE = 0, 1
 _ENDS = (2, 3, 4, 5, 6)   # EVICT, FAIL, FINISH, KILL, LOST
 _LAST_EVENT = 8           # UPDATE_RUNNING
@@ -468,7 +551,9 @@ def _read_google(path, class_map, default_class, skipped):
     for record in positional_records(path, _GOOGLE_FIELDS, 'task_events'):
         key = (record.text('job ID', required=True),
                record.text('task index', required=True))
-        when = record.number('timestamp') / 1e6
+        _check_numbers(record, _GOOGLE_NUMBERS)
+        when = record.number('timestamp',
+                             maximum=limits.MAX_TIME * 1e6) / 1e6
         event = record.number('event type')
         if event > _LAST_EVENT or event != int(event):
             raise record.error('event type', 'expected 0..%d, got %s'
@@ -499,12 +584,12 @@ def _read_google(path, class_map, default_class, skipped):
 
 
 def _google_item(record, key, when, class_map):
-    priority = record.number('priority')
+    priority = record.number('priority', maximum=limits.MAX_PRIORITY)
     return WorkloadItem(
         id='%s-%s' % key, submit_s=when, duration_s=None,
         resources=objects.Resources(
-            record.number('CPU request', default=0.0),
-            record.number('memory request', default=0.0)),
+            record.size('CPU request', default=0.0),
+            record.size('memory request', default=0.0)),
         service_class=class_map.get(record.text('priority'),
                                     google_class(priority)),
         priority=priority)

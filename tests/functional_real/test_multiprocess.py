@@ -22,32 +22,44 @@ with the ``preemptible-sched`` client, ``kill -9``-s the scheduler while a
 termination is in flight, restarts it, and checks that every request ends
 placed and running, that no normal instance was terminated, that no victim
 was terminated twice, and that the database agrees with what the agents
-report.
+report. Another test submits 1,000 requests in a burst from 16 clients
+while the scheduler is killed twice, and checks that nothing was lost or
+double-booked and that the database equals the agents.
 
 Every run uses topics and a control exchange of its own, with queues that
-RabbitMQ deletes when their last consumer leaves, so parallel and stale
-runs never meet. A test is skipped, with the reason, only when nothing
-listens at the broker's or the database server's address. Set
+RabbitMQ deletes when their last consumer leaves (the burst's outlive
+their consumers, as in a deployment, and are deleted at its end), so
+parallel and stale runs never meet. A test is skipped, with the reason,
+only when nothing listens at the broker's or the database server's
+address. Set
 ``PSCHED_TEST_RABBIT_URL``, ``PSCHED_TEST_MYSQL_URL`` or
-``PSCHED_TEST_POSTGRESQL_URL`` to use other servers.
+``PSCHED_TEST_POSTGRESQL_URL`` to use other servers;
+``PSCHED_TEST_KEEP_LOGS`` to a directory to keep the processes' logs.
 """
 
+import collections
+import concurrent.futures
 import configparser
 import json
 import os
+import random
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 
 import fixtures
+import kombu
 import oslo_messaging
 import sqlalchemy as sa
 from testtools import content
 
 from preemptible_sched.conf import CONF
+from preemptible_sched.conf import service as service_conf
 from preemptible_sched.db import api as db_api
 from preemptible_sched import service
 from preemptible_sched.service import rpcapi
@@ -73,6 +85,38 @@ MEDIUM = {'vcpus': 2, 'memory_mb': 4000, 'disk_gb': 40}
 TIME_SCALE = 10.0
 #: Longest wall-clock wait for any one condition.
 WAIT = 120.0
+
+#: The burst: requests, client threads, clock seconds per wall second,
+#: how many submits have been answered when the scheduler is killed (the
+#: first and the second time), and the longest wait for it to settle.
+BURST = 1000
+BURST_CLIENTS = 16
+BURST_TIME_SCALE = 20.0
+BURST_KILLS = (300, 650)
+BURST_SETTLE = 600.0
+#: How long a client waits for one answer, and retries at most.
+BURST_RPC_TIMEOUT = 15.0
+BURST_SUBMIT_WAIT = 400.0
+TINY = {'vcpus': 1, 'memory_mb': 1024, 'disk_gb': 10}
+SMALL = {'vcpus': 2, 'memory_mb': 2048, 'disk_gb': 20}
+
+
+def burst_request(index):
+    """(spec, duration) of the burst's request ``index``: half of them
+    preemptible, one in five of two vCPUs, one in 25 for two instances,
+    every 63rd running until the end of the test, the others 5 to 30
+    clock seconds.
+    """
+    rng = random.Random('burst:%d' % index)
+    preemptible = rng.random() < 0.5
+    resources, flavor = (SMALL, 'small') if rng.random() < 0.2 \
+        else (TINY, 'tiny')
+    spec = {'id': 'b%04d' % index, 'resources': resources,
+            'preemptible': preemptible, 'flavor': flavor,
+            'num_instances': 2 if index % 25 == 7 else 1}
+    duration = None if index % 63 == 0 else round(rng.uniform(5.0, 30.0),
+                                                  1)
+    return spec, duration
 
 
 def reachable(host, port):
@@ -243,6 +287,13 @@ class MultiProcessBehaviour:
     def _attach_log(self, process):
         self.addDetail('%s-log' % process.name,
                        content.text_content(process.log()))
+        keep = os.environ.get('PSCHED_TEST_KEEP_LOGS')
+        if keep:
+            # The logs of a test that passed are not shown: keep them.
+            os.makedirs(keep, exist_ok=True)
+            shutil.copyfile(process.log_path, os.path.join(
+                keep, '%s-%s.log' % (self.id().rsplit('.', 2)[-2],
+                                     process.name)))
 
     def start_scheduler(self, name='scheduler'):
         return self.start(name, 'preemptible_sched.cmd.scheduler')
@@ -270,8 +321,8 @@ class MultiProcessBehaviour:
 
     # -- waiting -------------------------------------------------------------
 
-    def wait_for(self, predicate, what):
-        deadline = time.monotonic() + WAIT
+    def wait_for(self, predicate, what, timeout=WAIT, interval=0.02):
+        deadline = time.monotonic() + timeout
         while not predicate():
             for process in self.processes.values():
                 if not process.alive():
@@ -279,8 +330,8 @@ class MultiProcessBehaviour:
                         process.name, process.popen.returncode, what))
             if time.monotonic() > deadline:
                 self.fail('timed out after %g s waiting for: %s'
-                          % (WAIT, what))
-            time.sleep(0.02)
+                          % (timeout, what))
+            time.sleep(interval)
 
     def states(self):
         return {row.id: row.state for row in self.store.list_instances()}
@@ -425,6 +476,292 @@ class MultiProcessBehaviour:
         self.assertGreater(instances[victim_id]['running_s'], 0)
         self.assertStoreAgreesWithAgents()
 
+    def test_burst_with_scheduler_killed_twice(self):
+        """1,000 requests from 16 clients at once; the scheduler is killed
+        (SIGKILL) twice in the middle and restarted at once.
+
+        A client whose submit failed (no answer, or the scheduler not
+        ready) submits the same request id again until it is answered:
+        submit is idempotent on the id. Normal and preemptible requests
+        are mixed on four 8-vCPU blades, so normal ones terminate
+        preemptible ones all along. Then, once everything has settled:
+        nothing lost (every id submitted is in the database, every request
+        placed), nothing double-booked (no spawn refused by an agent for
+        want of room, which is what a real host would have been
+        overcommitted by; no agent seen holding more than its capacity, no
+        instance seen on two hosts at once, none recorded started twice,
+        no victim terminated twice, no normal instance terminated) and the
+        database equals what the agents run.
+
+        The figures (detail ``burst-figures``; also appended as a JSON line
+        to the file ``PSCHED_TEST_BURST_FIGURES`` names) count, besides,
+        the instances the agents were seen boot twice and the stray
+        instances the scheduler terminated: a restarted scheduler may
+        settle a spawn before the reports held for it have arrived.
+        """
+        # Queues outlive their consumers, as in a deployment: what is
+        # sent to the scheduler while it is dead (submits, the agents'
+        # reports) waits for the next one. They are deleted at the end,
+        # after the processes stopped (cleanups run last first).
+        self.addCleanup(self.delete_queues)
+        self.reconfigure(
+            service={'time_scale': BURST_TIME_SCALE},
+            scheduler={'preemption_strategy': 'dual_state',
+                       'on_no_valid_host': 'wait'},
+            preemptible={'termination_grace_seconds': 2.0},
+            fake_driver={'termination_seconds': 2.0},
+            oslo_messaging_rabbit={'amqp_auto_delete': False})
+        # This process's clients give up on one answer sooner than the
+        # services (their rpc_timeout is in the file), on a transport of
+        # the new options.
+        self.flags(group='service', rpc_timeout=BURST_RPC_TIMEOUT)
+        transport = service.get_rpc_transport(CONF)
+        self.addCleanup(transport.cleanup)
+        started = time.monotonic()
+        self.start_all()
+        requests = [burst_request(index) for index in range(BURST)]
+        sizes = {}
+        for spec, duration in requests:
+            for n in range(spec['num_instances']):
+                instance_id = spec['id'] if spec['num_instances'] == 1 \
+                    else '%s-%d' % (spec['id'], n)
+                sizes[instance_id] = spec['resources']
+        forever = {spec['id'] for spec, duration in requests
+                   if duration is None}
+
+        answered = []
+        figures = collections.Counter()
+        lock = threading.Lock()
+        apis = threading.local()
+
+        def submit(spec, duration):
+            if not hasattr(apis, 'api'):
+                apis.api = rpcapi.SchedulerAPI(transport, CONF)
+            deadline = time.monotonic() + BURST_SUBMIT_WAIT
+            attempts = 0
+            while True:
+                attempts += 1
+                try:
+                    apis.api.submit(spec, duration=duration)
+                    break
+                except rpcapi.BadRequest as error:
+                    # A retry of a submit that was taken: the same spec
+                    # is no error (whether the service answers it with
+                    # the request, as now, or with 'already exists').
+                    if 'exists already' in str(error) and \
+                            'different' not in str(error):
+                        with lock:
+                            figures['duplicate_answers'] += 1
+                        break
+                    raise
+                except rpcapi.ServiceUnavailable as error:
+                    with lock:
+                        figures[type(error).__name__] += 1
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.5)
+            with lock:
+                answered.append(spec['id'])
+                figures['retries'] += attempts - 1
+                figures['max_attempts'] = max(figures['max_attempts'],
+                                              attempts)
+
+        # What the agents run, seen every half second: no host above its
+        # capacity, no instance on two hosts.
+        seen = {'snapshots': 0, 'overfull': [], 'two_hosts': [],
+                'max_vcpus': 0, 'boots': collections.defaultdict(set)}
+        watching = threading.Event()
+        watching.set()
+        capacity = CONF.fake_driver.vcpus, CONF.fake_driver.memory_mb
+
+        def watch():
+            compute_api = rpcapi.ComputeAPI(transport, CONF)
+            while watching.is_set():
+                where = collections.defaultdict(list)
+                for host in HOSTS:
+                    try:
+                        reports = compute_api.list_instances(
+                            host)['instances']
+                    except Exception:  # noqa: B902 a busy agent: next time
+                        continue
+                    vcpus = sum(sizes[r['id']]['vcpus'] for r in reports)
+                    memory = sum(sizes[r['id']]['memory_mb']
+                                 for r in reports)
+                    seen['max_vcpus'] = max(seen['max_vcpus'], vcpus)
+                    if vcpus > capacity[0] or memory > capacity[1]:
+                        seen['overfull'].append((host, vcpus, memory))
+                    for report in reports:
+                        where[report['id']].append(host)
+                        if report['started_at'] is not None:
+                            seen['boots'][report['id']].add(
+                                (host, report['started_at']))
+                seen['two_hosts'] += [(i, hosts) for i, hosts
+                                      in where.items() if len(hosts) > 1]
+                seen['snapshots'] += 1
+                time.sleep(0.5)
+
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
+        self.addCleanup(watching.clear)
+
+        burst_started = time.monotonic()
+        kills = []
+        pool = concurrent.futures.ThreadPoolExecutor(BURST_CLIENTS)
+        try:
+            futures = [pool.submit(submit, spec, duration)
+                       for spec, duration in requests]
+            for index, threshold in enumerate(BURST_KILLS):
+                self.wait_for(lambda: len(answered) >= threshold,
+                              '%d submits answered' % threshold,
+                              timeout=BURST_SUBMIT_WAIT, interval=0.005)
+                name = 'scheduler' if index == 0 else \
+                    'scheduler-restart-%d' % index
+                self.processes.pop(name).kill()
+                kills.append({'answered': len(answered),
+                              'at_s': round(time.monotonic() -
+                                            burst_started, 1)})
+                self.start_scheduler('scheduler-restart-%d' % (index + 1))
+            for future in futures:
+                future.result()
+        finally:
+            # On a failure, the submits not started yet are not sent.
+            pool.shutdown(cancel_futures=True)
+        burst_s = time.monotonic() - burst_started
+        self.assertEqual(BURST, len(answered))
+        self.assertEqual(BURST, len(set(answered)))
+
+        # Nothing lost: every request answered is in the database, once.
+        stored = {r.id for r in self.store.list_requests()}
+        self.assertEqual(set(answered), stored)
+
+        def settled():
+            rows = self.store.list_instances()
+            return not self.store.unfinished_decisions() and all(
+                row.state not in ('pending', 'building', 'terminating',
+                                  'preempted') and
+                (row.state != 'running' or row.request_id in forever)
+                for row in rows)
+        self.wait_for(settled, 'every request settled',
+                      timeout=BURST_SETTLE, interval=1.0)
+        watching.clear()
+        watcher.join(WAIT)
+        settled_s = time.monotonic() - burst_started
+
+        rows = self.store.list_instances()
+        requests_ = self.store.list_requests()
+        # Nothing double-booked: no agent refused a spawn for want of room
+        # (the fake driver's 'cannot hold': a real host would have been
+        # overcommitted), none was seen over its capacity, no instance on
+        # two hosts or started twice, no victim terminated twice.
+        refusals = [(event.instance_id, event.payload['reason'])
+                    for event in self.store.list_events(
+                        kind='instance.failed')
+                    if 'cannot hold' in (event.payload or {}).get(
+                        'reason', '')]
+        refusals += [(row.id, row.reason) for row in rows
+                     if row.reason and 'cannot hold' in row.reason]
+        refusals += [(r.id, r.reason) for r in requests_
+                     if r.reason and 'cannot hold' in r.reason]
+        started_events = collections.Counter(
+            event.instance_id for event in
+            self.store.list_events(kind='instance.started'))
+        confirmations = collections.Counter(
+            event.instance_id for event in self.store.list_events(
+                kind='decision.termination_confirmed'))
+        statuses = collections.Counter(r.status for r in requests_)
+        states = collections.Counter(row.state for row in rows)
+        ignored = collections.Counter(
+            (event.payload or {}).get('event') for event in
+            self.store.list_events(kind='instance.report_ignored'))
+        errors = collections.Counter(row.reason for row in rows
+                                     if row.state == 'error')
+        booted_twice = sorted(i for i, boots in seen['boots'].items()
+                              if len(boots) > 1)
+        strays = [event.instance_id for event in
+                  self.store.list_events(kind='instance.stray')]
+        result = {
+            'db': self.LABEL, 'requests': BURST, 'instances': len(sizes),
+            'clients': BURST_CLIENTS, 'kills': kills,
+            'submit_errors_retried': dict(figures),
+            'request_statuses': dict(statuses),
+            'instance_states': dict(states),
+            'error_reasons': dict(errors),
+            'preemptions_confirmed': sum(confirmations.values()),
+            'reports_ignored': dict(ignored),
+            'strays': strays,
+            'instances_seen_booted_twice': booted_twice,
+            'refused_cannot_hold': len(refusals),
+            'agent_snapshots': seen['snapshots'],
+            'agent_seen_overfull': len(seen['overfull']),
+            'instance_seen_on_two_hosts': len(seen['two_hosts']),
+            'max_vcpus_seen_on_a_host': seen['max_vcpus'],
+            'burst_s': round(burst_s, 1),
+            'settled_s': round(settled_s, 1),
+            'total_s': round(time.monotonic() - started, 1)}
+        self.addDetail('burst-figures',
+                       content.text_content(json.dumps(result, indent=1)))
+        path = os.environ.get('PSCHED_TEST_BURST_FIGURES')
+        if path:
+            with open(path, 'a') as stream:
+                stream.write(json.dumps(result) + '\n')
+
+        self.assertEqual(set(sizes), {row.id for row in rows})
+        self.assertEqual([], refusals[:10])
+        self.assertEqual([], seen['overfull'][:10])
+        self.assertEqual([], seen['two_hosts'][:10])
+        self.assertGreater(seen['snapshots'], 10)
+        self.assertEqual({}, {i: n for i, n in started_events.items()
+                              if n > 1})
+        self.assertEqual({}, {i: n for i, n in confirmations.items()
+                              if n > 1})
+        self.assertEqual([], [row.id for row in rows if not
+                              row.preemptible and row.state == 'terminated'])
+        # Every request ended placed (its instances ran), none failed.
+        self.assertEqual({'placed': BURST}, dict(statuses),
+                         [(r.id, r.status, r.reason) for r in requests_
+                          if r.status != 'placed'][:10])
+        # An instance ends running (those without a duration), ended,
+        # terminated (a victim), or in error when the restarted scheduler
+        # could not tell that it had ended: its report was lost with the
+        # killed process (a message is acknowledged to the broker before
+        # it is handled) or had not arrived when the scheduler settled it.
+        self.assertEqual(set(), set(states) - {'running', 'ended',
+                                               'terminated', 'error'})
+        self.assertEqual({'lost while the scheduler was down'}
+                         if states['error'] else set(), set(errors))
+        self.assertGreater(states['terminated'], 0)
+        # The database equals the agents.
+        self.assertStoreAgreesWithAgents(transport)
+
+    def delete_queues(self):
+        """Delete the queues and the exchange of this run that do not go
+        by themselves (``amqp_auto_delete = False``).
+        """
+        conf = self.options['service']
+        topics = (conf['scheduler_topic'], conf['compute_topic'],
+                  service_conf.report_topic(CONF))
+        servers = (socket.gethostname(),) + HOSTS
+        url = oslo_messaging.TransportURL.parse(CONF, RABBIT_URL).hosts[0]
+        with kombu.Connection(hostname=url.hostname, port=url.port or 5672,
+                              userid=url.username, password=url.password,
+                              virtual_host=self.rabbit_vhost()) as broker:
+            channel = broker.channel()
+            try:
+                for topic in topics:
+                    for name in (topic,) + tuple('%s.%s' % (topic, server)
+                                                 for server in servers):
+                        channel.queue_delete(name)
+                channel.exchange_delete(self.options['DEFAULT'][
+                    'control_exchange'])
+            finally:
+                channel.close()
+
+    @staticmethod
+    def rabbit_vhost():
+        virtual_host = oslo_messaging.TransportURL.parse(
+            CONF, RABBIT_URL).virtual_host
+        return virtual_host or '/'
+
     def assertEveryRequestPlaced(self):
         self.assertEqual(
             {request_id: 'placed' for request_id in PREEMPTIBLE + NORMAL},
@@ -451,8 +788,8 @@ class MultiProcessBehaviour:
         for victim in in_flight.victims:
             self.assertIn(victim, confirmations)
 
-    def assertStoreAgreesWithAgents(self):
-        compute_api = rpcapi.ComputeAPI(self.transport, CONF)
+    def assertStoreAgreesWithAgents(self, transport=None):
+        compute_api = rpcapi.ComputeAPI(transport or self.transport, CONF)
         reported = {host: sorted(report['id'] for report in
                                  compute_api.list_instances(host)['instances'])
                     for host in HOSTS}

@@ -37,6 +37,7 @@ import sqlalchemy as sa
 from preemptible_sched.db import api
 from tests import base
 from tests.unit.db import test_api
+from tests.unit.service import test_scheduler_service
 
 MYSQL_URL = os.environ.get(
     'PSCHED_TEST_MYSQL_URL',
@@ -150,3 +151,44 @@ class TestPostgreSQL(ServerBackend, test_api.StoreBehaviour,
 
     def test_backend(self):
         self.assertEqual('postgresql', self.store.engine.dialect.name)
+
+
+class ServiceOnServer(ServerBackend):
+    """The scheduler service (``fake`` compute driver) on the server."""
+
+    def make_service_store(self):
+        store = self.make_store()
+        self.addCleanup(store.dispose)
+        store.upgrade()
+        return store
+
+
+class TestHostileSubmitsOnMariaDB(ServiceOnServer,
+                                  test_scheduler_service.TestHostileSubmits):
+    """A list as a priority put the scheduler in a crash loop on MariaDB;
+    NaN and infinities came back to the client as SQL errors.
+    """
+
+    DATABASE = MariaDBDatabase
+    LABEL = 'MariaDB'
+
+
+class TestHostileSubmitsOnPostgreSQL(
+        ServiceOnServer, test_scheduler_service.TestHostileSubmits):
+
+    DATABASE = PostgreSQLDatabase
+    LABEL = 'PostgreSQL'
+
+
+class TestProjectsOnMariaDB(ServiceOnServer,
+                            test_scheduler_service.TestProjects):
+
+    DATABASE = MariaDBDatabase
+    LABEL = 'MariaDB'
+
+
+class TestProjectsOnPostgreSQL(ServiceOnServer,
+                               test_scheduler_service.TestProjects):
+
+    DATABASE = PostgreSQLDatabase
+    LABEL = 'PostgreSQL'

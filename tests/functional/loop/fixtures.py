@@ -32,12 +32,19 @@ class Crash(Exception):
 
 
 class CountingDriver(fake.FakeDriver):
-    """The fake driver, recording terminations done and spawns refused."""
+    """The fake driver, recording spawns asked for, terminations done and
+    spawns refused.
+    """
 
     def __init__(self, *args, **kw):
         super().__init__(*args, **kw)
         self.terminated = []
         self.refused = []
+        self.spawned = []
+
+    def spawn(self, host, instance, image=None, duration=None):
+        self.spawned.append(instance.id)
+        return super().spawn(host, instance, image=image, duration=duration)
 
     def _terminated(self, fake_host, fake_instance):
         if fake_host.instances.get(fake_instance.instance.id) is \

@@ -248,19 +248,39 @@ class TestTerminationFailures(EventsTestCase):
         self.assertEqual('running', self.state('spot0'))
         self.assertEqual(['spot0'], self.books())
 
-    def test_failed_deletion_is_forgotten(self):
-        # The compute side refuses to delete 'vm': it keeps running, and
-        # when it is terminated later (not by us) it counts as terminated,
-        # not deleted.
+    def test_failed_deletion_is_asked_again_by_its_deadline(self):
+        # The compute side refuses to delete 'vm': it keeps running until
+        # the deletion's deadline, when the scheduler asks the host, finds
+        # it still there and terminates it again.
+        self.flags(group='scheduler', compute_deadline=60.0)
         self.submit('vm')
         self.run_for(5)
         self.driver.fail_next_terminations(1)
         self.loop.delete('vm')
         self.run_for(5)
         self.assertEqual('running', self.state('vm'))
+        self.assertIn('vm', self.loop.lifecycle.deleting)
+        self.run_for(60)
+        self.assertEqual('deleted', self.state('vm'))
         self.assertNotIn('vm', self.loop.lifecycle.deleting)
-        self.loop.lifecycle.instance_terminated('host-A', 'vm', 20.0)
-        self.assertEqual('terminated', self.state('vm'))
+        self.assertEqual([], self.driver.list_instances('host-A'))
+
+    def test_lost_deletion_is_settled_by_its_deadline(self):
+        # The terminate message is lost: the deadline finds the instance
+        # still running and asks again; a late answer changes nothing.
+        self.flags(group='scheduler', compute_deadline=60.0)
+        self.submit('vm')
+        self.run_for(5)
+        terminate = self.driver.terminate
+        self.driver.terminate = lambda host, instance_id: None
+        self.loop.delete('vm')
+        self.run_for(30)
+        self.driver.terminate = terminate
+        self.assertEqual('running', self.state('vm'))
+        self.run_for(60)
+        self.assertEqual('deleted', self.state('vm'))
+        self.loop.lifecycle.instance_terminated('host-A', 'vm', 100.0)
+        self.assertEqual('deleted', self.state('vm'))
 
 
 class TestDelete(EventsTestCase):

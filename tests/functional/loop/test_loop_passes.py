@@ -215,6 +215,7 @@ class TestRestart(PassTestCase):
         self.driver.events = Deaf()
         self.run_for(1)
         self.loop = self.new_loop()
+        self.run_for(0)     # the reports held while it was down come first
         row = self.row('vm')
         self.assertEqual(('error', 'lost while the scheduler was down'),
                          (row.state, row.reason))

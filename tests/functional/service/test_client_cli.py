@@ -84,7 +84,7 @@ class TestClientCommands(base.ServiceTestCase):
         self.assertEqual('failed', json.loads(out)['status'])
         self.assertIn('No host', json.loads(out)['reason'])
 
-    def test_unknown_and_duplicate_ids_exit_2(self):
+    def test_unknown_ids_and_conflicting_duplicates_exit_2(self):
         for argv in (['show', 'nope'], ['delete', 'nope']):
             code, out, err = self.cli(*argv)
             self.assertEqual(2, code)
@@ -93,6 +93,18 @@ class TestClientCommands(base.ServiceTestCase):
                              err.splitlines())
         self.assertEqual(0, self.cli('submit', '--flavor', 'small', '--id',
                                      'r')[0])
+        # The same request again: idempotent, the stored one is shown.
         code, out, err = self.cli('submit', '--flavor', 'small', '--id', 'r')
+        self.assertEqual(0, code, err)
+        self.assertEqual('r', json.loads(out)['id'])
+        self.assertEqual(1, len(self.store.list_instances(request_id='r')))
+        # Another request under the same id: refused, naming what differs.
+        code, out, err = self.cli('submit', '--flavor', 'medium', '--id',
+                                  'r')
         self.assertEqual(2, code)
-        self.assertIn("request 'r' exists already", err)
+        # (The service's own WARNING line is on stderr too, in-process.)
+        self.assertEqual(
+            ['preemptible-sched: request r: exists already with a '
+             'different resources, flavor'],
+            [line for line in err.splitlines()
+             if line.startswith('preemptible-sched:')])

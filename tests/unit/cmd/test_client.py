@@ -134,12 +134,12 @@ class TestRequestSpec(base.TestCase):
         self.assertIn('--group-policy', err.getvalue())
 
 
-class TestSubmitCommand(base.TestCase):
+class SubmitCommandCase(base.TestCase):
     """``preemptible-sched submit`` end to end, the service faked."""
 
     def run_cli(self, *argv, api=None):
         @contextlib.contextmanager
-        def scheduler_api():
+        def scheduler_api(context=None):
             if api is None:
                 raise AssertionError('the service must not be asked')
             yield api
@@ -149,6 +149,18 @@ class TestSubmitCommand(base.TestCase):
                 mock.patch.object(client, 'scheduler_api', scheduler_api):
             code = sched.main(list(argv))
         return code, out.getvalue(), err.getvalue()
+
+    def assertRefused(self, fragments, *argv):
+        code, out, err = self.run_cli(*argv)
+        self.assertEqual(client.EXIT_BAD_INPUT, code, err)
+        self.assertEqual('', out)
+        self.assertEqual(1, len(err.splitlines()), err)
+        self.assertNotIn('Traceback', err)
+        for fragment in fragments:
+            self.assertIn(fragment, err)
+
+
+class TestSubmitCommand(SubmitCommandCase):
 
     def test_submit_sends_the_placement_flags(self):
         api = FakeAPI()
@@ -173,15 +185,6 @@ class TestSubmitCommand(base.TestCase):
             spec)
         self.assertEqual(spec, json.loads(out)['spec'])
 
-    def assertRefused(self, fragments, *argv):
-        code, out, err = self.run_cli(*argv)
-        self.assertEqual(client.EXIT_BAD_INPUT, code, err)
-        self.assertEqual('', out)
-        self.assertEqual(1, len(err.splitlines()), err)
-        self.assertNotIn('Traceback', err)
-        for fragment in fragments:
-            self.assertIn(fragment, err)
-
     def test_bad_constraint_refused(self):
         self.assertRefused(['--constraint', 'KEY=VALUE', "'gpu'"],
                            'submit', '--flavor', 'small', '--constraint',
@@ -191,3 +194,126 @@ class TestSubmitCommand(base.TestCase):
         self.assertRefused(['--group-policy', 'needs --group'],
                            'submit', '--flavor', 'small', '--group-policy',
                            'affinity')
+
+
+class FlakyAPI(FakeAPI):
+    """Times out ``failures`` times, then answers."""
+
+    def __init__(self, failures):
+        super().__init__()
+        self.failures = failures
+
+    def submit(self, spec, duration=None, image=None):
+        from preemptible_sched.service import rpcapi
+
+        self.submitted.append((spec, duration, image))
+        if len(self.submitted) <= self.failures:
+            raise rpcapi.ServiceTimeout('no answer within 30 s')
+        return {'id': spec['id'], 'status': 'pending', 'reason': None,
+                'spec': spec, 'instances': []}
+
+
+class TestSubmitRetries(SubmitCommandCase):
+    """A submit that timed out is asked again with the same request id,
+    which the service takes once: no ghost request.
+    """
+
+    def setUp(self):
+        super().setUp()
+        patcher = mock.patch.object(client, 'RETRY_PAUSE', 0)
+        patcher.start()
+        self.addCleanup(patcher.stop)
+
+    def test_the_client_names_the_request(self):
+        api = FakeAPI()
+        code, out, err = self.run_cli('submit', '--flavor', 'small',
+                                      api=api)
+        self.assertEqual(0, code, err)
+        (spec, _, _), = api.submitted
+        self.assertRegex(spec['id'], r'^req-[0-9a-f]{12}$')
+
+    def test_a_timed_out_submit_is_retried_with_the_same_id(self):
+        api = FlakyAPI(client.SUBMIT_ATTEMPTS - 1)
+        code, out, err = self.run_cli('submit', '--flavor', 'small',
+                                      api=api)
+        self.assertEqual(0, code, err)
+        ids = {spec['id'] for spec, _, _ in api.submitted}
+        self.assertEqual(client.SUBMIT_ATTEMPTS, len(api.submitted))
+        self.assertEqual(1, len(ids))
+        self.assertEqual(ids.pop(), json.loads(out)['id'])
+        self.assertEqual(client.SUBMIT_ATTEMPTS - 1, len(err.splitlines()))
+        self.assertIn('asking again for request req-', err)
+
+    def test_retries_are_bounded_and_the_failure_names_the_id(self):
+        api = FlakyAPI(100)
+
+        @contextlib.contextmanager
+        def scheduler_api(context=None):
+            from preemptible_sched.service import rpcapi
+            try:
+                yield api
+            except rpcapi.ServiceError as error:
+                raise client._Failed(error, client.EXIT_FAILED) from None
+
+        out, err = io.StringIO(), io.StringIO()
+        with mock.patch('sys.stdout', out), mock.patch('sys.stderr', err), \
+                mock.patch.object(client, 'scheduler_api', scheduler_api):
+            code = sched.main(['submit', '--flavor', 'small', '--id', 'r7'])
+        self.assertEqual(client.EXIT_FAILED, code)
+        self.assertEqual(client.SUBMIT_ATTEMPTS, len(api.submitted))
+        last = err.getvalue().splitlines()[-1]
+        self.assertIn('(%d attempts)' % client.SUBMIT_ATTEMPTS, last)
+        self.assertIn('preemptible-sched show r7', last)
+        self.assertIn('--id r7 is safe', last)
+
+    def test_non_finite_values_are_refused_before_sending(self):
+        for argv in (['--vcpus', 'nan', '--memory-mb', '1'],
+                     ['--vcpus', '1', '--memory-mb', 'inf'],
+                     ['--flavor', 'small', '--priority', 'nan'],
+                     ['--flavor', 'small', '--duration', 'inf'],
+                     ['--flavor', 'small', '--num-instances', '100000'],
+                     ['--flavor', 'small', '--timeout', 'nan']):
+            self.assertRefused([], 'submit', *argv)
+
+
+class TestCallContext(base.TestCase):
+
+    def parse(self, *argv):
+        parser = argparse.ArgumentParser()
+        client.add_parser(parser.add_subparsers())
+        return parser.parse_args(list(argv))
+
+    def test_defaults(self):
+        with mock.patch.dict('os.environ', clear=True):
+            self.assertEqual({'project_id': 'default', 'roles': []},
+                             client.call_context(self.parse('list')))
+
+    def test_environment(self):
+        with mock.patch.dict('os.environ', {'OS_PROJECT_ID': 'p1',
+                                            'OS_ROLES': 'member, admin'}):
+            self.assertEqual(
+                {'project_id': 'p1', 'roles': ['member', 'admin']},
+                client.call_context(self.parse('show', 'r')))
+
+    def test_options_win(self):
+        with mock.patch.dict('os.environ', {'OS_PROJECT_ID': 'p1',
+                                            'OS_ROLES': 'admin'}):
+            self.assertEqual(
+                {'project_id': 'p2', 'roles': []},
+                client.call_context(self.parse(
+                    'delete', 'r', '--os-project-id', 'p2',
+                    '--os-roles', '')))
+
+    def test_the_context_reaches_the_api(self):
+        seen = []
+
+        @contextlib.contextmanager
+        def scheduler_api(context=None):
+            seen.append(context)
+            yield FakeAPI()
+
+        with mock.patch('sys.stdout', io.StringIO()), \
+                mock.patch.object(client, 'scheduler_api', scheduler_api):
+            sched.main(['submit', '--flavor', 'small', '--os-project-id',
+                        'p3', '--os-roles', 'admin'])
+        self.assertEqual([{'project_id': 'p3', 'roles': ['admin']}], seen)

@@ -18,6 +18,7 @@ import copy
 import io
 import json
 import os
+import shutil
 import tempfile
 from unittest import mock
 
@@ -239,3 +240,158 @@ class TestBadInput(DecideTestCase):
         conf = self.write('[preemptible\nmode = plain\n', 'broken.conf')
         self.assertBadInput(self.run_cli('decide', '--scenario', SCENARIO,
                                          '--config-file', conf), conf)
+
+
+class TestDecideHostileInput(DecideTestCase):
+    """Regressions of issue 11: hostile scenario files end in exit 2 with
+    one line naming the file and the field, never a traceback or a hang.
+    """
+
+    def setUp(self):
+        super().setUp()
+        self.special = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.special, True)
+
+    def write_raw(self, data, name='scenario.json'):
+        path = os.path.join(self.tmp, name)
+        with open(path, 'wb') as stream:
+            stream.write(data)
+        return path
+
+    def raw(self, data, name='scenario.json'):
+        return self.run_cli('decide', '--scenario',
+                            self.write_raw(data, name))
+
+    def test_integer_too_large_for_a_float_is_refused(self):
+        text = json.dumps(self.data).replace(
+            '"vcpus": 8', '"vcpus": 1' + '0' * 400, 1)
+        self.assertBadInput(self.raw(text.encode()), 'scenario.json',
+                            'hosts[0].vcpus', 'too large')
+
+    def test_integer_with_too_many_digits_is_refused(self):
+        text = json.dumps(self.data).replace(
+            '"vcpus": 8', '"vcpus": 1' + '0' * 5000, 1)
+        self.assertBadInput(self.raw(text.encode()), 'scenario.json',
+                            'malformed JSON')
+
+    def test_non_utf8_file_is_refused(self):
+        text = json.dumps(self.data).encode().replace(b'host-A',
+                                                      b'h\xf4te-A', 1)
+        self.assertBadInput(self.raw(text), 'scenario.json',
+                            'not UTF-8 text: byte 0xf4')
+
+    def test_deeply_nested_json_is_refused(self):
+        self.assertBadInput(self.raw(b'[' * 100000 + b']' * 100000),
+                            'scenario.json', 'nested too deeply')
+        self.assertBadInput(self.raw(b'{"a":' * 50 + b'1' + b'}' * 50),
+                            'scenario.json', 'nested too deeply')
+
+    def test_deeply_nested_yaml_is_refused(self):
+        self.assertBadInput(
+            self.raw(b'[' * 100000 + b']' * 100000, 'scenario.yaml'),
+            'scenario.yaml', 'nested too deeply')
+
+    def test_yaml_alias_bomb_is_refused(self):
+        lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]']
+        for level in range(1, 8):
+            lines.append('a%d: &a%d [%s]' % (level, level, ', '.join(
+                ['*a%d' % (level - 1)] * 10)))
+        self.assertBadInput(
+            self.raw('\n'.join(lines).encode(), 'scenario.yaml'),
+            'scenario.yaml', 'document too large')
+
+    def test_num_instances_2_0_is_refused(self):
+        self.data['request']['num_instances'] = 2.0
+        self.assertBadInput(self.decide(self.data),
+                            'request.num_instances',
+                            'expected an integer, got 2.0')
+
+    def test_num_instances_true_is_refused(self):
+        self.data['request']['num_instances'] = True
+        self.assertBadInput(self.decide(self.data), 'request.num_instances')
+
+    def test_num_instances_beyond_the_bound_is_refused(self):
+        self.data['request']['num_instances'] = 100000
+        self.assertBadInput(self.decide(self.data), 'request.num_instances',
+                            '1000')
+
+    def test_request_id_equal_to_an_instance_id_is_refused(self):
+        self.data['request']['id'] = 'A1'
+        self.assertBadInput(self.decide(self.data), 'scenario.json',
+                            'request.id', "'A1'",
+                            'hosts[0].instances[0]')
+
+    def test_request_instance_id_equal_to_an_instance_id_is_refused(self):
+        # Two instances of request "A" are "A-0" and "A-1".
+        self.data['hosts'][0]['instances'][0]['id'] = 'A-1'
+        self.data['request'].update(id='A', num_instances=2)
+        self.assertBadInput(self.decide(self.data), 'request.id', "'A-1'")
+
+    def test_infinite_size_is_refused(self):
+        self.data['hosts'][1]['vcpus'] = float('inf')
+        self.assertBadInput(self.decide(self.data), 'scenario.json',
+                            'hosts[1].vcpus', 'finite')
+
+    def test_nan_and_infinity_literals_name_the_field(self):
+        self.data['hosts'][0]['instances'][0]['runtime_s'] = 12345.5
+        for literal in ('NaN', 'Infinity', '-Infinity', '1e400'):
+            text = json.dumps(self.data).replace('12345.5', literal)
+            self.assertBadInput(self.raw(text.encode()), 'scenario.json',
+                                'hosts[0].instances[0].runtime_s')
+
+    def test_nan_cost_is_refused(self):
+        self.data['hosts'][0]['instances'][0]['runtime_s'] = float('nan')
+        self.assertBadInput(self.decide(self.data),
+                            'hosts[0].instances[0].runtime_s', 'nan')
+
+    def test_nan_priority_in_yaml_is_refused(self):
+        import yaml
+        self.data['request']['priority'] = 1.0
+        text = yaml.safe_dump(self.data).replace('priority: 1.0',
+                                                 'priority: .nan')
+        self.assertBadInput(self.raw(text.encode(), 'scenario.yaml'),
+                            'scenario.yaml', 'request.priority')
+
+    def test_nan_multiplier_in_scenario_config_is_refused(self):
+        self.data['config']['preemptible'][
+            'billing_period_cost_multiplier'] = 'nan'
+        self.assertBadInput(
+            self.decide(self.data),
+            'config.preemptible.billing_period_cost_multiplier',
+            'not a finite number')
+
+    def test_absurd_sizes_are_refused(self):
+        for field, value in (('vcpus', -1), ('vcpus', 1e10),
+                             ('memory_mb', 1e300)):
+            data = copy.deepcopy(self.data)
+            data['hosts'][0][field] = value
+            self.assertBadInput(self.decide(data), 'hosts[0].%s' % field)
+
+    def test_fifo_is_refused_without_blocking(self):
+        path = os.path.join(self.special, 'scenario.json')
+        os.mkfifo(path)
+        self.assertBadInput(self.run_cli('decide', '--scenario', path),
+                            path, 'not a regular file (a FIFO)')
+
+    def test_dev_zero_is_refused_without_reading(self):
+        self.assertBadInput(self.run_cli('decide', '--scenario',
+                                         '/dev/zero'),
+                            '/dev/zero', 'a character device')
+
+    def test_directory_is_refused(self):
+        self.assertBadInput(self.run_cli('decide', '--scenario',
+                                         self.special),
+                            self.special, 'a directory')
+
+    def test_file_beyond_the_size_bound_is_refused_before_reading(self):
+        path = os.path.join(self.special, 'huge.json')
+        with open(path, 'wb') as stream:
+            stream.truncate(100 * 1000 * 1000)   # sparse: nothing written
+        with mock.patch('builtins.open', side_effect=AssertionError):
+            self.assertBadInput(self.run_cli('decide', '--scenario', path),
+                                path, 'file too large', '67108864')
+
+    def test_lone_surrogate_is_refused(self):
+        text = json.dumps(self.data).replace('"host-A"', '"\\ud800"', 1)
+        self.assertBadInput(self.raw(text.encode()), 'hosts[0].name',
+                            'lone surrogate')

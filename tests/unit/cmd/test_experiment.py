@@ -23,10 +23,12 @@ import io
 import math
 import os
 import shutil
+import signal
 import tempfile
 from unittest import mock
 
 from preemptible_sched.cmd import sched
+from preemptible_sched.cmd import simulate
 from preemptible_sched.simulation import experiment
 from tests import base
 
@@ -157,6 +159,56 @@ class ExperimentArgumentsTestCase(base.TestCase):
         self.assertEqual(2, code, err)
         self.assertIn('--output', err)
         self.assertEqual('', open(self.output).read())
+
+    # Regressions of issue 11: option values no run could honour.
+
+    def test_nan_until_is_refused(self):
+        self.assertBadInput(self.sized('--until', 'nan'), '--until',
+                            'finite')
+
+    def test_negative_seed_is_refused(self):
+        self.assertBadInput(self.sized('--seeds', '0,-1'), '--seeds',
+                            '0..4294967295')
+
+    def test_huge_seed_is_refused(self):
+        self.assertBadInput(self.sized('--seeds', '9' * 5000), '--seeds',
+                            'expected integers')
+
+    def test_infinite_size_factor_is_refused(self):
+        self.assertBadInput(
+            ['--workload', self.workload, '--machines', self.machines,
+             '--size-factors', '1,inf'], '--size-factors', "'inf'")
+
+    def test_absurd_size_factor_is_refused(self):
+        self.assertBadInput(
+            ['--workload', self.workload, '--machines', self.machines,
+             '--size-factors', '1e6'], '--size-factors', '<= 1000')
+
+    def test_too_many_values_are_refused(self):
+        self.assertBadInput(self.sized('--seeds', ','.join(
+            str(n) for n in range(5000))), '--seeds', 'more than 1000')
+
+    def test_too_many_runs_are_refused(self):
+        # 1,000 seeds x 5 policies x 3 size factors: 15,000 runs.
+        self.assertBadInput(
+            ['--workload', self.workload, '--machines', self.machines,
+             '--size-factors', '1,2,3', '--seeds', ','.join(
+                 str(n) for n in range(1000)), '--policies',
+             'qos,priority,plain,retry,dual_state'], '15000 runs',
+            'more than 10000')
+
+    def test_absurd_jobs_are_refused(self):
+        self.assertBadInput(self.sized('--jobs', '100000'), '--jobs')
+
+    def test_empty_output_is_refused(self):
+        self.output = ''
+        self.assertBadInput(self.sized(), '--output', 'must name')
+
+    def test_open_ended_request_without_until_is_refused(self):
+        workload = self.write('open.csv', WORKLOAD + 'r3,7,,1,100,0,gold\n')
+        self.assertBadInput(['--workload', workload, '--hosts', '2',
+                             '--host-flavor', '4:8000'], '--until',
+                            "'r3'")
 
 
 def summary(per_class, preemptions, p99, wall):
@@ -418,3 +470,48 @@ class TestStagedOutput(base.TestCase):
                          os.listdir(os.path.join(self.output, 'trace')))
         # Not rewritten: stays, except the stale comparison.
         self.assertEqual(['other', 'trace'], sorted(os.listdir(self.output)))
+
+    # Regressions of issue 11: a run stopped while writing left a hidden
+    # temporary directory behind.
+
+    def test_sigterm_while_writing_leaves_nothing(self):
+        handler = signal.getsignal(signal.SIGTERM)
+        with self.assertRaises(simulate.Stopped):
+            with simulate.stoppable():
+                with experiment.staged_output(self.output) as staging:
+                    os.makedirs(os.path.join(staging, 'trace', 'qos'))
+                    os.kill(os.getpid(), signal.SIGTERM)
+                    self.fail('SIGTERM did not interrupt the block')
+        self.assertEqual([], os.listdir(self.parent))
+        self.assertIs(handler, signal.getsignal(signal.SIGTERM))
+
+    def test_ctrl_c_while_writing_leaves_nothing(self):
+        with self.assertRaises(KeyboardInterrupt):
+            with experiment.staged_output(self.output) as staging:
+                os.makedirs(os.path.join(staging, 'trace'))
+                raise KeyboardInterrupt()
+        self.assertEqual([], os.listdir(self.parent))
+
+    def test_staging_of_a_killed_run_is_removed_by_the_next(self):
+        # A pid above any pid_max: that process cannot be running.
+        stale = os.path.join(self.parent, '.out.999999999.k1ll3d.tmp')
+        os.makedirs(os.path.join(stale, 'content', 'trace'))
+        with experiment.staged_output(self.output) as staging:
+            os.makedirs(os.path.join(staging, 'trace'))
+        self.assertEqual(['out'], os.listdir(self.parent))
+
+    def test_staging_of_a_running_process_is_left_alone(self):
+        live = os.path.join(self.parent, '.out.%d.busy.tmp' % os.getpid())
+        other = os.path.join(self.parent, '.out.1.999999999.x.tmp')
+        os.mkdir(live)
+        os.mkdir(other)   # of an output named "out.1": not ours
+        self.assertEqual([], experiment.remove_stale(self.output))
+        self.assertTrue(os.path.isdir(live))
+        self.assertTrue(os.path.isdir(other))
+
+    def test_staging_directory_is_named_after_the_process(self):
+        with experiment.staged_output(self.output):
+            names = os.listdir(self.parent)
+        self.assertEqual(1, len(names))
+        self.assertTrue(names[0].startswith('.out.%d.' % os.getpid()),
+                        names)

@@ -17,6 +17,8 @@ not start on an old schema."""
 
 import contextlib
 import io
+import socket
+import time
 
 import fixtures
 
@@ -108,3 +110,63 @@ class TestServiceNeedsTheNewestSchema(DatabaseTestCase):
         service = scheduler_service.SchedulerService(CONF)
         self.addCleanup(service.store.dispose)
         self.assertEqual(migration.head_revision(), store.revision())
+
+
+def closed_port():
+    sock = socket.socket()
+    sock.bind(('127.0.0.1', 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    return port
+
+
+class TestManageStartUp(DatabaseTestCase):
+    """Unreachable or malformed databases and bad files: one line each."""
+
+    def write(self, text):
+        with open(self.conf_file, 'w') as stream:
+            stream.write('[service]\nstartup_timeout = 1\n' + text)
+
+    def test_unreachable_database_one_line_exit_1(self):
+        self.useFixture(fixtures.MonkeyPatch(
+            'preemptible_sched.service.readiness.RETRY_INTERVAL', 0.2))
+        port = closed_port()
+        self.write('[database]\nconnection = mysql+pymysql://root:secret@'
+                   '127.0.0.1:%d/test\n' % port)
+        for action in ('sync', 'version'):
+            start = time.monotonic()
+            code, out, err = self.manage('db', action)
+            self.assertEqual(1, code, err)
+            self.assertEqual(['preemptible-sched-manage: the database '
+                              'mysql+pymysql://root:***@127.0.0.1:%d/test '
+                              'did not answer within 1 s' % port],
+                             [err.split(' (')[0]])
+            self.assertEqual(1, len(err.splitlines()), err)
+            self.assertNotIn('secret', err + out)
+            self.assertLess(time.monotonic() - start, 5)
+
+    def test_malformed_connection_one_line_exit_2(self):
+        self.write('[database]\nconnection = mysql+pymysql://u:secret@h:'
+                   'notaport/db\n')
+        code, _, err = self.manage('db', 'sync')
+        self.assertEqual(2, code)
+        self.assertEqual(1, len(err.splitlines()), err)
+        self.assertIn('[database] connection: not a valid SQLAlchemy URL',
+                      err)
+        self.assertNotIn('secret', err)
+
+    def test_bad_files_one_line_each_exit_2(self):
+        self.write('[database]\nconnection = %s\nauto_migrate = maybe\n'
+                   '[schedular]\nx = 1\n' % self.url)
+        code, _, err = self.manage('db', 'sync')
+        self.assertEqual(2, code)
+        self.assertEqual(1, len(err.splitlines()), err)
+        self.assertIn("[database] auto_migrate: Unexpected boolean value "
+                      "'maybe'", err)
+        self.write('[database]\nconnection = %s\n[schedular]\nx = 1\n'
+                   % self.url)
+        code, _, err = self.manage('db', 'sync')
+        self.assertEqual(2, code)
+        self.assertIn('[schedular]: unknown group (did you mean '
+                      '[scheduler]?)', err)
+        self.assertIsNone(self.revision())

@@ -20,8 +20,11 @@ import json
 import logging
 import os
 import shutil
+import signal
 import tempfile
 from unittest import mock
+
+import fixtures
 
 from preemptible_sched.cmd import sched
 from preemptible_sched.loop import scheduler_loop
@@ -261,3 +264,131 @@ class TestSimulateBadInput(SimulateTestCase):
             rows = {row['id']: row for row in csv.DictReader(stream)}
         self.assertEqual('0', rows['b']['running_s'])
         self.assertEqual('', rows['b']['end_s'])
+
+
+class TestSimulateHostileInput(SimulateTestCase):
+    """Regressions of issue 11: options and files that crashed or never
+    ended are refused up front, one line, exit 2, nothing written.
+    """
+
+    def bounded(self, *extra, workload=WORKLOAD):
+        return self.simulate(workload, '--hosts', '1', '--host-flavor',
+                             '4:8000', *extra)
+
+    def test_negative_until_is_refused(self):
+        self.assertBadInput(self.bounded('--until', '-1'), '--until',
+                            'must be >= 0')
+
+    def test_nan_until_is_refused(self):
+        self.assertBadInput(self.bounded('--until', 'nan'), '--until',
+                            'finite')
+
+    def test_infinite_until_is_refused(self):
+        self.assertBadInput(self.bounded('--until', 'inf'), '--until',
+                            'finite')
+
+    def test_absurd_until_is_refused(self):
+        self.assertBadInput(self.bounded('--until', '1e308'), '--until',
+                            'must be <=')
+
+    def test_absurd_host_count_is_refused(self):
+        self.assertBadInput(
+            self.simulate(WORKLOAD, '--hosts', '100000000',
+                          '--host-flavor', '4:8000', '--until', '100'),
+            '--hosts', 'must be <= 100000')
+
+    def test_absurd_host_flavor_is_refused(self):
+        self.assertBadInput(
+            self.simulate(WORKLOAD, '--hosts', '1', '--host-flavor',
+                          '4:1e300', '--until', '100'), '--host-flavor')
+
+    def test_output_naming_a_file_is_refused(self):
+        taken = self.write('', 'hosts.csv')
+        code, out, err = self.bounded('--until', '100', '--output', taken)
+        self.assertEqual(2, code, err)
+        self.assertEqual(1, len(err.splitlines()), err)
+        self.assertIn('is not a directory', err)
+        self.assertEqual('', open(taken).read())
+
+    def test_empty_output_is_refused_not_the_current_directory(self):
+        cwd = self.useFixture(fixtures.TempDir()).path
+        self.addCleanup(os.chdir, os.getcwd())
+        os.chdir(cwd)
+        before = os.listdir(cwd)
+        code, out, err = self.run_cli(
+            'simulate', '--workload', self.write(WORKLOAD), '--output', '',
+            '--no-plots', '--hosts', '1', '--host-flavor', '4:8000',
+            '--until', '100')
+        self.assertEqual(2, code, err)
+        self.assertIn('--output: must name a directory', err)
+        self.assertEqual(before, os.listdir(cwd))
+
+    def test_open_ended_request_without_until_is_refused(self):
+        # b has no duration: the run would never end.
+        self.assertBadInput(self.bounded(), '--until', 'required',
+                            "'b'")
+
+    def test_infinite_size_factor_is_refused(self):
+        machines = self.write('name,vcpus,memory_mb\nm,4,8000\n',
+                              'hosts.csv')
+        self.assertBadInput(
+            self.simulate(WORKLOAD, '--machines', machines,
+                          '--size-factor', 'inf', '--until', '100'),
+            '--size-factor', 'finite')
+
+    def test_absurd_size_factor_is_refused(self):
+        machines = self.write('name,vcpus,memory_mb\nm,4,8000\n',
+                              'hosts.csv')
+        self.assertBadInput(
+            self.simulate(WORKLOAD, '--machines', machines,
+                          '--size-factor', '1e6', '--until', '100'),
+            '--size-factor', 'must be <= 1000')
+
+    def test_negative_seed_is_refused(self):
+        self.assertBadInput(self.bounded('--until', '100', '--seed', '-1'),
+                            '--seed')
+
+    def test_workload_fifo_is_refused_without_blocking(self):
+        fifo = os.path.join(self.tmp, 'fifo.csv')
+        os.mkfifo(fifo)
+        self.addCleanup(os.unlink, fifo)
+        code, out, err = self.run_cli(
+            'simulate', '--workload', fifo, '--output', self.output,
+            '--hosts', '1', '--host-flavor', '4:8000', '--until', '100')
+        self.assertEqual(2, code, err)
+        self.assertIn('not a regular file (a FIFO)', err)
+        self.assertFalse(os.path.exists(self.output))
+
+    def test_workload_dev_zero_is_refused(self):
+        code, out, err = self.run_cli(
+            'simulate', '--workload', '/dev/zero', '--output', self.output,
+            '--hosts', '1', '--host-flavor', '4:8000', '--until', '100')
+        self.assertEqual(2, code, err)
+        self.assertIn('/dev/zero: not a regular file', err)
+
+    def test_nan_in_the_workload_is_refused(self):
+        self.assertBadInput(
+            self.bounded('--until', '100', workload=WORKLOAD.replace(
+                'a,0,100,', 'a,0,nan,')),
+            'workload.csv', 'line 2', 'duration_s')
+
+    def test_absurd_size_in_the_workload_is_refused(self):
+        self.assertBadInput(
+            self.bounded('--until', '100', workload=WORKLOAD.replace(
+                'a,0,100,4,', 'a,0,100,1e10,')),
+            'workload.csv', 'line 2', 'vcpus', 'must be <=')
+
+    def test_sigterm_unwinds_and_exits_143(self):
+        def run(simulation):
+            os.kill(os.getpid(), signal.SIGTERM)
+            self.fail('SIGTERM did not interrupt the run')
+
+        handler = signal.getsignal(signal.SIGTERM)
+        with mock.patch.object(runner.Simulation, 'run', run):
+            code, out, err = self.bounded('--until', '100')
+        self.assertEqual(143, code, err)
+        self.assertEqual('preemptible-sched: simulate terminated (SIGTERM);'
+                         ' nothing written\n', err)
+        self.assertFalse(os.path.exists(self.output))
+        self.assertEqual(['workload.csv'], os.listdir(self.tmp))
+        self.assertIs(handler, signal.getsignal(signal.SIGTERM))

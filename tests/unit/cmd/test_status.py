@@ -16,6 +16,8 @@
 
 import contextlib
 import io
+import socket
+import time
 
 import fixtures
 
@@ -87,3 +89,45 @@ class TestUpgradeCheck(base.TestCase):
             '[scheduler]\nworkers = 4\n')
         self.assertEqual(1, code, out)
         self.assertIn('lock_path', out)
+
+    def test_unreachable_database_fails_in_one_line(self):
+        self.useFixture(fixtures.MonkeyPatch(
+            'preemptible_sched.service.readiness.RETRY_INTERVAL', 0.2))
+        sock = socket.socket()
+        sock.bind(('127.0.0.1', 0))
+        port = sock.getsockname()[1]
+        sock.close()
+        self.url = 'mysql+pymysql://root:secret@127.0.0.1:%d/test' % port
+        start = time.monotonic()
+        code, out = self.check('[service]\nstartup_timeout = 1\n')
+        self.assertEqual(2, code)
+        self.assertLess(time.monotonic() - start, 5)
+        self.assertIn('mysql+pymysql://root:***@127.0.0.1:%d/test' % port,
+                      ' '.join(out.split()))
+        self.assertIn('did not answer within 1 s', ' '.join(out.split()))
+        self.assertNotIn('secret', out)
+
+    def test_malformed_connection_fails(self):
+        self.url = 'nosuchdriver://u:secret@h/db'
+        code, out = self.check()
+        self.assertEqual(2, code)
+        self.assertIn("unknown database driver 'nosuchdriver'", out)
+        self.assertNotIn('secret', out)
+
+    def test_misspelt_option_fails_the_options_check(self):
+        self.migrate()
+        code, out = self.check('[scheduler]\nwatchdog_intervall = 5\n')
+        self.assertEqual(2, code)
+        self.assertIn('watchdog_intervall: unknown option', out)
+
+    def test_bad_value_one_line_on_stderr(self):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            code, out = self.check('[DEFAULT]\ndebug = maybe\n'
+                                   '[scheduler]\nmax_attempts = -1\n')
+        self.assertEqual(2, code)
+        self.assertEqual('', out)
+        lines = err.getvalue().splitlines()
+        self.assertEqual(1, len(lines), lines)
+        self.assertIn('[scheduler] max_attempts: Should be greater than or '
+                      'equal to 1', lines[0])

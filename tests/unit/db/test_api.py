@@ -34,6 +34,7 @@ from preemptible_sched.conf import opts
 from preemptible_sched.db import api
 from preemptible_sched.db import migration
 from preemptible_sched.db import models
+from preemptible_sched.db import states
 from preemptible_sched import objects
 from tests import base
 
@@ -74,8 +75,9 @@ class StoreBehaviour:
         self.store.add_request(spec, at)
         ids = [spec.instance_id(i) for i in range(num_instances)]
         for instance_id in ids:
-            self.store.update_instance(instance_id, at=at, state='running',
+            self.store.update_instance(instance_id, at=at, state='building',
                                        host=host)
+            self.store.update_instance(instance_id, at=at, state='running')
         self.store.set_request_status(request_id, 'placed', at)
         return ids
 
@@ -125,6 +127,32 @@ class StoreBehaviour:
         self.assertEqual(['host', 'state'],
                          indexes['ix_instances_host_state'])
         self.assertEqual(['state'], indexes['ix_instances_state'])
+
+    def test_migration_0003_gives_stored_requests_the_default_project(self):
+        engine = self.store.engine
+        models.Base.metadata.drop_all(engine)
+        with engine.begin() as connection:
+            connection.exec_driver_sql('DROP TABLE alembic_version')
+        self.store.upgrade('0002')
+        with engine.begin() as connection:
+            connection.exec_driver_sql(
+                "INSERT INTO requests (id, spec, status, attempts, "
+                "submitted_at, updated_at) VALUES ('old', '{}', "
+                "'pending', 0, 1.0, 1.0)")
+        self.store.upgrade()
+        self.assertEqual('0003', self.store.revision())
+        self.assertEqual('default', self.store.get_request('old').project_id)
+        indexes = {index['name']: index['column_names'] for index in
+                   sa.inspect(engine).get_indexes('requests')}
+        self.assertEqual(['project_id'], indexes['ix_requests_project_id'])
+        # A row inserted without a project by an older writer: 'default'.
+        with engine.begin() as connection:
+            connection.exec_driver_sql(
+                "INSERT INTO requests (id, spec, status, attempts, "
+                "submitted_at, updated_at) VALUES ('older', '{}', "
+                "'pending', 0, 2.0, 2.0)")
+        self.assertEqual(['old', 'older'], [
+            r.id for r in self.store.list_requests(project_id='default')])
 
     # Hosts.
 
@@ -240,6 +268,37 @@ class StoreBehaviour:
                               _spec('r', num_instances=2), T0)
         self.assertEqual(before, self.snapshot())
 
+    def test_requests_belong_to_a_project(self):
+        self.store.add_request(_spec('a'), T0, project_id='alice')
+        self.store.add_request(_spec('d'), T0 + 1)
+        with api.project_scope('bob'):
+            self.store.add_request(_spec('b'), T0 + 2)
+            # An explicit project wins over the scope.
+            self.store.add_request(_spec('a2'), T0 + 3, project_id='alice')
+        self.store.add_request(_spec('d2'), T0 + 4)
+        self.assertEqual(
+            {'a': 'alice', 'd': 'default', 'b': 'bob', 'a2': 'alice',
+             'd2': 'default'},
+            {r.id: r.project_id for r in self.store.list_requests()})
+        self.assertEqual(['a', 'a2'], [
+            r.id for r in self.store.list_requests(project_id='alice')])
+        self.store.set_request_status('a2', 'failed', T0 + 5)
+        self.assertEqual(['a'], [
+            r.id for r in self.store.list_requests(status='pending',
+                                                   project_id='alice')])
+        self.assertEqual([], self.store.list_requests(project_id='nobody'))
+
+    def test_project_scope_is_per_thread(self):
+        seen = []
+        with api.project_scope('alice'):
+            thread = threading.Thread(
+                target=lambda: seen.append(api.scoped_project()))
+            thread.start()
+            thread.join()
+            self.assertEqual('alice', api.scoped_project())
+        self.assertEqual(['default'], seen)
+        self.assertEqual('default', api.scoped_project())
+
     def test_get_request_not_found(self):
         self.assertRaises(api.NotFound, self.store.get_request, 'nope')
         self.assertRaises(LookupError, self.store.get_instance, 'nope')
@@ -298,9 +357,33 @@ class StoreBehaviour:
         self.assertEqual(T0 + 2, row.started_at)
         row = self.store.update_instance('r', at=T0 + 9, state='ended')
         self.assertEqual((T0 + 2, T0 + 9), (row.started_at, row.ended_at))
-        row = self.store.update_instance('r', at=T0 + 10, state='deleted',
+        row = self.store.update_instance('r', at=T0 + 10, reason='done',
                                          ended_at=T0 + 3)
         self.assertEqual(T0 + 3, row.ended_at)
+
+    def test_update_instance_enforces_the_state_machine(self):
+        # A final state is never left, and no state is skipped: nothing
+        # is written when a change is refused.
+        self.add_pending('r')
+        self.assertRaises(states.IllegalTransition,
+                          self.store.update_instance, 'r', at=T0 + 1,
+                          state='running')
+        self.store.update_instance('r', at=T0 + 1, state='building',
+                                   host='h1')
+        self.store.update_instance('r', at=T0 + 2, state='running')
+        self.store.update_instance('r', at=T0 + 3, state='terminating')
+        self.store.update_instance('r', at=T0 + 4, state='terminated')
+        before = self.snapshot()
+        for state in ('pending', 'building', 'running', 'terminating',
+                      'preempted', 'ended', 'error', 'deleted'):
+            error = self.assertRaises(
+                states.IllegalTransition, self.store.update_instance, 'r',
+                at=T0 + 5, state=state, host='h2')
+            self.assertIn('cannot go from terminated to %s' % state,
+                          str(error))
+        self.assertEqual(before, self.snapshot())
+        # The same state again is no change, and allowed.
+        self.store.update_instance('r', at=T0 + 6, state='terminated')
 
     def test_update_instance_refuses_unknown_fields_and_states(self):
         self.add_pending('r')

@@ -23,10 +23,12 @@ import oslo_messaging
 from preemptible_sched.compute import rpc
 from preemptible_sched.conf import CONF
 from preemptible_sched.conf import service as service_conf
+from preemptible_sched import exception
 from preemptible_sched import objects
 from preemptible_sched import service
 from preemptible_sched.service import compute_agent
 from preemptible_sched.service import rpcapi
+from preemptible_sched.service import schemas
 from tests import base
 
 
@@ -68,7 +70,8 @@ class AgentTestCase(base.TestCase):
             self.transport,
             oslo_messaging.Target(topic=service_conf.report_topic(CONF),
                                   server='scheduler'),
-            [rpc.ComputeReportsEndpoint(self.reports)])
+            [rpc.ComputeReportsEndpoint(self.reports,
+                                        check=schemas.check_report)])
         server.start()
         self.addCleanup(server.wait)
         self.addCleanup(server.stop)
@@ -135,3 +138,64 @@ class TestAnnounce(AgentTestCase):
         self.api.announce()
         self.wait_for(lambda: self.reports.log.count(entry) == 2,
                       'a registration on request')
+
+
+class TestHostileMessages(AgentTestCase):
+    """Regression tests: malformed messages killed the agent, and a NaN
+    size defeated its capacity check.
+    """
+
+    def spawn(self, instance_id, vcpus):
+        self.api.spawn('host-A', rpc.instance_to_dict(objects.Instance(
+            instance_id, objects.Resources(vcpus, 100, 1))))
+
+    def test_a_nan_spawn_does_not_disable_the_capacity_check(self):
+        # 12 x 4 vCPU then ran on the 8-vCPU blade.
+        self.spawn('nan', float('nan'))
+        for i in range(12):
+            self.spawn('i%d' % i, 4)
+        self.wait_for(lambda: sum(
+            1 for e in list(self.reports.log)
+            if e[0] in ('instance_started', 'instance_failed')) == 12,
+            'every spawn answered')
+        started = [e[2] for e in self.reports.log
+                   if e[0] == 'instance_started']
+        self.assertEqual(2, len(started))
+        self.assertEqual(sorted(started), sorted(
+            r['id'] for r in self.api.list_instances('host-A')['instances']))
+        self.assertFalse(self.reports.seen(('instance_started', 'host-A',
+                                            'nan')))
+
+    def test_malformed_casts_and_calls_do_not_kill_the_agent(self):
+        # Five malformed casts killed it.
+        client = oslo_messaging.get_rpc_client(
+            self.transport, oslo_messaging.Target(
+                topic=CONF.service.compute_topic, server='host-A',
+                version='1.0'))
+        casts = [
+            ('spawn', {}), ('spawn', {'host': 'host-A', 'instance': None}),
+            ('spawn', {'host': 'host-A', 'instance': {'id': 'x'}}),
+            ('spawn', {'host': ['host-A'], 'instance': {}}),
+            ('spawn', {'host': 'host-B', 'instance': rpc.instance_to_dict(
+                objects.Instance('b', objects.Resources(1, 1, 1)))}),
+            ('spawn', {'host': 'host-A', 'instance': rpc.instance_to_dict(
+                objects.Instance('d', objects.Resources(1, 1, 1))),
+                'duration': -5}),
+            ('terminate', {'host': None, 'instance_id': 'i'}),
+            ('terminate', {'host': 'host-A', 'instance_id': ['i']}),
+            ('terminate', {'host': 'host-A'}),
+            ('report_host', {'now': 'please'}),
+            ('reboot', {'host': 'host-A'}),
+        ]
+        for method, kwargs in casts:
+            client.cast({}, method, **kwargs)
+        for kwargs in ({}, {'host': 'host-B'}, {'host': 7}):
+            self.assertRaises(exception.InvalidInput, client.call, {},
+                              'list_instances', **kwargs)
+        self.assertEqual({'now', 'instances'}, set(
+            self.api.list_instances('host-A')))
+        self.spawn('good', 1)
+        self.wait_for(lambda: self.reports.seen(
+            ('instance_started', 'host-A', 'good')), 'good started')
+        self.assertFalse(any(e[0] == 'instance_failed'
+                             for e in list(self.reports.log)))

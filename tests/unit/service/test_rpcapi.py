@@ -22,8 +22,10 @@ from preemptible_sched.conf import CONF
 from preemptible_sched.db import api as db_api
 from preemptible_sched import exception
 from preemptible_sched import objects
+from preemptible_sched import policy
 from preemptible_sched import service
 from preemptible_sched.service import rpcapi
+from preemptible_sched.service import schemas
 from tests import base
 
 
@@ -67,6 +69,13 @@ class TestSchedulerAPI(ClientTestCase):
              mock.call({}, 'delete', request_id='r')],
             self.client.call.call_args_list)
 
+    def test_context(self):
+        api = rpcapi.SchedulerAPI(self.transport, CONF, context={
+            'project_id': 'p', 'roles': ['admin']})
+        api.list()
+        self.client.call.assert_called_once_with(
+            {'project_id': 'p', 'roles': ['admin']}, 'list', status=None)
+
     def assertTranslated(self, raised, expected, message):
         self.client.call.side_effect = raised
         error = self.assertRaises(expected, self.api.show, 'r')
@@ -86,6 +95,12 @@ class TestSchedulerAPI(ClientTestCase):
             oslo_messaging.RemoteError('NotReady', 'starting'),
             rpcapi.ServiceUnavailable, 'starting')
         self.assertTranslated(
+            oslo_messaging.RemoteError('PolicyNotAuthorized', 'no'),
+            rpcapi.Forbidden, 'no')
+        self.assertTranslated(
+            oslo_messaging.RemoteError('ServiceFailure', 'bug'),
+            rpcapi.ServiceError, 'bug')
+        self.assertTranslated(
             oslo_messaging.RemoteError('ZeroDivisionError', 'oops'),
             rpcapi.ServiceError, 'oops')
 
@@ -94,11 +109,20 @@ class TestSchedulerAPI(ClientTestCase):
                               rpcapi.RequestNotFound, "'r'")
         self.assertTranslated(exception.InvalidInput('request', None, 'x'),
                               rpcapi.BadRequest, 'request: x')
+        self.assertTranslated(policy.PolicyNotAuthorized('a:b'),
+                              rpcapi.Forbidden, 'a:b')
+        self.assertTranslated(schemas.ServiceFailure('show'),
+                              rpcapi.ServiceError, 'show failed')
+        # Any other error of the service's own is a ServiceError.
+        self.assertTranslated(exception.NoValidHost('none'),
+                              rpcapi.ServiceError, 'none')
 
     def test_no_answer(self):
         self.assertTranslated(oslo_messaging.MessagingTimeout('late'),
-                              rpcapi.ServiceUnavailable,
+                              rpcapi.ServiceTimeout,
                               CONF.service.scheduler_topic)
+        self.assertTrue(issubclass(rpcapi.ServiceTimeout,
+                                   rpcapi.ServiceUnavailable))
         self.assertTranslated(
             oslo_messaging.MessageDeliveryFailure('no broker'),
             rpcapi.ServiceUnavailable, 'no broker')
@@ -108,6 +132,7 @@ class TestComputeAPI(ClientTestCase):
 
     def test_casts_and_calls_to_one_host(self):
         api = rpcapi.ComputeAPI(self.transport, CONF)
+        self.client.call.return_value = {'now': 1.0, 'instances': []}
         api.spawn('host-A', {'id': 'i'}, image='img', duration=5.0)
         api.terminate('host-A', 'v')
         api.list_instances('host-B')
@@ -124,6 +149,25 @@ class TestComputeAPI(ClientTestCase):
             self.client.cast.call_args_list)
         self.client.call.assert_called_once_with({}, 'list_instances',
                                                  host='host-B')
+
+
+class TestListInstancesAnswer(ClientTestCase):
+
+    def test_the_answer_is_checked(self):
+        api = rpcapi.ComputeAPI(self.transport, CONF)
+        good = {'now': 10.0, 'instances': [
+            {'id': 'i', 'state': 'running', 'started_at': 5.0,
+             'cpu_utilization': 0.5}]}
+        self.client.call.return_value = good
+        self.assertEqual(good, api.list_instances('host-A'))
+        for bad in ({'now': float('nan'), 'instances': []},
+                    {'now': 1.0, 'instances': [{'id': 5,
+                                                'state': 'running'}]},
+                    {'now': 1.0}, None):
+            self.client.call.return_value = bad
+            error = self.assertRaises(exception.InvalidInput,
+                                      api.list_instances, 'host-A')
+            self.assertEqual('list_instances answer', error.source)
 
 
 class TestSchedulerReportsAPI(ClientTestCase):

@@ -13,10 +13,13 @@
 #    under the License.
 
 import os
+import random
+from unittest import mock
 
 import fixtures
 
 from preemptible_sched import exception
+from preemptible_sched import limits
 from preemptible_sched import objects
 from preemptible_sched.simulation import infrastructure
 from preemptible_sched.simulation import workload
@@ -349,3 +352,61 @@ class TestRealMachines(base.TestCase):
         # CPU drives: ~666 vCPUs at peak against ~86 per machine.
         self.assertGreaterEqual(sum(h.vcpus for h in hosts), peak.vcpus)
         self.assertLess(sum(h.vcpus for h in hosts[:-1]), peak.vcpus)
+
+
+class TestHostileHosts(FileMixin, base.TestCase):
+    """Regressions of issue 11: absurd host lists and values are refused
+    on one line, and no cloud grows without bound.
+    """
+
+    def test_absurd_host_count_is_refused(self):
+        error = self.assertRaises(exception.InvalidInput,
+                                  infrastructure.hosts_from_flavor,
+                                  100000000, '4:8000')
+        self.assertEqual('--hosts: must be <= 100000, got 100000000',
+                         str(error))
+
+    def test_host_count_must_be_an_integer(self):
+        self.assertRaises(exception.InvalidInput,
+                          infrastructure.hosts_from_flavor, 2.0, '4:8000')
+
+    def test_absurd_flavor_is_refused(self):
+        self.assertRaises(exception.InvalidInput,
+                          infrastructure.hosts_from_flavor, 1, '4:1e300')
+
+    def test_absurd_size_in_a_file_is_refused(self):
+        self.assertInvalid(infrastructure.read_infrastructure,
+                           'name,vcpus,memory_mb\nh,1e10,1000\n',
+                           'line 2: field vcpus', 'must be <= 1e+09')
+
+    def test_too_many_hosts_in_a_file_are_refused(self):
+        with mock.patch.object(limits, 'MAX_HOSTS', 2):
+            self.assertInvalid(
+                infrastructure.read_infrastructure,
+                'name,vcpus,memory_mb\na,1,1\nb,1,1\nc,1,1\n', 'line 4',
+                'more than 2 hosts')
+
+    def test_fifo_is_refused_without_blocking(self):
+        path = os.path.join(self.useFixture(fixtures.TempDir()).path,
+                            'hosts.csv')
+        os.mkfifo(path)
+        error = self.assertRaises(exception.InvalidInput,
+                                  infrastructure.read_infrastructure, path)
+        self.assertIn('not a regular file (a FIFO)', str(error))
+
+    def test_infinite_size_factor_is_refused(self):
+        for factor in (float('inf'), float('nan'), 1e6, 0, -1):
+            error = self.assertRaises(
+                exception.InvalidInput, infrastructure.size_from_workload,
+                [item('a', 0, 10, 1)], [objects.Host('m', 4, 100)], factor,
+                0)
+            self.assertEqual('--size-factor', error.source)
+
+    def test_sample_beyond_the_host_bound_is_refused_at_once(self):
+        with mock.patch.object(random.Random, 'choice',
+                               side_effect=AssertionError('sampled')):
+            error = self.assertRaises(
+                exception.InvalidInput, infrastructure.size_from_workload,
+                [item('a', 0, 10, 1e9)], [objects.Host('m', 1, 100)],
+                900.0, 0)
+        self.assertIn('needs more than 100000 hosts', str(error))

@@ -428,6 +428,27 @@ class TestTracesCommand(base.TestCase):
             self.assertEqual(1, len(err.splitlines()), err)
             self.assertIn(message, err)
 
+    def test_non_finite_or_absurd_timeout_is_refused(self):
+        # Regression of issue 11: NaN was accepted, inf ended in a
+        # traceback from the socket layer.
+        for value in ('nan', 'inf', '-1', '1e9'):
+            with mock.patch('urllib.request.urlopen') as urlopen:
+                code, out, err = run_cli(
+                    'traces', 'download', 'swf-nasa-ipsc', '--timeout',
+                    value, '--insecure-no-checksum', '--cache-dir',
+                    '/nonexistent/cache')
+            self.assertEqual(2, code, err)
+            self.assertFalse(urlopen.called)
+            self.assertEqual(1, len(err.splitlines()), err)
+            self.assertIn('--timeout', err)
+
+    def test_empty_cache_dir_is_refused(self):
+        code, out, err = run_cli('traces', 'download', 'swf-nasa-ipsc',
+                                 '--insecure-no-checksum', '--cache-dir',
+                                 ' ')
+        self.assertEqual(2, code, err)
+        self.assertIn('--cache-dir: expected a directory', err)
+
     def test_parse_sha256(self):
         trace = traces.get('swf-nasa-ipsc')
         self.assertEqual({'NASA-iPSC-1993-3.1-cln.swf.gz': 'a' * 64},

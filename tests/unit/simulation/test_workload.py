@@ -15,10 +15,12 @@
 import collections
 import gzip
 import os
+from unittest import mock
 
 import fixtures
 
 from preemptible_sched import exception
+from preemptible_sched import limits
 from preemptible_sched import objects
 from preemptible_sched.simulation import workload
 from tests import base
@@ -454,3 +456,85 @@ class TestRealTraces(base.TestCase):
         # All events are at time 0: nothing was scheduled yet.
         self.assertEqual({(0.0, None)},
                          {(i.submit_s, i.duration_s) for i in items})
+
+
+class TestHostileTraces(TraceFileMixin, base.TestCase):
+    """Regressions of issue 11: hostile traces are refused on one line
+    naming the file and the line, never read without bound.
+    """
+
+    def assertInvalid(self, path, field, message_part, fmt='auto'):
+        error = self.assertRaises(exception.InvalidInput,
+                                  workload.read_workload, path, fmt)
+        self.assertEqual(path, error.source)
+        self.assertEqual(field, error.field)
+        self.assertIn(message_part, error.message)
+        self.assertNotIn('\n', str(error))
+        return error
+
+    def write_bytes(self, name, data):
+        path = os.path.join(self.useFixture(fixtures.TempDir()).path, name)
+        with open(path, 'wb') as stream:
+            stream.write(data)
+        return path
+
+    def test_fifo_is_refused_without_blocking(self):
+        path = os.path.join(self.useFixture(fixtures.TempDir()).path,
+                            'w.csv')
+        os.mkfifo(path)
+        self.assertInvalid(path, None, 'not a regular file (a FIFO)', 'csv')
+
+    def test_dev_zero_is_refused(self):
+        self.assertInvalid('/dev/zero', None, 'a character device', 'csv')
+
+    def test_not_utf8_names_the_line(self):
+        path = self.write_bytes('w.csv', CSV_HEADER.encode() +
+                                b'a,0,1,1,1,,,,\nb\xe9,0,1,1,1,,,,\n')
+        self.assertInvalid(path, 'line 3', 'not UTF-8 text: byte 0xe9')
+
+    def test_corrupt_gzip_is_refused(self):
+        path = self.write_bytes('w.csv.gz', b'\x1f\x8b\x08\x00garbage')
+        self.assertInvalid(path, 'line 1', 'cannot read file', 'csv')
+
+    def test_gzip_bomb_of_one_line_is_refused(self):
+        path = self.write_bytes('w.csv.gz', gzip.compress(
+            b'\0' * (3 * 1024 * 1024)))
+        self.assertInvalid(path, 'line 1', 'line longer than', 'csv')
+
+    def test_too_many_lines_are_refused(self):
+        path = self.write('w.csv', CSV_HEADER + '\n' * 50)
+        with mock.patch.object(limits, 'MAX_TRACE_LINES', 20):
+            self.assertInvalid(path, 'line 21', 'more than 20 lines')
+
+    def test_too_many_bytes_are_refused(self):
+        path = self.write('w.csv', CSV_HEADER + 'a,0,1,1,1,,,,\n' * 50)
+        error = self.assertRaises(exception.InvalidInput, list,
+                                  workload.lines(path, max_bytes=300))
+        self.assertEqual(path, error.source)
+        self.assertEqual('line 17', error.field)
+        self.assertIn('file too large: more than 300 bytes', error.message)
+
+    def test_absurd_size_is_refused(self):
+        path = self.write('w.csv', CSV_HEADER + 'a,0,1,1e10,1,,,,\n')
+        self.assertInvalid(path, 'line 2: field vcpus', 'must be <= 1e+09')
+
+    def test_absurd_time_is_refused(self):
+        path = self.write('w.csv', CSV_HEADER + 'a,1e300,1,1,1,,,,\n')
+        self.assertInvalid(path, 'line 2: field submit_s',
+                           'must be <= 1e+13')
+
+    def test_nan_in_a_column_not_used_is_refused(self):
+        path = self.write('w.swf', swf_line(1, 0, 10, 4, req_procs='nan'))
+        self.assertInvalid(path, 'line 1: field requested_processors',
+                           'not a number')
+
+    def test_alibaba_nan_gpu_is_refused(self):
+        path = self.write('pods.csv', ALIBABA_HEADER +
+                          'p,1000,100,nan,0,,LS,Running,0,20,5\n')
+        self.assertInvalid(path, 'line 2: field num_gpu', 'not a number')
+
+    def test_swf_memory_times_processors_beyond_the_bound(self):
+        path = self.write('w.swf', swf_line(1, 0, 10, 10 ** 8,
+                                            req_kb=10 ** 9))
+        self.assertInvalid(path, 'line 1: field requested_memory',
+                           'more than')
