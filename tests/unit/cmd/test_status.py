@@ -120,14 +120,23 @@ class TestUpgradeCheck(base.TestCase):
         self.assertEqual(2, code)
         self.assertIn('watchdog_intervall: unknown option', out)
 
-    def test_bad_value_one_line_on_stderr(self):
+    def _one_error_line(self, conf_text):
         err = io.StringIO()
         with contextlib.redirect_stderr(err):
-            code, out = self.check('[DEFAULT]\ndebug = maybe\n'
-                                   '[scheduler]\nmax_attempts = -1\n')
+            code, out = self.check(conf_text)
         self.assertEqual(2, code)
         self.assertEqual('', out)
         lines = err.getvalue().splitlines()
         self.assertEqual(1, len(lines), lines)
+        self.assertIn('test.conf', lines[0])
+        return lines[0]
+
+    def test_bad_value_one_line_on_stderr(self):
+        line = self._one_error_line('[scheduler]\nmax_attempts = -1\n')
         self.assertIn('[scheduler] max_attempts: Should be greater than or '
-                      'equal to 1', lines[0])
+                      'equal to 1', line)
+
+    def test_first_of_several_bad_values_one_line(self):
+        line = self._one_error_line('[DEFAULT]\ndebug = maybe\n'
+                                    '[scheduler]\nmax_attempts = -1\n')
+        self.assertTrue('max_attempts' in line or 'maybe' in line, line)
