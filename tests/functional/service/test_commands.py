@@ -190,8 +190,9 @@ class TestStartUp(CommandTestCase):
         self.assertOneLine(result, 1, 'preemptible-scheduler: the message '
                            'broker at 127.0.0.1:1 did not answer within 3 s',
                            'Connection refused')
-        # 3 s of waiting, plus the interpreter's start.
-        self.assertLess(took, 3 + 10)
+        # 3 s of waiting, plus the interpreter's start (generous: a busy
+        # machine starts Python slowly; the point is that it ends).
+        self.assertLess(took, 3 + 60)
         self.assertGreaterEqual(took, 3)
 
     def test_compute_with_unreachable_broker_exit_1_one_line(self):
@@ -285,7 +286,9 @@ class TestStartUp(CommandTestCase):
         tried = 0
         for number, (name, text, expect) in enumerate(
                 hostile.hostile_configs()):
-            if expect != hostile.BAD or number % 12:
+            # A sample (every configuration is tried in-process by
+            # tests/unit/conf): each run here is a Python start.
+            if expect != hostile.BAD or number % 40:
                 continue
             tried += 1
             path = os.path.join(self.tmp, 'hostile.conf')
