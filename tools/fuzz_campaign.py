@@ -913,6 +913,9 @@ def main(argv=None):
                         help='Seed of the generators (default 2026).')
     parser.add_argument('--examples', type=int, default=5,
                         help='Failing runs shown per category (default 5).')
+    parser.add_argument('--progress', type=int, default=100, metavar='N',
+                        help='Say on stderr every N runs how far it got '
+                        '(default 100; 0: never).')
     args = parser.parse_args(argv)
     names = [name.strip() for name in args.categories.split(',')
              if name.strip()]
@@ -933,11 +936,17 @@ def main(argv=None):
         examples = {name: [] for name in names}
         # Slow cases first, so that the pool does not end on one of them.
         cases.sort(key=lambda case: case['category'] != 'signals')
+        done = 0
         with multiprocessing.Pool(args.jobs) as pool:
             for case, findings in pool.imap_unordered(
                     run_case, [(case, args.timeout, base) for case in cases]):
                 counts = summary[case['category']]
                 counts['runs'] += 1
+                done += 1
+                if args.progress and (done % args.progress == 0 or
+                                      done == len(cases)):
+                    sys.stderr.write('%d/%d runs, %.0f s\n' % (
+                        done, len(cases), time.monotonic() - started))
                 code = str(findings.get('code'))
                 counts['exit_codes'][code] = counts['exit_codes'].get(
                     code, 0) + 1
