@@ -231,7 +231,8 @@ def transport_url_problem(conf, text):
     """
     import oslo_messaging
     try:
-        url = oslo_messaging.TransportURL.parse(conf, text)
+        # A configuration object of its own: parse() registers options.
+        url = oslo_messaging.TransportURL.parse(cfg.ConfigOpts(), text)
     except (oslo_messaging.InvalidTransportURL, ValueError,
             TypeError) as error:
         return 'not a valid transport URL (%s)' % parsing.mask_passwords(
@@ -263,17 +264,27 @@ def _database_problems(conf, at):
 
 def _transport_problems(conf, at):
     found = []
+    files = None
     for group, option in (('DEFAULT', 'transport_url'),
                           ('oslo_messaging_notifications', 'transport_url')):
         section = conf if group == 'DEFAULT' else (
             conf[group] if group in conf else ())
-        if option not in section:
-            continue    # oslo.messaging is not used by this command
-        text = section[option]
-        if text:
+        if option in section:
+            text, place = section[option], at(group, option)
+        else:
+            # oslo.messaging is not used by this command: the files' value.
+            if files is None:
+                files = parsing.parsed_files(conf)
+            text = place = None
+            for path, sections in files:
+                values = sections.get(group, {}).get(option)
+                if values:
+                    text, place = values[-1], '%s: [%s] %s' % (
+                        path, group, option)
+        if text and '$' not in text:
             problem = transport_url_problem(conf, text)
             if problem:
-                found.append('%s: %s' % (at(group, option), problem))
+                found.append('%s: %s' % (place, problem))
     return found
 
 

@@ -567,6 +567,20 @@ class TestUrls(ConfigFileTestCase):
             self.assertNotIn('secret', problems[0])
             CONF.reset()
 
+    def test_transport_url_of_a_command_without_messaging(self):
+        # preemptible-sched decide registers no oslo.messaging option: the
+        # value in the file is checked all the same.
+        conf = parsing.ConfigOpts()
+        path = self.write('[DEFAULT]\ntransport_url = rabbit://a:secret@'
+                          ':notaport/\n')
+        conf(['--config-file', path])
+        at = checks.where
+        self.assertEqual(
+            [path + ': [DEFAULT] transport_url: not a valid transport URL '
+             "(invalid literal for int() with base 10: 'notaport')"],
+            checks._transport_problems(
+                conf, lambda group, option: at(conf, group, option)))
+
     def test_good_urls_pass(self):
         service.register_messaging_opts(CONF)
         directory = self.useFixture(fixtures.TempDir()).path
