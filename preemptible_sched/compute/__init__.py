@@ -73,12 +73,24 @@ class ComputeEvents:
 
 @dataclasses.dataclass
 class InstanceReport:
-    """An instance as the compute side sees it (``list_instances``)."""
+    """An instance as the compute side sees it (``list_instances``), or
+    as it remembers it finishing (``finished_instances``).
+    """
 
     id: str
-    state: str                      # 'building' | 'running'
+    state: str          # 'building' | 'running'; finished: FINISHED_STATES
     started_at: typing.Optional[float] = None
     cpu_utilization: float = 0.0    # share of the instance's vCPUs, 0..1
+    #: the ``boot`` of the spawn it is about, when the driver knows it
+    boot: typing.Optional[int] = None
+    #: when it finished, and why (finished instances only)
+    ended_at: typing.Optional[float] = None
+    reason: typing.Optional[str] = None
+
+
+#: How a finished instance ended: on its own, failed (crashed, or its boot
+#: failed), or terminated at the scheduler's request.
+FINISHED_STATES = ('ended', 'failed', 'terminated')
 
 
 class ComputeDriver:
@@ -102,6 +114,19 @@ class ComputeDriver:
     def list_instances(self, host):
         """The instances on ``host`` now: ``[InstanceReport]``."""
         raise NotImplementedError()
+
+    def finished_instances(self, host):
+        """The instances ``host`` remembers finishing, newest last:
+        ``[InstanceReport]`` in one of :data:`FINISHED_STATES`, with their
+        ``boot``, ``ended_at`` and ``reason``.
+
+        The scheduler asks when an instance it expects on ``host`` is not
+        there and its report was lost or is late: an instance that ran and
+        ended is then recorded ``ended``, not taken for a spawn that never
+        arrived (and booted a second time). A driver that remembers
+        nothing returns ``[]``, the default.
+        """
+        return []
 
     def spawn(self, host, instance, image=None, duration=None):
         """Start booting ``instance`` (an :class:`objects.Instance`).

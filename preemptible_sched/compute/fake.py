@@ -39,9 +39,15 @@ What it emulates:
   overcommits is caught here rather than silently tolerated.
 * **Termination**: ``termination_seconds`` after the request the instance
   is gone (``instance_terminated``). Terminating an absent instance is
-  answered at once; every call to :meth:`FakeDriver.terminate` gets exactly
-  one answer, except that a host going down answers everything pending on
-  it with ``host_down``.
+  answered at once, with how it finished if the host remembers it, else
+  ``instance_terminated``; every call to :meth:`FakeDriver.terminate` gets
+  exactly one answer, except that a host going down answers everything
+  pending on it with ``host_down``.
+* **Memory of finished instances**: each host remembers the last
+  :data:`FINISHED_KEPT` instances that ended, failed or were terminated
+  there (:meth:`FakeDriver.finished_instances`), as a real compute host
+  keeps its deleted instances' records; a host that goes down forgets
+  them.
 * **Failures on demand** for tests and chaos runs: :meth:`fail_next_spawns`,
   :meth:`fail_next_terminations`, :meth:`crash_instance`,
   :meth:`host_down` and :meth:`host_up`.
@@ -54,6 +60,7 @@ thread-safe: call it from the clock's thread (``clock.call_soon`` from
 elsewhere).
 """
 
+import collections
 import dataclasses
 import random
 import string
@@ -69,6 +76,9 @@ DEFAULT_IMAGE = 'default'
 
 # Tolerance of the capacity check, for sums of fractional vCPUs.
 _EPSILON = 1e-9
+
+#: Finished instances a host remembers (the oldest are forgotten first).
+FINISHED_KEPT = 1024
 
 
 def _boot(instance):
@@ -168,9 +178,20 @@ class _FakeHost:
         self.capacity = _capacity(spec)
         self.up = True
         self.instances = {}
+        #: id -> InstanceReport of the instances that finished here
+        self.finished = collections.OrderedDict()
         self.images = set()
         self.fail_spawns = 0
         self.fail_terminations = 0
+
+    def remember(self, fake, state, at, reason=None):
+        """Record how ``fake`` finished."""
+        self.finished.pop(fake.instance.id, None)
+        self.finished[fake.instance.id] = compute.InstanceReport(
+            id=fake.instance.id, state=state, started_at=fake.started_at,
+            boot=fake.instance.boot, ended_at=at, reason=reason)
+        while len(self.finished) > FINISHED_KEPT:
+            self.finished.popitem(last=False)
 
     def used(self):
         used = objects.Resources()
@@ -234,6 +255,10 @@ class FakeDriver(compute.ComputeDriver):
                 started_at=fake.started_at, cpu_utilization=share))
         return reports
 
+    def finished_instances(self, host):
+        return [dataclasses.replace(report) for report
+                in self._host(host).finished.values()]
+
     def spawn(self, host, instance, image=None, duration=None):
         """Boot ``instance`` on ``host``; see :class:`ComputeDriver`.
 
@@ -255,6 +280,7 @@ class FakeDriver(compute.ComputeDriver):
                                           else self.boot_times_cold)
         fake = _FakeInstance(instance=instance, image=image)
         fake_host.instances[instance.id] = fake
+        fake_host.finished.pop(instance.id, None)      # a new boot
         if self._take_injected(fake_host, 'fail_spawns'):
             fake.boot = self._later(boot_time, self._boot_failed, fake_host,
                                     fake)
@@ -265,7 +291,10 @@ class FakeDriver(compute.ComputeDriver):
     def terminate(self, host, instance_id):
         """Terminate ``instance_id``; see :class:`ComputeDriver`.
 
-        An absent instance is answered ``instance_terminated`` at once. An
+        An absent instance is answered at once: with how it finished
+        (``instance_ended``, ``instance_failed`` or ``instance_terminated``
+        of its boot) if the host remembers it, else ``instance_terminated``.
+        An
         unknown or down host is answered ``termination_failed`` at once:
         the compute side cannot confirm anything (a host that went down has
         already reported ``host_down``, which loses its instances). A
@@ -285,7 +314,7 @@ class FakeDriver(compute.ComputeDriver):
             return
         fake = fake_host.instances.get(instance_id)
         if fake is None:
-            self._report('instance_terminated', host, instance_id)
+            self._answer_absent(fake_host, instance_id)
             return
         if self._take_injected(fake_host, 'fail_terminations'):
             self._later(self.termination_seconds, self._report_boot,
@@ -345,6 +374,7 @@ class FakeDriver(compute.ComputeDriver):
         if fake is None:
             raise LookupError('no instance %s on %s' % (instance_id, host))
         fake.cancel_lifecycle()
+        fake_host.remember(fake, 'failed', self.clock.now(), reason)
         self._report('instance_failed', host, instance_id, reason,
                      **_boot(fake.instance))
 
@@ -363,6 +393,7 @@ class FakeDriver(compute.ComputeDriver):
         for fake in fake_host.instances.values():
             fake.cancel_all()
         fake_host.instances.clear()
+        fake_host.finished.clear()
         self._report('host_down', host)
 
     def host_up(self, host):
@@ -404,6 +435,21 @@ class FakeDriver(compute.ComputeDriver):
                 host, tuple(instance.resources), ', '.join(short),
                 tuple(free))
         return None
+
+    def _answer_absent(self, fake_host, instance_id):
+        host = fake_host.spec.name
+        record = fake_host.finished.get(instance_id)
+        if record is None:
+            self._report('instance_terminated', host, instance_id)
+        elif record.state == 'ended':
+            self._report('instance_ended', host, instance_id,
+                         boot=record.boot)
+        elif record.state == 'failed':
+            self._report('instance_failed', host, instance_id,
+                         record.reason or 'failed', boot=record.boot)
+        else:
+            self._report('instance_terminated', host, instance_id,
+                         boot=record.boot)
 
     def _inject(self, counter, count, host):
         if count < 0:
@@ -461,6 +507,8 @@ class FakeDriver(compute.ComputeDriver):
     def _boot_failed(self, fake_host, fake):
         fake.boot = None
         del fake_host.instances[fake.instance.id]
+        fake_host.remember(fake, 'failed', self.clock.now(),
+                           'injected boot failure')
         self.events.instance_failed(fake_host.spec.name, fake.instance.id,
                                     self.clock.now(), 'injected boot failure',
                                     **_boot(fake.instance))
@@ -468,6 +516,7 @@ class FakeDriver(compute.ComputeDriver):
     def _ended(self, fake_host, fake):
         fake.end = None
         del fake_host.instances[fake.instance.id]
+        fake_host.remember(fake, 'ended', self.clock.now())
         self.events.instance_ended(fake_host.spec.name, fake.instance.id,
                                    self.clock.now(), **_boot(fake.instance))
 
@@ -475,6 +524,7 @@ class FakeDriver(compute.ComputeDriver):
         fake.termination = None
         if fake_host.instances.get(fake.instance.id) is fake:
             del fake_host.instances[fake.instance.id]
+            fake_host.remember(fake, 'terminated', self.clock.now())
         for _ in range(fake.terminate_calls):
             self.events.instance_terminated(fake_host.spec.name,
                                             fake.instance.id,

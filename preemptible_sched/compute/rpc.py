@@ -202,6 +202,15 @@ class RPCComputeDriver(compute.ComputeDriver):
 
         Start times are moved from the agent's clock to ours.
         """
+        return self._ask(host, 'instances')
+
+    def finished_instances(self, host):
+        """Ask the agent of ``host`` (the same call as
+        :meth:`list_instances`); raises :class:`ComputeUnreachable`.
+        """
+        return self._ask(host, 'finished')
+
+    def _ask(self, host, part):
         self._agent(host)
         try:
             answer = self.compute_api.list_instances(host)
@@ -216,10 +225,12 @@ class RPCComputeDriver(compute.ComputeDriver):
                 'malformed payload: %s' % (host, error)) from error
         offset = self.clock.now() - answer['now']
         reports = []
-        for data in answer['instances']:
+        for data in answer.get(part, ()):
             report = report_from_dict(data)
             if report.started_at is not None:
                 report.started_at += offset
+            if report.ended_at is not None:
+                report.ended_at += offset
             reports.append(report)
         return reports
 

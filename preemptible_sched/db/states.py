@@ -29,8 +29,10 @@ late, duplicate or misrouted report can move an instance backwards::
        └────────────────────────── requeued <─────────────────────────┘
 
     any active state ──> error | deleted
-    building | running ──> terminated   (a termination that went through
-                                         after its decision was given up)
+    building | running ──> terminated | preempted
+                                        (a termination that went through
+                                         after its decision was given up;
+                                         preempted with on_victim = requeue)
 
 ``ended``, ``terminated``, ``error`` and ``deleted`` are final: an
 instance in them never runs again (a request that wants it again is a new
@@ -51,9 +53,9 @@ FINAL_STATES = ('ended', 'terminated', 'error', 'deleted')
 TRANSITIONS = {
     'pending': frozenset({'building', 'error', 'deleted'}),
     'building': frozenset({'running', 'pending', 'terminating', 'ended',
-                           'terminated', 'error', 'deleted'}),
-    'running': frozenset({'terminating', 'ended', 'terminated', 'error',
-                          'deleted'}),
+                           'terminated', 'preempted', 'error', 'deleted'}),
+    'running': frozenset({'terminating', 'ended', 'terminated', 'preempted',
+                          'error', 'deleted'}),
     'terminating': frozenset({'terminated', 'preempted', 'running',
                               'ended', 'error', 'deleted'}),
     'preempted': frozenset({'pending', 'error', 'deleted'}),

@@ -38,6 +38,7 @@ capacity; nothing is spawned for an instance that is no longer the
 decision's to spawn (displaced, deleted, failed meanwhile).
 """
 
+import functools
 import logging
 
 from preemptible_sched.conf import CONF
@@ -68,7 +69,8 @@ class DecisionExecutor:
         self.borrowed = {}
         self.termination_attempts = {}
         #: (kind, key) → clock handle of a deadline: ('victims', decision
-        #: id), ('spawn', instance id), ('delete', instance id)
+        #: id), ('spawn', instance id), ('delete', instance id),
+        #: ('released', instance id)
         self.deadlines = {}
         #: called with a point name from CRASH_POINTS; tests make it raise
         self.crash_hook = None
@@ -113,6 +115,12 @@ class DecisionExecutor:
         """The compute side answered about ``instance_id``."""
         self._disarm('spawn', instance_id)
         self._disarm('delete', instance_id)
+
+    def started(self, instance_id):
+        """``instance_id`` started: its spawn is settled; a deletion of it
+        is not (it is terminated yet).
+        """
+        self._disarm('spawn', instance_id)
 
     # -- the protocol ----------------------------------------------------
 
@@ -259,8 +267,10 @@ class DecisionExecutor:
                 LOG.info('Victim %s of decision %d is gone from %s; its '
                          'confirmation was lost', victim_id, decision_id,
                          decision.host)
-                self.loop.lifecycle.instance_terminated(
-                    decision.host, victim_id, self._now())
+                self.loop.lifecycle.gone(
+                    decision.host, victim_id, functools.partial(
+                        self.loop.lifecycle.instance_terminated,
+                        decision.host, victim_id, self._now()))
             else:
                 self._retry_termination(
                     decision_id, decision.host, victim_id,
@@ -273,10 +283,34 @@ class DecisionExecutor:
     def forget(self, decision_id):
         """Stop waiting for a decision that ended otherwise (failed or
         rolled back); returns the victims it still waited for.
+
+        Their terminations may have been asked for already: each is
+        looked for on its host by the deadline (:meth:`_check_released`),
+        so that one that went all the same, its report lost, does not stay
+        running in the database.
         """
         self.borrowed.pop(decision_id, None)
         self._disarm('victims', decision_id)
-        return self.waiting.pop(decision_id, set())
+        unconfirmed = self.waiting.pop(decision_id, set())
+        for victim_id in unconfirmed:
+            self._arm('released', victim_id, self._check_released)
+        return unconfirmed
+
+    def _check_released(self, instance_id):
+        """A victim of a decision given up runs on unless its termination,
+        asked for before, went through: ask its host.
+        """
+        row = self.store.get_instance(instance_id)
+        if row.state != 'running':
+            return          # ended, or another decision's victim now
+        present = self.loop.instances_on(row.host)
+        if present is None:
+            self._arm('released', instance_id, self._check_released)
+        elif instance_id not in present:
+            self.loop.lifecycle.gone(
+                row.host, instance_id, functools.partial(
+                    self.loop.lifecycle.instance_terminated, row.host,
+                    instance_id, self._now()))
 
     def confirm(self, decision_id, victim_id):
         """Record that a victim is gone (never terminate it again)."""
@@ -344,10 +378,12 @@ class DecisionExecutor:
             return
         report = present.get(instance_id)
         if report is None:
-            self.loop.lifecycle.instance_failed(
-                row.host, instance_id, self._now(),
-                'no answer to its spawn within %g s, and not on host %s'
-                % (CONF.scheduler.compute_deadline, row.host))
+            self.loop.lifecycle.gone(
+                row.host, instance_id, functools.partial(
+                    self.loop.lifecycle.instance_failed, row.host,
+                    instance_id, self._now(),
+                    'no answer to its spawn within %g s, and not on host '
+                    '%s' % (CONF.scheduler.compute_deadline, row.host)))
         elif report.state == 'running':
             self.loop.lifecycle.instance_started(
                 row.host, instance_id, report.started_at or self._now())
@@ -370,8 +406,10 @@ class DecisionExecutor:
         row = self.store.get_instance(instance_id)
         present = self.loop.instances_on(row.host)
         if present is not None and instance_id not in present:
-            self.loop.lifecycle.instance_terminated(row.host, instance_id,
-                                                    self._now())
+            self.loop.lifecycle.gone(
+                row.host, instance_id, functools.partial(
+                    self.loop.lifecycle.instance_terminated, row.host,
+                    instance_id, self._now()))
             return
         if present is not None:
             self.driver.terminate(row.host, instance_id)

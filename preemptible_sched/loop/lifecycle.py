@@ -289,6 +289,59 @@ class Lifecycle:
             'instance_id': instance_id, 'request_id': row.request_id,
             'host': row.host})
 
+    # -- instances gone from their host -------------------------------------
+
+    def finished_record(self, host, instance_id):
+        """How ``host`` remembers the instance's current placement there
+        finishing (an :class:`~preemptible_sched.compute.InstanceReport`),
+        or None: asked when the instance is expected on ``host`` but not
+        there, and its report was lost or is late.
+        """
+        row = self.row(instance_id)
+        if row is None or row.host != host:
+            return None
+        record = self.loop.finished_on(host).get(instance_id)
+        if record is None or record.boot is not None and \
+                row.decision_id is not None and \
+                record.boot != row.decision_id:
+            return None         # an earlier boot's
+        return record
+
+    def replay(self, host, record):
+        """Apply a finished instance's record as the reports it stands for
+        (start, then end, failure or termination), through the same checks
+        as live reports.
+        """
+        row = self.row(record.id)
+        LOG.info('Instance %s is no longer on %s; it %s at %s (its report '
+                 'was lost or is late)', record.id, host, record.state,
+                 record.ended_at)
+        if record.started_at is not None and row is not None and (
+                row.state == 'building' or row.state == 'terminating' and
+                row.started_at is None):
+            self.instance_started(host, record.id, record.started_at,
+                                  boot=record.boot)
+        if record.state == 'ended':
+            self.instance_ended(host, record.id, record.ended_at,
+                                boot=record.boot)
+        elif record.state == 'failed':
+            self.instance_failed(host, record.id, record.ended_at,
+                                 record.reason or 'failed on %s' % host,
+                                 boot=record.boot)
+        else:
+            self.instance_terminated(host, record.id, record.ended_at,
+                                     boot=record.boot)
+
+    def gone(self, host, instance_id, otherwise):
+        """The instance is expected on ``host`` and is not there: replay
+        how the host remembers it finishing, or else call ``otherwise()``.
+        """
+        record = self.finished_record(host, instance_id)
+        if record is None:
+            otherwise()
+        else:
+            self.replay(host, record)
+
     def on_recovered_spawn(self, decision, report):
         """Recovery found the decision's instance on its host."""
         if report.state == 'running':
@@ -317,7 +370,7 @@ class Lifecycle:
                 row.state == 'terminating':
             self.ignore('instance_started', host, instance_id, row)
             return
-        self.loop.executor.settled(instance_id)
+        self.loop.executor.started(instance_id)
         overhead = max(0.0, at - (at if row.scheduled_at is None
                                   else row.scheduled_at))
         if row.state == 'terminating':
@@ -350,6 +403,7 @@ class Lifecycle:
         if row is None:
             return
         self.loop.executor.settled(instance_id)
+        self.deleting.pop(instance_id, None)
         self.finish(instance_id, 'ended', at)
         if row.state == 'terminating':
             # A victim that ended on its own before its termination: gone
@@ -369,9 +423,15 @@ class Lifecycle:
             self.loop.executor.settled(instance_id)
             state, reason = self.deleting.pop(instance_id)
             self.finish(instance_id, state, at, reason=reason)
-        else:
+        elif self.requeue_victims and row.state in ('building', 'running'):
             # A victim of a decision given up after its termination was
-            # requested: it is gone all the same.
+            # requested: it is gone all the same, and (on_victim =
+            # requeue) it waits in the queue again like any victim.
+            self.store.update_instance(instance_id, at=at,
+                                       state='preempted', ended_at=at)
+            self.on_victim_gone(instance_id, at)
+        else:
+            # The same, for good.
             self.finish(instance_id, 'terminated', at)
         self.loop.request_pass()
 
@@ -497,10 +557,13 @@ class Lifecycle:
                     self.instance_started(host, row.id,
                                           report.started_at or at)
                 continue
-            if row.state == 'terminating' and \
+            record = self.finished_record(host, row.id)
+            if record is not None:
+                self.replay(host, record)
+            elif row.state == 'terminating' and \
                     self.loop.executor.victim_gone(host, row.id):
                 continue
-            if row.id in self.deleting or row.state == 'terminating':
+            elif row.id in self.deleting or row.state == 'terminating':
                 self.instance_terminated(host, row.id, at)
             elif row.state == 'building':
                 self.instance_failed(host, row.id, at,

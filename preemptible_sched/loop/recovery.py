@@ -24,6 +24,7 @@ an instance already spawned is not spawned twice.
 """
 
 import dataclasses
+import functools
 import logging
 
 from preemptible_sched import clock as clock_mod
@@ -93,8 +94,9 @@ def settle_unaccounted(loop, instance_ids):
         present = loop.instances_on(row.host)
         if present is not None and instance_id in present:
             continue
-        loop.lifecycle.finish(instance_id, 'error', now,
-                              reason='lost while the scheduler was down')
+        loop.lifecycle.gone(row.host, instance_id, functools.partial(
+            loop.lifecycle.finish, instance_id, 'error', now,
+            reason='lost while the scheduler was down'))
     loop.request_pass()
 
 
@@ -148,6 +150,14 @@ def load_pending(loop):
                 request.attempts)
 
 
+def mark_placed(loop, now):
+    """Requests none of whose instances waits for a host are placed (a
+    crash right after the journal may have left one pending).
+    """
+    for request in loop.store.list_requests(status='pending'):
+        loop.mark_placed_if_complete(request.id, now)
+
+
 def recover_decisions(loop):
     """Complete or roll back every decision the journal left open."""
     store = loop.store
@@ -183,10 +193,19 @@ def recover_decisions(loop):
                 continue
             if victim_id in present:
                 remaining.add(victim_id)
-            else:
-                # Terminated before the crash; only the confirmation was
-                # lost. Record it, never terminate again.
-                executor.confirm(decision.id, victim_id)
+                continue
+            record = loop.lifecycle.finished_record(decision.host,
+                                                    victim_id)
+            if record is not None and record.state != 'terminated':
+                # It ended (or crashed) on its own before its termination:
+                # so it is recorded, and it is not run again.
+                loop.lifecycle.finish(
+                    victim_id, 'ended' if record.state == 'ended'
+                    else 'error', record.ended_at, reason=record.reason,
+                    release=False)
+            # Terminated before the crash, or ended by itself; only the
+            # report was lost. Record it, never terminate again.
+            executor.confirm(decision.id, victim_id)
         LOG.info('Recovering decision %s (%s): %d victim(s) left',
                  decision.id, decision.state, len(remaining))
         if remaining:

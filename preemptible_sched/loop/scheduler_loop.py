@@ -139,6 +139,22 @@ class SchedulerLoop:
             return None
         return {report.id: report for report in reports}
 
+    def finished_on(self, host):
+        """``{id: InstanceReport}`` of what ``host`` remembers finishing
+        (see :meth:`ComputeDriver.finished_instances`); {} if it is gone or
+        cannot be asked now.
+        """
+        state = self.host_manager.host_states.get(host)
+        if state is None or not state.up:
+            return {}
+        try:
+            reports = self.driver.finished_instances(host)
+        except Exception as error:  # noqa: B902 any driver's "unreachable"
+            LOG.warning('Cannot ask host %s what it finished: %s', host,
+                        error)
+            return {}
+        return {report.id: report for report in reports}
+
     # -- start and stop ----------------------------------------------------
 
     def start(self):
@@ -149,6 +165,7 @@ class SchedulerLoop:
         unaccounted = recovery.load_instances(self, now)
         recovery.load_pending(self)
         recovery.recover_decisions(self)
+        recovery.mark_placed(self, now)
         recovery.resume_deletions(self)
         # After the reports held while the loop was down (the rpc driver
         # delivers them as soon as the loop runs): an instance that ended

@@ -133,10 +133,14 @@ class ComputeAgent:
         self.reports.register_host(spec, self.boot_id)
 
     def list_instances(self, host):
-        """What ``list_instances`` answers: the reports and our clock."""
+        """What ``list_instances`` answers: the reports, what the host
+        remembers finishing, and our clock.
+        """
         return {'now': self.clock.now(),
                 'instances': [compute_rpc.report_to_dict(report) for report
-                              in self.driver.list_instances(host)]}
+                              in self.driver.list_instances(host)],
+                'finished': [compute_rpc.report_to_dict(report) for report
+                             in self.driver.finished_instances(host)]}
 
     def _beat(self):
         self.register()

@@ -238,11 +238,24 @@ REPORT = _object({
     'cpu_utilization': FACTOR,
 }, required=['id', 'state'], additional=True)
 
-#: The answer of an agent to ``list_instances``.
+#: An instance the agent's host remembers finishing.
+FINISHED_REPORT = _object({
+    'id': INSTANCE_ID,
+    'state': {'enum': ['ended', 'failed', 'terminated']},
+    'started_at': OPTIONAL_CLOCK,
+    'ended_at': CLOCK,
+    'boot': BOOT,
+    'reason': {'anyOf': [{'type': 'null'}, REASON]},
+}, required=['id', 'state', 'ended_at'], additional=True)
+
+#: The answer of an agent to ``list_instances``: what its host runs and
+#: (``finished``, optional) what it remembers finishing.
 LIST_INSTANCES_ANSWER = _object({
     'now': CLOCK,
     'instances': {'type': 'array', 'items': REPORT,
                   'maxItems': MAX_REPORTS},
+    'finished': {'type': 'array', 'items': FINISHED_REPORT,
+                 'maxItems': MAX_REPORTS},
 }, required=['now', 'instances'])
 
 

@@ -108,10 +108,9 @@ FAULTS = ('spawn_refused', 'spawn_failed', 'termination_failed',
 #: ``--late-held-reports``): after a restart, the reports that waited for
 #: the new scheduler arrive over up to ``report_max_delay`` seconds (at
 #: least 5) instead of before its first step. Each such report is counted.
-#: It is off by default because the loop does not survive it yet: recovery
-#: settles a spawn before the held reports about it have arrived, so an
-#: instance that ran and ended while the scheduler was down boots again
-#: (``resurrected``).
+#: It is off by default so that the seeds of the scenarios the CI runs keep
+#: their meaning; ``tox -e soak`` turns it on. (The loop survives it since
+#: instances that are gone are settled from what their host remembers.)
 EXTRA_FAULTS = ('report_held_late',)
 
 #: What is checked after every scenario.
@@ -158,6 +157,11 @@ CLASSES = ('gold', 'silver', 'bronze')
 ARRIVALS = 900.0
 HORIZON = 1800.0
 SETTLE = 3600.0
+#: At most this much more virtual time lets the decisions still open at the
+#: end of the settling finish (a class-based strategy may displace an
+#: instance just before it ends: its notice, grace and termination are not
+#: a request stuck).
+DRAIN = 1800.0
 
 #: Restarts after which a scenario is given up (a crash loop).
 MAX_RESTARTS = 40
@@ -787,7 +791,7 @@ def check_books_equal_compute(instance_hosts, truth):
 
 
 def check_normal_terminated(rows, decisions, history, deleted, spot,
-                            requeue, failed=()):
+                            requeue, failed=(), displaced=None):
     """No normal instance is terminated by a preemption decision.
 
     With a spot strategy (``dual_state``, ``retry``) no decision may even
@@ -795,8 +799,9 @@ def check_normal_terminated(rows, decisions, history, deleted, spot,
     terminated by the compute side only when its request was deleted,
     when one of its request's instances failed (a multi-instance request
     rolled back), or when it was displaced and requeued by design
-    (class-based strategies with ``on_victim = requeue``); and no normal
-    instance ends ``terminated``.
+    (class-based strategies with ``on_victim = requeue``: as many times as
+    ``displaced`` says, by default as many as decisions confirmed it gone);
+    and no normal instance ends ``terminated``.
     """
     found = []
     by_id = {row.id: row for row in rows}
@@ -826,7 +831,8 @@ def check_normal_terminated(rows, decisions, history, deleted, spot,
         if row.request_id in deleted or row.request_id in failed_requests:
             allowed += 1
         if requeue and not spot:
-            allowed += confirmed[row.id]
+            allowed += confirmed[row.id] if displaced is None else \
+                displaced.get(row.id, 0)
         if len(terminations) > allowed:
             found.append(Violation(
                 'normal_terminated', 'the normal instance %s was '
@@ -932,8 +938,18 @@ def check_outcomes(requests, rows, truth_rooms, deleted, ran, spot):
         if len(mine) > 1 and request.id not in deleted and \
                 status != 'failed':
             started = [row.id for row in mine if row.id in ran]
+            # Gave up: neither waiting nor displaced. An instance
+            # chosen as the victim of a decision before it ran was
+            # displaced by design, one instance at a time, and did not
+            # give up, whether it then ended terminated (or preempted) or
+            # in error because its own failed spawn was reported during
+            # its termination (seeds 293, 557, 856 and 972 of the first
+            # long run: preemptible instances of multi-instance requests
+            # chosen as victims while building).
             never = [row for row in mine if row.id not in ran and
-                     row.state not in ('pending',)]
+                     row.state not in ('pending', 'terminated',
+                                       'preempted') and
+                     getattr(row, 'terminated_by', None) is None]
             if started and never:
                 found.append(Violation(
                     'all_or_nothing', 'request %s is %s: %s ran, %s never '
@@ -1319,6 +1335,7 @@ class Run:
                     self._drive(HORIZON + self.settle)
                     if self.loop is None:
                         self._drive(None)
+                    self._drain()
                     self._check()
                 except GiveUp as error:
                     given_up = True
@@ -1338,6 +1355,20 @@ class Run:
             violations=self.violations,
             wall_s=time.perf_counter() - started, given_up=given_up,
             size=scenario.size, observed=self.observed)
+
+    def _drain(self):
+        """Run on until the decisions open now have finished (new ones may
+        open meanwhile; they are not waited for), at most :data:`DRAIN`.
+        """
+        if self.loop is None:
+            return
+        store = self.loop.store
+        open_ = {decision.id for decision in store.unfinished_decisions()}
+        end = self.clock.now() + DRAIN
+        while open_ and self.clock.now() < end:
+            self._drive(min(end, self.clock.now() + 10.0))
+            open_ &= {decision.id for decision
+                      in store.unfinished_decisions()}
 
     def _drive_start(self):
         self.clock.call_soon(self._start_loop, priority=clock_mod.URGENT)
@@ -1360,6 +1391,12 @@ class Run:
         confirmed = collections.Counter(
             victim_id for decision in decisions
             for victim_id in decision.confirmed or ())
+        # Displaced and requeued by design: as a confirmed victim, or as
+        # the victim of a decision given up whose termination went through
+        # all the same (counted in its preemptions).
+        for row in rows:
+            if row.preemptions > confirmed[row.id]:
+                confirmed[row.id] = row.preemptions
         allowance = confirmed if scenario.requeue else {}
         found = []
         found += check_compute_history(history, allowance)
@@ -1367,7 +1404,8 @@ class Run:
         found += check_normal_terminated(
             rows, decisions, history, self.deleted, scenario.spot,
             scenario.requeue, failed={request.id for request in requests
-                                      if request.status == 'failed'})
+                                      if request.status == 'failed'},
+            displaced=allowance)
         found += check_db_equals_compute(rows, truth)
         found += check_books_equal_compute(
             dict(self.loop.host_manager.instance_hosts), truth)
@@ -1632,8 +1670,8 @@ def main(argv=None):
     parser.add_argument('--late-held-reports', action='store_true',
                         help='also deliver the reports held while the '
                         'scheduler was down over a while after its restart '
-                        '(fault report_held_late; off by default: the loop '
-                        'does not survive it yet)')
+                        '(fault report_held_late; off by default, '
+                        'tox -e soak turns it on)')
     parser.add_argument('--trace', action='store_true',
                         help='with one scenario: print the scenario and '
                         'everything that happened to stderr')

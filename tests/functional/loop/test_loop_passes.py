@@ -205,22 +205,35 @@ class TestRestart(PassTestCase):
 
     hosts = 2
 
-    def test_lost_instance_is_an_error(self):
+    def crash_while_down(self):
+        """'vm' disappears while no scheduler runs; returns its host."""
         self.submit('vm')
         self.run_for(5)
         host = self.row('vm').host
         self.loop.stop()
-        # It disappears while no scheduler runs.
         self.driver.crash_instance(host, 'vm')
         self.driver.events = Deaf()
         self.run_for(1)
+        return host
+
+    def test_lost_instance_is_an_error(self):
+        host = self.crash_while_down()
         self.loop = self.new_loop()
         self.run_for(0)     # the reports held while it was down come first
         row = self.row('vm')
-        self.assertEqual(('error', 'lost while the scheduler was down'),
-                         (row.state, row.reason))
+        # How it ended, as its host remembers it.
+        self.assertEqual(('error', 'crashed'), (row.state, row.reason))
         self.assertEqual([], sorted(
             self.loop.host_manager.host_states[host].instances))
+
+    def test_lost_instance_its_host_forgot_is_an_error(self):
+        host = self.crash_while_down()
+        self.driver._hosts[host].finished.clear()
+        self.loop = self.new_loop()
+        self.run_for(0)
+        row = self.row('vm')
+        self.assertEqual(('error', 'lost while the scheduler was down'),
+                         (row.state, row.reason))
 
     def test_instances_on_a_host_no_longer_known_are_errors(self):
         self.submit('vm')

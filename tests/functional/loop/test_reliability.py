@@ -283,8 +283,23 @@ class TestUnreachableHosts(ReliabilityTestCase):
         self.driver.events = events
         self.loop.lifecycle.host_up(host, self.clock.now())
         self.assertEqual('error', self.state('a'))
-        self.assertIn('gone from host', self.loop.store.get_instance(
+        # How it died, as the host remembers it.
+        self.assertEqual('crashed', self.loop.store.get_instance(
             'a').reason)
+        self.assert_db_is_compute()
+
+    def test_unreachable_host_whose_instance_ended_records_it_ended(self):
+        self.submit('a', BLADE, duration=30)
+        self.run_for(10)
+        host = self.loop.store.get_instance('a').host
+        self.loop.lifecycle.host_unreachable(host, self.clock.now())
+        self.driver.events = Dropper(self.driver.events, self.clock)
+        self.driver.events.drop.add('instance_ended')
+        self.run_for(60)
+        self.driver.events = self.driver.events.target
+        self.loop.lifecycle.host_up(host, self.clock.now())
+        row = self.loop.store.get_instance('a')
+        self.assertEqual(('ended', None), (row.state, row.reason))
         self.assert_db_is_compute()
 
     def test_host_not_registered_at_start_is_reconciled_not_lost(self):
@@ -302,4 +317,205 @@ class TestUnreachableHosts(ReliabilityTestCase):
         self.loop.lifecycle.host_up(host, self.clock.now())
         self.run_for(1)
         self.assertEqual('running', self.state('vm'))
+        self.assert_db_is_compute()
+
+
+class TestFinishedInstancesAreRemembered(ReliabilityTestCase):
+    """An instance whose reports were lost or are late is settled from
+    what its host remembers of it: it never boots a second time.
+    """
+
+    hosts = 1
+
+    def setUp(self):
+        super().setUp()
+        self.loop.stop()
+        self.driver = loop_fixtures.CountingDriver(self.clock, seed=1)
+        self.loop = self.new_loop()
+
+    def drop(self, *events):
+        self.driver.events = Dropper(self.loop.lifecycle, self.clock)
+        self.driver.events.drop.update(events)
+
+    def spawns(self, instance_id):
+        return self.driver.spawned.count(instance_id)
+
+    def test_spawn_that_ran_and_ended_unreported_is_not_booted_again(self):
+        self.drop('instance_started')
+        self.submit('vm', MEDIUM, duration=20)
+        self.run_for(5)
+        self.drop('instance_ended')
+        self.run_for(30)
+        self.assertEqual('building', self.state('vm'))
+        self.run_for(60)                # past the spawn's deadline
+        row = self.loop.store.get_instance('vm')
+        self.assertEqual('ended', row.state)
+        self.assertEqual(1, self.spawns('vm'))
+        self.assertEqual('done', self.loop.store.get_decision(
+            row.decision_id).state)
+        self.assertEqual('placed', self.request_status('vm'))
+
+    def test_spawn_that_failed_unreported_is_placed_again(self):
+        self.driver.fail_next_spawns(1)
+        self.drop('instance_failed')
+        self.submit('vm', MEDIUM)
+        self.run_for(120)
+        self.assertEqual('running', self.state('vm'))
+        self.assertEqual(2, self.spawns('vm'))
+        failed = self.loop.store.list_events(kind='instance.failed')
+        self.assertEqual(['injected boot failure'],
+                         [event.payload['reason'] for event in failed])
+
+    def test_instance_that_ended_while_the_scheduler_was_down_ended(self):
+        self.submit('vm', MEDIUM, duration=20)
+        self.run_for(10)
+        self.assertEqual('running', self.state('vm'))
+        self.loop.stop()
+        self.drop('instance_ended')
+        self.run_for(30)                # it ends; nobody hears it
+        self.loop = self.new_loop()
+        self.run_for(5)
+        row = self.loop.store.get_instance('vm')
+        self.assertEqual(('ended', None), (row.state, row.reason))
+        self.assertEqual(1, self.spawns('vm'))
+
+    def test_requeued_victim_that_ended_by_itself_is_not_run_again(self):
+        # The victim ended on its own just before it was chosen, and the
+        # report of its end is lost: the termination's answer says it
+        # ended, so it is recorded ended, not preempted and run again.
+        self.flags(group='scheduler', on_victim='requeue')
+        self.flags(group='fake_driver', termination_seconds=5.0)
+        self.submit('spot', BLADE, preemptible=True, duration=32)
+        self.run_for(10)
+        started = self.loop.store.get_instance('spot').started_at
+        self.drop('instance_ended')
+        self.clock.run(until=started + 32.5)
+        self.submit('normal', BLADE)
+        self.run_for(60)
+        self.assertEqual('ended', self.state('spot'))
+        self.assertEqual(1, self.spawns('spot'))
+        self.assertEqual('running', self.state('normal'))
+        self.assertEqual(0, len(self.loop.queue))
+        self.assert_db_is_compute()
+
+    def test_record_of_an_earlier_boot_does_not_settle_a_later_one(self):
+        # The first boot fails (reported); the second spawn is lost: the
+        # host's record of the first boot is not taken for the second,
+        # which is placed again by its deadline.
+        self.driver.fail_next_spawns(1)
+        spawn = self.driver.spawn
+        calls = []
+
+        def lose_second(host, instance, **kw):
+            calls.append(instance.id)
+            if len(calls) != 2:
+                spawn(host, instance, **kw)
+        self.driver.spawn = lose_second
+        self.submit('vm', MEDIUM)
+        self.run_for(150)
+        self.assertEqual(['vm'] * 3, calls)
+        self.assertEqual('running', self.state('vm'))
+        reasons = [event.payload['reason'] for event in
+                   self.loop.store.list_events(kind='instance.failed')]
+        self.assertEqual(2, len(reasons))
+        self.assertEqual('injected boot failure', reasons[0])
+        self.assertIn('no answer to its spawn', reasons[1])
+
+
+class TestNothingLeftBehind(ReliabilityTestCase):
+    """Decisions given up, deletions and crashes leave no row behind."""
+
+    hosts = 1
+
+    def new_driver(self):
+        """A driver (and loop) that reads the options set since setUp."""
+        self.loop.stop()
+        self.driver = loop_fixtures.CountingDriver(self.clock, seed=1)
+        self.loop = self.new_loop()
+
+    def test_deletion_is_retried_after_the_instance_started(self):
+        # The termination of a building instance whose request was deleted
+        # fails; the instance then starts: the deletion's deadline still
+        # asks its host, and it is terminated.
+        self.flags(group='fake_driver', boot_times_hot=[30.0],
+                   boot_times_cold=[30.0])
+        self.new_driver()
+        self.submit('vm', MEDIUM)
+        self.run_for(5)
+        self.assertEqual('building', self.state('vm'))
+        self.driver.fail_next_terminations(1)
+        self.loop.delete('vm')
+        self.run_for(40)
+        self.assertEqual(['vm'], self.running_on('host-A'))
+        self.run_for(60)
+        self.assertEqual('deleted', self.state('vm'))
+        self.assertEqual([], self.running_on('host-A'))
+
+    def test_victim_of_a_given_up_decision_is_not_left_running(self):
+        # A normal request terminates a preemptible instance and is
+        # deleted before the termination is confirmed; the confirmation
+        # is lost: the victim's host is asked, and the row follows it.
+        self.flags(group='fake_driver', termination_seconds=20.0)
+        self.new_driver()
+        self.submit('spot', BLADE, preemptible=True)
+        self.run_for(10)
+        self.submit('normal', BLADE)
+        self.run_for(5)
+        self.assertEqual('terminating', self.state('spot'))
+        self.driver.events = Dropper(self.loop.lifecycle, self.clock)
+        self.driver.events.drop.add('instance_terminated')
+        self.loop.delete('normal')
+        self.run_for(30)
+        self.assertEqual([], self.running_on('host-A'))
+        self.run_for(60)
+        self.assertEqual('terminated', self.state('spot'))
+        self.assert_db_is_compute()
+
+    def test_request_journaled_before_a_crash_is_placed_on_recovery(self):
+        def crash(where, **context):
+            if where == 'after_journal':
+                raise loop_fixtures.Crash(where)
+        self.loop.executor.crash_hook = crash
+        self.submit('vm', MEDIUM)
+        self.assertRaises(loop_fixtures.Crash, self.run_for, 5)
+        self.assertEqual('pending', self.request_status('vm'))
+        self.loop.stop()
+        self.loop = self.new_loop()
+        # Placed by the recovery, not by a start report that may be lost.
+        self.assertEqual('placed', self.request_status('vm'))
+        self.run_for(30)
+        self.assertEqual('running', self.state('vm'))
+
+    def test_requeued_victim_of_a_given_up_decision_is_queued_again(self):
+        # Two victims; one refuses its termination until the decision is
+        # rolled back, the other's termination goes through afterwards:
+        # with on_victim = requeue that one waits in the queue again like
+        # any victim, it is not terminated for good.
+        self.flags(group='scheduler', on_victim='requeue')
+        self.flags(group='fake_driver', termination_seconds=20.0)
+        self.new_driver()
+        half = objects.Flavor('half', 4, 8000, 80)
+        self.submit('spot-a', half, preemptible=True)
+        self.submit('spot-b', half, preemptible=True)
+        self.run_for(10)
+        terminate = self.driver.terminate
+
+        def refuse_a(host, instance_id):
+            if instance_id == 'spot-a':
+                self.driver._report('termination_failed', host,
+                                    instance_id, 'refused')
+            else:
+                terminate(host, instance_id)
+        self.driver.terminate = refuse_a
+        self.submit('normal', BLADE)
+        self.run_for(5)
+        rolled_back = self.loop.store.list_events(
+            kind='decision.rolled_back', request_id='normal')
+        self.assertTrue(rolled_back)
+        self.run_for(30)
+        row = self.loop.store.get_instance('spot-b')
+        self.assertEqual(1, row.preemptions)
+        self.assertEqual(1, len(self.loop.store.list_events(
+            kind='instance.preempted', instance_id='spot-b')))
+        self.assertIn(row.state, ('pending', 'building', 'running'))
         self.assert_db_is_compute()

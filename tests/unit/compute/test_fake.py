@@ -709,3 +709,91 @@ class TestRealClock(base.TestCase):
         self.assertEqual(['started'], events.names())
         self.assertGreaterEqual(events.log[0][3] - spawned_at, 2.0)
         self.assertLess(events.log[0][3] - spawned_at, 600.0)
+
+
+class BootRecorder(compute.ComputeEvents):
+    """Records ``(name, host, id, at, boot)`` of the instance events."""
+
+    def __init__(self):
+        self.log = []
+
+    def _record(name):
+        def record(self, host, instance_id, at, *rest, boot=None):
+            self.log.append((name, host, instance_id, at, boot))
+        return record
+
+    instance_started = _record('started')
+    instance_ended = _record('ended')
+    instance_failed = _record('failed')
+    instance_terminated = _record('terminated')
+    termination_failed = _record('termination_failed')
+
+
+class TestFinishedInstances(FakeDriverTestCase):
+    """A host remembers how its instances finished, with their boot."""
+
+    def setUp(self):
+        super().setUp()
+        self.events = BootRecorder()
+        self.driver.events = self.events
+
+    def spawn(self, instance_id, boot, host='host-A', **kw):
+        instance = medium(instance_id)
+        instance.boot = boot
+        self.driver.spawn(host, instance, **kw)
+
+    def finished(self, host='host-A'):
+        return [(report.id, report.state, report.started_at,
+                 report.ended_at, report.boot, report.reason)
+                for report in self.driver.finished_instances(host)]
+
+    def test_ended_failed_terminated_and_crashed_are_remembered(self):
+        self.spawn('ends', 1, duration=10)
+        self.spawn('goes', 2)
+        self.spawn('dies', 3)
+        self.driver.fail_next_spawns(1)
+        self.spawn('fails', 4)
+        self.clock.run(until=6)
+        self.driver.terminate('host-A', 'goes')
+        self.driver.crash_instance('host-A', 'dies', 'oom')
+        self.clock.run(until=100)
+        self.assertEqual([
+            ('fails', 'failed', None, 5.0, 4, 'injected boot failure'),
+            ('dies', 'failed', 5.0, 6.0, 3, 'oom'),
+            ('goes', 'terminated', 5.0, 6.0 + self.driver.termination_seconds,
+             2, None),
+            ('ends', 'ended', 5.0, 15.0, 1, None)], self.finished())
+        self.assertEqual([], self.ids())
+
+    def test_terminating_a_finished_instance_says_how_it_finished(self):
+        self.spawn('ends', 7, duration=10)
+        self.driver.fail_next_spawns(1)
+        self.spawn('fails', 8)
+        self.clock.run(until=20)
+        del self.events.log[:]
+        for instance_id in ('ends', 'fails', 'never'):
+            self.driver.terminate('host-A', instance_id)
+        self.clock.run(until=21)
+        self.assertEqual([('ended', 'host-A', 'ends', 20, 7),
+                          ('failed', 'host-A', 'fails', 20, 8),
+                          ('terminated', 'host-A', 'never', 20, None)],
+                         self.events.log)
+
+    def test_a_new_boot_replaces_the_record(self):
+        self.spawn('vm', 1, duration=10)
+        self.clock.run(until=20)
+        self.assertEqual(['vm'], [r[0] for r in self.finished()])
+        self.spawn('vm', 2)
+        self.assertEqual([], self.finished())
+        self.assertEqual(['vm'], self.ids())
+
+    def test_bounded_and_forgotten_when_the_host_goes_down(self):
+        self.patch(fake, 'FINISHED_KEPT', 3)
+        for index in range(4):         # a blade holds four
+            self.spawn('vm-%d' % index, index, duration=1 + index)
+        self.clock.run(until=20)
+        self.assertEqual(['vm-1', 'vm-2', 'vm-3'],
+                         [r[0] for r in self.finished()])
+        self.assertEqual([], self.finished('host-B'))
+        self.driver.host_down('host-A')
+        self.assertEqual([], self.finished())

@@ -192,7 +192,7 @@ class TestHostileMessages(AgentTestCase):
         for kwargs in ({}, {'host': 'host-B'}, {'host': 7}):
             self.assertRaises(exception.InvalidInput, client.call, {},
                               'list_instances', **kwargs)
-        self.assertEqual({'now', 'instances'}, set(
+        self.assertEqual({'now', 'instances', 'finished'}, set(
             self.api.list_instances('host-A')))
         self.spawn('good', 1)
         self.wait_for(lambda: self.reports.seen(

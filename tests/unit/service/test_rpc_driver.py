@@ -213,6 +213,19 @@ class TestRequests(DriverTestCase):
                           compute.InstanceReport('i2', 'building', None)],
                          reports)
 
+    def test_finished_instances_move_to_our_clock(self):
+        self.api.answers['host-A'] = {'now': 1000.0, 'instances': [
+            {'id': 'i1', 'state': 'running', 'started_at': 990.0}],
+            'finished': [{'id': 'i2', 'state': 'ended', 'started_at': 900.0,
+                          'ended_at': 950.0, 'boot': 4, 'reason': None}]}
+        self.assertEqual(
+            [compute.InstanceReport('i2', 'ended', 0.0, boot=4,
+                                    ended_at=50.0)],
+            self.driver.finished_instances('host-A'))
+        # An agent of an earlier version says nothing of them.
+        del self.api.answers['host-A']['finished']
+        self.assertEqual([], self.driver.finished_instances('host-A'))
+
     def test_list_instances_timeout(self):
         self.api.answers['host-A'] = oslo_messaging.MessagingTimeout('late')
         error = self.assertRaises(rpc.ComputeUnreachable,

@@ -224,6 +224,19 @@ class TestReportSchemas(base.TestCase):
                 schemas.validate_list_instances_answer, bad)
             self.assertEqual('list_instances answer', error.source)
 
+    def test_list_instances_answer_with_finished_instances(self):
+        finished = {'id': 'i', 'state': 'ended', 'started_at': 1.0,
+                    'ended_at': 2.0, 'boot': 3, 'reason': None}
+        answer = {'now': 5.0, 'instances': [], 'finished': [finished]}
+        self.assertEqual(answer,
+                         schemas.validate_list_instances_answer(answer))
+        for change in ({'state': 'running'}, {'ended_at': NAN},
+                       {'ended_at': None}, {'boot': -1}, {'boot': 'x'},
+                       {'reason': 'r' * 5000}, {'id': ''}):
+            bad = dict(answer, finished=[dict(finished, **change)])
+            self.assertRaises(exception.InvalidInput,
+                              schemas.validate_list_instances_answer, bad)
+
     def test_spawn_with_a_nan_size_is_refused(self):
         # It disabled the capacity check of the agent.
         instance = rpc.instance_to_dict(

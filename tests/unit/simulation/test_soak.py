@@ -245,6 +245,21 @@ class TestOutcomes(base.TestCase):
             ran={'r-0'})
         self.assertEqual(['all_or_nothing'], invariants(found))
 
+    def test_sibling_displaced_before_it_ran_did_not_give_up(self):
+        self.assertEqual([], self.check(
+            [request('r', 'placed')],
+            [row('r-0', 'running', 'h1', request_id='r'),
+             row('r-1', 'terminated', 'h1', request_id='r')],
+            ran={'r-0'}))
+        # Its failed boot reported while it was being terminated.
+        displaced = row('r-1', 'error', 'h1', request_id='r',
+                        reason='boot failed')
+        displaced.terminated_by = 7
+        self.assertEqual([], self.check(
+            [request('r', 'placed')],
+            [row('r-0', 'running', 'h1', request_id='r'), displaced],
+            ran={'r-0'}))
+
     def test_failed_request_still_running(self):
         found = self.check(
             [request('r', 'failed', 'gave up')],
