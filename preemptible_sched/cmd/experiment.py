@@ -51,6 +51,7 @@ import math
 import multiprocessing
 import os
 import sys
+import threading
 import time
 import types
 import typing
@@ -314,8 +315,29 @@ class CellTask:
     until: typing.Optional[float]
 
 
-def init_worker(config_files, config_dirs):
-    """Parse the configuration the parent parsed (workers start afresh)."""
+#: Seconds between a worker's checks that the command it works for runs.
+PARENT_CHECK_SECONDS = 1.0
+
+
+def exit_with_parent(parent, interval=PARENT_CHECK_SECONDS):
+    """Exit the process once ``parent`` is no longer its parent.
+
+    A pool worker whose command was killed (SIGKILL leaves it no time to
+    stop its workers) would otherwise wait for work forever: it holds the
+    write end of its own task queue, so it never reads an end of file.
+    """
+    while os.getppid() == parent:
+        time.sleep(interval)
+    os._exit(1)
+
+
+def init_worker(config_files, config_dirs, parent=None):
+    """Parse the configuration the parent parsed (workers start afresh);
+    exit when the ``parent`` process is gone.
+    """
+    if parent is not None:
+        threading.Thread(target=exit_with_parent, args=(parent,),
+                         name='parent-watch', daemon=True).start()
     argv = []
     for path in config_files:
         argv += ['--config-file', path]
@@ -323,6 +345,17 @@ def init_worker(config_files, config_dirs):
         argv += ['--config-dir', path]
     CONF(argv, project='preemptible-sched', default_config_files=[],
          default_config_dirs=[])
+
+
+def worker_pool(workers):
+    """The pool the cells run in: ``workers`` fresh processes with this
+    process's configuration, which exit if this process is killed.
+    """
+    return concurrent.futures.ProcessPoolExecutor(
+        max_workers=workers, mp_context=multiprocessing.get_context('spawn'),
+        initializer=init_worker,
+        initargs=(list(CONF.config_file or ()), list(CONF.config_dir or ()),
+                  os.getpid()))
 
 
 def run_cell(task):
@@ -349,12 +382,7 @@ def _run_cells(plan, args, on_result):
              hosts=plan.hosts[cell.workload, cell.size_factor, cell.seed],
              until=args.until)
              for cell in plan.cells()]
-    pool = concurrent.futures.ProcessPoolExecutor(
-        max_workers=min(plan.jobs, len(tasks)),
-        mp_context=multiprocessing.get_context('spawn'),
-        initializer=init_worker,
-        initargs=(list(CONF.config_file or ()),
-                  list(CONF.config_dir or ())))
+    pool = worker_pool(min(plan.jobs, len(tasks)))
     span, events = 0.0, 0
     with report.Progress(len(tasks), label='experiment', unit='runs') as bar:
         try:
