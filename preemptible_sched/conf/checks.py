@@ -288,20 +288,6 @@ def _transport_problems(conf, at):
     return found
 
 
-#: ``[service]`` options read as wall-clock seconds (and the clock's
-#: speed-up), with the largest value that still makes sense: a wait longer
-#: than a day is a hang, and past ``threading.TIMEOUT_MAX`` an error.
-_SERVICE_LIMITS = (('rpc_timeout', 86400.0), ('heartbeat_interval', 86400.0),
-                   ('host_wait_seconds', 86400.0), ('time_scale', 1e6))
-
-
-def _service_problems(conf, at):
-    return ['%s: must be at most %g, got %g' % (at('service', name), limit,
-                                                conf.service[name])
-            for name, limit in _SERVICE_LIMITS
-            if name in conf.service and conf.service[name] > limit]
-
-
 def _on_victim_problem(conf, strategy, at):
     strategy_class = plugins.plugin_class(plugins.PREEMPTION_STRATEGIES,
                                           strategy)
@@ -382,7 +368,6 @@ def problems(conf, defaults_source=None):
     found += _class_problems(conf, at)
     found += _fake_driver_problems(conf, at)
     found += _topic_problems(conf, at)
-    found += _service_problems(conf, at)
     found += _database_problems(conf, at)
     found += _transport_problems(conf, at)
     found += _on_victim_problem(conf, strategy, at)

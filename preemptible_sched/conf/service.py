@@ -76,6 +76,7 @@ Related options:
     cfg.FloatOpt('rpc_timeout',
                  default=30.0,
                  min=0.1,
+                 max=3600.0,
                  help="""
 Seconds (wall clock) to wait for the answer to a call.
 
@@ -86,11 +87,12 @@ the scheduler's start: it cannot know what that host runs.
 
 Possible values:
 
-* A positive number of seconds.
+* A positive number of seconds, at most 3600.
 """),
     cfg.FloatOpt('heartbeat_interval',
                  default=10.0,
                  min=0.1,
+                 max=3600.0,
                  help="""
 Seconds (wall clock) between two registrations of a compute agent.
 
@@ -100,7 +102,7 @@ scheduler that started after it still learns about its host.
 
 Possible values:
 
-* A positive number of seconds.
+* A positive number of seconds, at most 3600.
 
 Related options:
 
@@ -133,6 +135,7 @@ Related options:
     cfg.FloatOpt('host_wait_seconds',
                  default=30.0,
                  min=0.0,
+                 max=86400.0,
                  help="""
 Seconds (wall clock) the scheduler waits at start-up for the hosts it knows.
 
@@ -143,8 +146,8 @@ a host that did not is taken as down, and its instances as lost.
 
 Possible values:
 
-* 0 (do not wait) or a positive number of seconds, larger than
-  ``heartbeat_interval``.
+* 0 (do not wait) or a positive number of seconds up to 86400, larger
+  than ``heartbeat_interval``.
 
 Related options:
 
@@ -153,6 +156,7 @@ Related options:
     cfg.FloatOpt('time_scale',
                  default=1.0,
                  min=0.001,
+                 max=1000.0,
                  help="""
 How much faster than the wall clock the service's clock runs.
 
@@ -164,7 +168,7 @@ same value.
 
 Possible values:
 
-* A positive number; 1.0 is real time.
+* A positive number up to 1000; 1.0 is real time.
 
 Related options:
 

@@ -302,7 +302,13 @@ class TestNonFiniteNumbers(ConfigFileTestCase):
         CONF.reset()
         self.assertRefused(
             '[service]\nrpc_timeout = 1e300\n',
-            'PATH: [service] rpc_timeout: must be at most 86400, got 1e+300')
+            'PATH: [service] rpc_timeout: Should be less than or equal to '
+            '3600')
+        CONF.reset()
+        self.assertRefused(
+            '[service]\ntime_scale = 1e300\n',
+            'PATH: [service] time_scale: Should be less than or equal to '
+            '1000')
 
     def test_an_empty_number_is_refused(self):
         self.assertRefused('[scheduler]\nwatchdog_interval =\n'
