@@ -23,6 +23,7 @@ message broker must answer within ``[service] startup_timeout`` seconds
 (the agent has no database).
 """
 
+import re
 import sys
 
 from oslo_config import cfg
@@ -52,6 +53,13 @@ def _validate(conf):
                          % (conf.driver, ', '.join(AGENT_DRIVERS)))
     if not conf.host.strip():
         raise ValueError('--host: the host name must not be empty')
+    from preemptible_sched.service import schemas
+    if len(conf.host) > schemas.MAX_NAME_LENGTH or \
+            not re.match(schemas.ID_PATTERN, conf.host):
+        raise ValueError(
+            '--host: %r is not a host name (at most %d letters, digits and '
+            '"_.:@-", not starting with one of ".:@-")'
+            % (conf.host[:80], schemas.MAX_NAME_LENGTH))
 
 
 def _build(conf):

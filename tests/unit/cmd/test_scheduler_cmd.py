@@ -182,6 +182,18 @@ class TestBadConfiguration(ServeTestCase):
         self.assertEqual(2, code)
         self.assertOneLine(err.getvalue(), "unknown agent driver 'libvirt'")
 
+    def test_compute_host_name_is_checked_before_the_broker(self):
+        # The scheduler's schemas would refuse every message about it.
+        path = self.config('[DEFAULT]\ntransport_url = rabbit://g:g@'
+                           '127.0.0.1:%d/\n' % closed_port())
+        for host in ('host A', '-a', 'a' * 300, 'h\u00e9'):
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                code = compute.main(['--config-file', path,
+                                     '--host=' + host])
+            self.assertEqual(2, code, host)
+            self.assertOneLine(err.getvalue(), 'is not a host name')
+
 
 class TestUnreachable(ServeTestCase):
 
