@@ -215,6 +215,9 @@ class Lifecycle:
         A victim whose termination was already requested may still go: its
         ``instance_terminated`` then finishes it like any other.
         """
+        # As it is now: ``decision`` may be a snapshot taken before another
+        # abandon (of a decision borrowing from it, say) closed it.
+        decision = self.store.get_decision(decision.id)
         if decision.state not in ('journaled', 'terminating', 'spawning'):
             return
         unconfirmed = self.loop.executor.forget(decision.id)

@@ -519,3 +519,37 @@ class TestNothingLeftBehind(ReliabilityTestCase):
             kind='instance.preempted', instance_id='spot-b')))
         self.assertIn(row.state, ('pending', 'building', 'running'))
         self.assert_db_is_compute()
+
+
+class TestHostLostUnderOpenDecisions(ReliabilityTestCase):
+
+    def test_each_instance_is_queued_once_when_its_host_goes_down(self):
+        # Two instances of one request wait on host-A for the room one
+        # victim frees (the second borrows it). host-A goes down: both
+        # decisions are given up once, and each instance waits once; it
+        # used to be queued twice and placed twice (the scheduler crashed
+        # with "already on host").
+        self.flags(group='fake_driver', termination_seconds=20.0)
+        self.loop.stop()
+        self.driver = loop_fixtures.CountingDriver(self.clock, seed=1)
+        self.loop = self.new_loop()
+        half = objects.Flavor('half', 4, 8000, 80)
+        self.submit('spot', BLADE, preemptible=True)
+        self.submit('busy', BLADE)
+        self.run_for(10)
+        spot_host = self.loop.store.get_instance('spot').host
+        self.multi('r', 2, half)
+        self.run_for(5)
+        self.assertEqual({spot_host}, {
+            self.loop.store.get_instance(i).host for i in ('r-0', 'r-1')})
+        self.driver.host_down(spot_host)
+        self.run_for(1)
+        waiting = sorted(i for entry in self.loop.queue.values()
+                         for i in entry.spec.instance_ids)
+        self.assertEqual(['r-0', 'r-1'], waiting)
+        self.driver.host_up(spot_host)
+        self.run_for(30)
+        self.assertEqual(['running', 'running'],
+                         [self.state(i) for i in ('r-0', 'r-1')])
+        self.assertEqual(1, self.driver.spawned.count('r-1'))
+        self.assert_db_is_compute()
