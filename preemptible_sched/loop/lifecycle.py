@@ -294,16 +294,19 @@ class Lifecycle:
 
     # -- instances gone from their host -------------------------------------
 
-    def finished_record(self, host, instance_id):
+    def finished_record(self, host, instance_id, records=None):
         """How ``host`` remembers the instance's current placement there
         finishing (an :class:`~preemptible_sched.compute.InstanceReport`),
         or None: asked when the instance is expected on ``host`` but not
-        there, and its report was lost or is late.
+        there, and its report was lost or is late. ``records``, when
+        given, is what the host was just asked (``loop.finished_on``).
         """
         row = self.row(instance_id)
         if row is None or row.host != host:
             return None
-        record = self.loop.finished_on(host).get(instance_id)
+        if records is None:
+            records = self.loop.finished_on(host)
+        record = records.get(instance_id)
         if record is None or record.boot is not None and \
                 row.decision_id is not None and \
                 record.boot != row.decision_id:
@@ -552,6 +555,7 @@ class Lifecycle:
         present = self.loop.instances_on(host)
         if present is None:
             return
+        records = None
         for row in self.store.list_instances(host=host,
                                              states=ON_HOST_STATES):
             report = present.pop(row.id, None)
@@ -560,7 +564,9 @@ class Lifecycle:
                     self.instance_started(host, row.id,
                                           report.started_at or at)
                 continue
-            record = self.finished_record(host, row.id)
+            if records is None:
+                records = self.loop.finished_on(host)    # asked once
+            record = self.finished_record(host, row.id, records)
             if record is not None:
                 self.replay(host, record)
             elif row.state == 'terminating' and \
