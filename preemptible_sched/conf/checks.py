@@ -103,9 +103,13 @@ def _unknown(namespace, names, where):
     valid = plugins.names(namespace)
     if not valid:
         return []     # not installed as a distribution: nothing to check
-    return ['%s: unknown name %r (valid: %s)' % (where, name,
-                                                 ', '.join(valid))
-            for name in names if name not in valid]
+    unknown = [name for name in names if name not in valid]
+    if not unknown:
+        return []
+    # One problem per option, however many names it gets wrong.
+    return ['%s: unknown name%s %s (valid: %s)' % (
+        where, 's' if len(unknown) > 1 else '',
+        ', '.join(repr(name) for name in unknown), ', '.join(valid))]
 
 
 def _register_classes(conf):

@@ -149,6 +149,13 @@ class TestProblems(ConfigFileTestCase):
                          "queue_policy: unknown name 'lifo'"):
             self.assertIn(fragment, joined)
 
+    def test_several_unknown_names_of_one_option_make_one_line(self):
+        self.load('[filter_scheduler]\nweighers = ram,a,b\n')
+        problems = checks.problems(CONF)
+        self.assertEqual(1, len(problems), problems)
+        self.assertIn("weighers: unknown names 'a', 'b' (valid: ",
+                      problems[0])
+
     def test_every_bad_value_at_once_when_the_files_are_read(self):
         path = self.write('[filter_scheduler]\nram_weight_multiplier = nan\n'
                           'host_subset_size = many\n'
