@@ -213,7 +213,8 @@ class RPCComputeDriver(compute.ComputeDriver):
     def _ask(self, host, part):
         self._agent(host)
         try:
-            answer = self.compute_api.list_instances(host)
+            answer = self.compute_api.list_instances(
+                host, finished=part == 'finished')
         except oslo_messaging.MessagingTimeout as error:
             raise ComputeUnreachable(
                 'the agent of host %s did not answer list_instances: %s'

@@ -91,9 +91,10 @@ class ComputeEndpoint(schemas.GuardedEndpoint):
                                     instance_id)
 
     @schemas.checked_call('compute', service.NotReady)
-    def list_instances(self, ctxt, host):
+    def list_instances(self, ctxt, host, finished=False):
         self._own(host)
-        return self._agent.bridge.call(self._agent.list_instances, host)
+        return self._agent.bridge.call(self._agent.list_instances, host,
+                                       finished)
 
     @schemas.checked_cast('compute')
     def report_host(self, ctxt):
@@ -132,15 +133,19 @@ class ComputeAgent:
         spec, = self.driver.host_specs()
         self.reports.register_host(spec, self.boot_id)
 
-    def list_instances(self, host):
-        """What ``list_instances`` answers: the reports, what the host
-        remembers finishing, and our clock.
+    def list_instances(self, host, finished=False):
+        """What ``list_instances`` answers: the reports, our clock and,
+        when asked, what the host remembers finishing.
         """
-        return {'now': self.clock.now(),
-                'instances': [compute_rpc.report_to_dict(report) for report
-                              in self.driver.list_instances(host)],
-                'finished': [compute_rpc.report_to_dict(report) for report
-                             in self.driver.finished_instances(host)]}
+        answer = {'now': self.clock.now(),
+                  'instances': [compute_rpc.report_to_dict(report)
+                                for report in self.driver.list_instances(
+                                    host)]}
+        if finished:
+            answer['finished'] = [compute_rpc.report_to_dict(report)
+                                  for report in self.driver.finished_instances(
+                                      host)]
+        return answer
 
     def _beat(self):
         self.register()

@@ -169,9 +169,11 @@ class ComputeAPI:
         self._client.prepare(server=host).cast(
             {}, 'terminate', host=host, instance_id=instance_id)
 
-    def list_instances(self, host):
+    def list_instances(self, host, finished=False):
         """Call: ``{'now': agent clock, 'instances': [report dicts]}``,
-        checked by :func:`.schemas.validate_list_instances_answer`.
+        checked by :func:`.schemas.validate_list_instances_answer`; with
+        ``finished``, also ``'finished'``: what the host remembers
+        finishing (asked only then, being up to a thousand records).
 
         Raises ``oslo_messaging.MessagingTimeout`` when the agent does not
         answer within ``[service] rpc_timeout``, and
@@ -179,8 +181,9 @@ class ComputeAPI:
         is malformed (non-finite or absurd numbers, wrong types, too many
         instances): nothing of it reaches the scheduler.
         """
+        extra = {'finished': True} if finished else {}
         answer = self._client.prepare(server=host).call(
-            {}, 'list_instances', host=host)
+            {}, 'list_instances', host=host, **extra)
         return schemas.validate_list_instances_answer(answer)
 
     def announce(self):

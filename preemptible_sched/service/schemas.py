@@ -302,7 +302,9 @@ SCHEMAS = {
     'compute.terminate': _args({'host': HOST_NAME,
                                 'instance_id': INSTANCE_ID},
                                required=['host', 'instance_id']),
-    'compute.list_instances': _args({'host': HOST_NAME}, required=['host']),
+    'compute.list_instances': _args({'host': HOST_NAME,
+                                     'finished': {'type': 'boolean'}},
+                                    required=['host']),
     'compute.report_host': _args({}),
     # Payloads inside the arguments, and answers.
     'request_spec': REQUEST_SPEC,

@@ -117,6 +117,9 @@ class TestComputeAgent(AgentTestCase):
         self.wait_for(lambda: self.reports.seen(
             ('instance_terminated', 'host-A', 'i1')), 'i1 terminated')
         self.assertEqual([], self.api.list_instances('host-A')['instances'])
+        finished = self.api.list_instances('host-A', finished=True)
+        self.assertEqual([('i1', 'terminated')], [
+            (r['id'], r['state']) for r in finished['finished']])
 
     def test_spawn_beyond_capacity_fails(self):
         large = objects.Instance('big', objects.Resources(16, 1, 1))
@@ -192,8 +195,10 @@ class TestHostileMessages(AgentTestCase):
         for kwargs in ({}, {'host': 'host-B'}, {'host': 7}):
             self.assertRaises(exception.InvalidInput, client.call, {},
                               'list_instances', **kwargs)
-        self.assertEqual({'now', 'instances', 'finished'}, set(
+        self.assertEqual({'now', 'instances'}, set(
             self.api.list_instances('host-A')))
+        self.assertEqual({'now', 'instances', 'finished'}, set(
+            self.api.list_instances('host-A', finished=True)))
         self.spawn('good', 1)
         self.wait_for(lambda: self.reports.seen(
             ('instance_started', 'host-A', 'good')), 'good started')

@@ -33,6 +33,7 @@ class FakeComputeAPI:
 
     def __init__(self):
         self.calls = []
+        self.asked = []     # list_instances: (host, finished)
         self.answers = {}
 
     def spawn(self, host, instance, image=None, duration=None):
@@ -41,7 +42,8 @@ class FakeComputeAPI:
     def terminate(self, host, instance_id):
         self.calls.append(('terminate', host, instance_id))
 
-    def list_instances(self, host):
+    def list_instances(self, host, finished=False):
+        self.asked.append((host, finished))
         answer = self.answers[host]
         if isinstance(answer, Exception):
             raise answer
@@ -222,6 +224,10 @@ class TestRequests(DriverTestCase):
             [compute.InstanceReport('i2', 'ended', 0.0, boot=4,
                                     ended_at=50.0)],
             self.driver.finished_instances('host-A'))
+        self.assertEqual(1, len(self.driver.list_instances('host-A')))
+        # The records are asked for only when they are wanted.
+        self.assertEqual([('host-A', True), ('host-A', False)],
+                         self.api.asked)
         # An agent of an earlier version says nothing of them.
         del self.api.answers['host-A']['finished']
         self.assertEqual([], self.driver.finished_instances('host-A'))
