@@ -252,7 +252,8 @@ class FakeDriver(compute.ComputeDriver):
                 share = fake.track.at(now - fake.started_at)
             reports.append(compute.InstanceReport(
                 id=fake.instance.id, state=fake.state,
-                started_at=fake.started_at, cpu_utilization=share))
+                started_at=fake.started_at, cpu_utilization=share,
+                boot=fake.instance.boot))
         return reports
 
     def finished_instances(self, host):

@@ -42,6 +42,7 @@ import functools
 import logging
 
 from preemptible_sched.conf import CONF
+from preemptible_sched.loop import lifecycle as lifecycle_mod
 
 LOG = logging.getLogger(__name__)
 
@@ -386,7 +387,8 @@ class DecisionExecutor:
                     '%s' % (CONF.scheduler.compute_deadline, row.host)))
         elif report.state == 'running':
             self.loop.lifecycle.instance_started(
-                row.host, instance_id, report.started_at or self._now())
+                row.host, instance_id, lifecycle_mod.reported_time(
+                    row, report.started_at, self._now(), report.boot))
         else:
             self._arm('spawn', instance_id, self._check_spawn)
 

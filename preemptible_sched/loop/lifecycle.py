@@ -76,14 +76,38 @@ def instance_from_row(row):
 
 
 def _stale(at, boot, row):
-    """Whether a report made at ``at`` about ``boot`` is about an earlier
+    """Why a report made at ``at`` about ``boot`` is about an earlier
     placement of the instance on the same host (a late report of an
-    earlier boot): another boot, or made before the current placement.
+    earlier boot): another boot, or made before the current placement;
+    None if it is not.
     """
     if boot is not None and row.decision_id is not None and \
             boot != row.decision_id:
-        return True
-    return row.scheduled_at is not None and at < row.scheduled_at
+        return 'it is about boot %s, the instance is now boot %s' % (
+            boot, row.decision_id)
+    if row.scheduled_at is not None and at < row.scheduled_at:
+        return 'it was made at %.3f, before the instance was placed at ' \
+            '%.3f' % (at, row.scheduled_at)
+    return None
+
+
+def reported_time(row, when, default, boot):
+    """A time a host reported about the instance (``when``, or
+    ``default`` if it gave none), on our clock.
+
+    Times in a host's answers are moved from its clock to ours by an offset
+    measured over a call (its latency and the clocks' speed-up make it
+    approximate), so one can land before the placement it is about. When
+    the answer names the instance's current boot, that already tells it is
+    about this placement: the time is taken as no earlier than the
+    placement (else it would look stale and be ignored).
+    """
+    if when is None:
+        when = default
+    if row is not None and boot is not None and boot == row.decision_id \
+            and row.scheduled_at is not None:
+        when = max(when, row.scheduled_at)
+    return when
 
 
 class Lifecycle:
@@ -136,23 +160,26 @@ class Lifecycle:
         recorded as ignored.
         """
         row = self.row(instance_id)
-        if row is not None and row.host == host and \
-                row.state in states_ and not _stale(at, boot, row):
-            return row
-        self.ignore(event, host, instance_id, row)
+        stale = None
+        if row is not None and row.host == host and row.state in states_:
+            stale = _stale(at, boot, row)
+            if stale is None:
+                return row
+        self.ignore(event, host, instance_id, row, stale)
         return None
 
-    def ignore(self, event, host, instance_id, row):
+    def ignore(self, event, host, instance_id, row, why=None):
         """Record a late, duplicate or misrouted report; change nothing."""
-        LOG.info('Ignoring %s of instance %s on %s: it is %s', event,
-                 instance_id, host,
-                 'unknown' if row is None else '%s on %s' % (row.state,
-                                                             row.host))
+        where = 'unknown' if row is None else '%s on %s' % (row.state,
+                                                            row.host)
+        LOG.info('Ignoring %s of instance %s on %s: %s', event, instance_id,
+                 host, why or 'it is %s' % where)
         self.loop.notify('instance.report_ignored', {
             'instance_id': instance_id, 'host': host, 'event': event,
             'state': None if row is None else row.state,
             'placed_on': None if row is None else row.host,
-            'request_id': None if row is None else row.request_id})
+            'request_id': None if row is None else row.request_id,
+            'why': why})
 
     def stray(self, host, instance_id, row):
         """``host`` runs an instance the scheduler does not expect there:
@@ -322,20 +349,23 @@ class Lifecycle:
         LOG.info('Instance %s is no longer on %s; it %s at %s (its report '
                  'was lost or is late)', record.id, host, record.state,
                  record.ended_at)
+        ended = reported_time(row, record.ended_at, self._now(), record.boot)
         if record.started_at is not None and row is not None and (
                 row.state == 'building' or row.state == 'terminating' and
                 row.started_at is None):
-            self.instance_started(host, record.id, record.started_at,
-                                  boot=record.boot)
+            self.instance_started(
+                host, record.id,
+                min(reported_time(row, record.started_at, ended,
+                                  record.boot), ended),
+                boot=record.boot)
         if record.state == 'ended':
-            self.instance_ended(host, record.id, record.ended_at,
-                                boot=record.boot)
+            self.instance_ended(host, record.id, ended, boot=record.boot)
         elif record.state == 'failed':
-            self.instance_failed(host, record.id, record.ended_at,
+            self.instance_failed(host, record.id, ended,
                                  record.reason or 'failed on %s' % host,
                                  boot=record.boot)
         else:
-            self.instance_terminated(host, record.id, record.ended_at,
+            self.instance_terminated(host, record.id, ended,
                                      boot=record.boot)
 
     def gone(self, host, instance_id, otherwise):
@@ -351,8 +381,10 @@ class Lifecycle:
     def on_recovered_spawn(self, decision, report):
         """Recovery found the decision's instance on its host."""
         if report.state == 'running':
-            self.instance_started(decision.host, decision.instance_id,
-                                  report.started_at or self._now())
+            self.instance_started(
+                decision.host, decision.instance_id, reported_time(
+                    self.row(decision.instance_id), report.started_at,
+                    self._now(), report.boot))
         else:
             self.loop.executor.watch_spawn(decision.instance_id)
 
@@ -363,10 +395,12 @@ class Lifecycle:
 
     def instance_started(self, host, instance_id, at, boot=None):
         row = self.row(instance_id)
-        if row is not None and row.host == host and _stale(at, boot, row):
+        stale = None if row is None or row.host != host else \
+            _stale(at, boot, row)
+        if stale:
             # A boot of an earlier placement on the same host, reported
             # late: the compute side has moved on, so have we.
-            self.ignore('instance_started', host, instance_id, row)
+            self.ignore('instance_started', host, instance_id, row, stale)
             return
         if row is None or row.host != host or \
                 row.state not in ON_HOST_STATES:
@@ -561,8 +595,8 @@ class Lifecycle:
             report = present.pop(row.id, None)
             if report is not None:
                 if row.state == 'building' and report.state == 'running':
-                    self.instance_started(host, row.id,
-                                          report.started_at or at)
+                    self.instance_started(host, row.id, reported_time(
+                        row, report.started_at, at, report.boot))
                 continue
             if records is None:
                 records = self.loop.finished_on(host)    # asked once

@@ -398,6 +398,42 @@ class TestFinishedInstancesAreRemembered(ReliabilityTestCase):
         self.assertEqual(0, len(self.loop.queue))
         self.assert_db_is_compute()
 
+    def skew(self, seconds):
+        """The host's answers place its times ``seconds`` too early (an
+        offset measured over a slow call, between sped-up clocks).
+        """
+        def shifted(method):
+            def call(host):
+                return [dataclasses.replace(
+                    report, started_at=None if report.started_at is None
+                    else report.started_at - seconds,
+                    ended_at=None if report.ended_at is None
+                    else report.ended_at - seconds)
+                    for report in method(host)]
+            return call
+        self.driver.list_instances = shifted(self.driver.list_instances)
+        self.driver.finished_instances = shifted(
+            self.driver.finished_instances)
+
+    def test_skewed_times_of_the_current_boot_are_not_taken_as_stale(self):
+        self.skew(1000.0)
+        # Its start report lost: the spawn's deadline finds it running.
+        self.drop('instance_started')
+        self.submit('long', MEDIUM)
+        self.run_for(90)
+        self.assertEqual('running', self.state('long'))
+        # Its start and end reports lost: settled from the host's record.
+        self.drop('instance_started')
+        self.submit('vm', MEDIUM, duration=20)
+        self.run_for(5)
+        self.drop('instance_ended')
+        self.run_for(90)
+        self.assertEqual('ended', self.state('vm'))
+        self.assertEqual(1, self.spawns('vm'))
+        self.assertEqual(1, self.spawns('long'))
+        self.assertEqual([], self.loop.store.list_events(
+            kind='instance.report_ignored'))
+
     def test_record_of_an_earlier_boot_does_not_settle_a_later_one(self):
         # The first boot fails (reported); the second spawn is lost: the
         # host's record of the first boot is not taken for the second,
