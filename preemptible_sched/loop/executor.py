@@ -364,12 +364,21 @@ class DecisionExecutor:
         self._arm('spawn', instance_id, self._check_spawn)
 
     def settle_spawn(self, instance_id):
-        """Settle a spawn now (recovery, once the held reports are in)."""
+        """Settle a spawn the crashed scheduler sent (recovery, once the
+        held reports are in): now if its host knows the instance (running,
+        or how it finished); else by its deadline, as its spawn may still
+        be on its way to the host, and placing it again now would boot it
+        twice.
+        """
         self._disarm('spawn', instance_id)
-        self._check_spawn(instance_id)
+        self._check_spawn(instance_id, unknown=self.watch_spawn)
 
-    def _check_spawn(self, instance_id):
-        """The deadline of a spawn passed without an answer: ask."""
+    def _check_spawn(self, instance_id, unknown=None):
+        """The deadline of a spawn passed without an answer: ask.
+
+        An instance its host does not know is placed again, or handed to
+        ``unknown`` when given.
+        """
         row = self.store.get_instance(instance_id)
         if row.state != 'building':
             return
@@ -384,7 +393,9 @@ class DecisionExecutor:
                     self.loop.lifecycle.instance_failed, row.host,
                     instance_id, self._now(),
                     'no answer to its spawn within %g s, and not on host '
-                    '%s' % (CONF.scheduler.compute_deadline, row.host)))
+                    '%s' % (CONF.scheduler.compute_deadline, row.host))
+                if unknown is None else functools.partial(unknown,
+                                                          instance_id))
         elif report.state == 'running':
             self.loop.lifecycle.instance_started(
                 row.host, instance_id, lifecycle_mod.reported_time(

@@ -223,9 +223,10 @@ def recover_decisions(loop):
             pass        # spawned once the room it shares is free
         elif decision.state == 'spawning':
             # Spawned before the crash and not on its host: it failed, or
-            # ran and ended meanwhile. The reports held while the loop was
-            # down say which; then it is settled (placed again if it
-            # never ran), never spawned twice blindly.
+            # ran and ended meanwhile, or its spawn is still on its way.
+            # The reports held while the loop was down, then the host's
+            # memory, say which; else its deadline settles it (placed
+            # again if it never ran), never spawned twice blindly.
             loop.call_later(0, executor.settle_spawn, decision.instance_id,
                             priority=clock_mod.LATE)
         else:

@@ -589,3 +589,27 @@ class TestHostLostUnderOpenDecisions(ReliabilityTestCase):
                          [self.state(i) for i in ('r-0', 'r-1')])
         self.assertEqual(1, self.driver.spawned.count('r-1'))
         self.assert_db_is_compute()
+
+    def test_spawn_still_on_its_way_after_a_restart_is_not_sent_twice(self):
+        # The crashed scheduler's spawn reaches the host only after the
+        # restarted one recovered the decision: it waits for it (its
+        # deadline) instead of placing the instance again, which booted
+        # it twice (the late copy then terminated as a stray).
+        spawn = self.driver.spawn
+        self.driver.spawn = lambda host, instance, **kw: \
+            self.clock.call_later(20, lambda: spawn(host, instance, **kw))
+
+        def crash(where, **context):
+            if where == 'after_spawn':
+                raise loop_fixtures.Crash(where)
+        self.loop.executor.crash_hook = crash
+        self.submit('vm', MEDIUM)
+        self.assertRaises(loop_fixtures.Crash, self.run_for, 5)
+        self.loop.stop()
+        self.loop = self.new_loop()
+        self.run_for(60)
+        self.assertEqual('running', self.state('vm'))
+        self.assertEqual(1, self.driver.spawned.count('vm'))
+        self.assertEqual([], self.loop.store.list_events(
+            kind='instance.stray'))
+        self.assertEqual([], self.driver.refused)
