@@ -263,13 +263,17 @@ class FakeDriver(compute.ComputeDriver):
     def spawn(self, host, instance, image=None, duration=None):
         """Boot ``instance`` on ``host``; see :class:`ComputeDriver`.
 
-        Fails (``instance_failed``, at once) when the host is unknown or
-        down, when an instance with the same id is on any host of this
-        driver, or when the host cannot hold it. An injected failure
+        A spawn of the same boot of an instance (its ``boot`` token) that
+        the host runs or remembers finishing is a duplicate message and is
+        ignored. Fails (``instance_failed``, at once) when the host is
+        unknown or down, when an instance with the same id is on any host
+        of this driver, or when the host cannot hold it. An injected failure
         (:meth:`fail_next_spawns`) lets the instance build and fails it at
         the end of its boot time.
         """
         image = DEFAULT_IMAGE if image is None else image
+        if self._handled(host, instance):
+            return
         reason = self._spawn_refusal(host, instance)
         if reason is not None:
             self._report('instance_failed', host, instance.id,
@@ -418,6 +422,21 @@ class FakeDriver(compute.ComputeDriver):
         except KeyError:
             raise LookupError('no host %s on this fake driver (it owns %s)'
                               % (host, ', '.join(self._hosts))) from None
+
+    def _handled(self, host, instance):
+        """Whether this spawn (same instance, same boot) was handled
+        already: a message delivered twice (at-least-once messaging) is
+        answered once, neither refused as a duplicate (which would fail
+        the boot that runs) nor booted again after it finished.
+        """
+        if instance.boot is None or host not in self._hosts:
+            return False
+        fake_host = self._hosts[host]
+        present = fake_host.instances.get(instance.id)
+        if present is not None:
+            return present.instance.boot == instance.boot
+        record = fake_host.finished.get(instance.id)
+        return record is not None and record.boot == instance.boot
 
     def _spawn_refusal(self, host, instance):
         if host not in self._hosts:

@@ -331,7 +331,9 @@ class DecisionExecutor:
         left of it: the duration less the running time it accumulated.
         """
         decision = self.store.get_decision(decision_id)
-        if decision.state in ('done', 'rolled_back', 'failed'):
+        if decision.state in ('done', 'rolled_back', 'failed', 'spawning'):
+            # Finished, or its spawn already sent: a decision's spawn is
+            # sent once (a second one would boot the instance twice).
             return
         row = self.store.get_instance(decision.instance_id)
         if row.decision_id != decision.id or \

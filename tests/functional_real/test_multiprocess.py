@@ -499,10 +499,10 @@ class MultiProcessBehaviour:
         (it may still be on its way) until its deadline. The figures
         (detail ``burst-figures``; also appended as a JSON line to the
         file ``PSCHED_TEST_BURST_FIGURES`` names) count, besides, the
-        instances the agents were seen boot twice (0 or 1 of the 1,040
-        in the runs of 23 November 2026; see the reliability page's known
-        limits), the stray instances the scheduler terminated and the
-        reports it ignored.
+        instances the agents were seen boot twice (none on either
+        database since the agents handle a spawn delivered twice once;
+        see the reliability page), the stray instances the scheduler
+        terminated and the reports it ignored.
         """
         # Queues outlive their consumers, as in a deployment: what is
         # sent to the scheduler while it is dead (submits, the agents'

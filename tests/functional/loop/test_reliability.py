@@ -613,3 +613,17 @@ class TestHostLostUnderOpenDecisions(ReliabilityTestCase):
         self.assertEqual([], self.loop.store.list_events(
             kind='instance.stray'))
         self.assertEqual([], self.driver.refused)
+
+    def test_a_decision_is_spawned_once(self):
+        # Asked twice (the room it waited for freed twice over, say), the
+        # executor sends the spawn once.
+        self.submit('vm', MEDIUM)
+        self.run_for(0.5)               # placed, still booting
+        decision_id = self.loop.store.get_instance('vm').decision_id
+        self.assertEqual('spawning', self.loop.store.get_decision(
+            decision_id).state)
+        self.loop.executor.spawn(decision_id)
+        self.run_for(30)
+        self.assertEqual(['vm'], self.driver.spawned)
+        self.assertEqual('running', self.state('vm'))
+        self.assertEqual([], self.driver.refused)

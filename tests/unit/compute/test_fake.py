@@ -797,3 +797,20 @@ class TestFinishedInstances(FakeDriverTestCase):
         self.assertEqual([], self.finished('host-B'))
         self.driver.host_down('host-A')
         self.assertEqual([], self.finished())
+
+    def test_a_spawn_delivered_twice_is_handled_once(self):
+        self.spawn('vm', 3, duration=10)
+        self.spawn('vm', 3, duration=10)        # while it builds
+        self.clock.run(until=8)
+        self.spawn('vm', 3, duration=10)        # while it runs
+        self.clock.run(until=30)
+        self.spawn('vm', 3, duration=10)        # after it ended
+        self.clock.run(until=60)
+        self.assertEqual([('started', 'host-A', 'vm', 5.0, 3),
+                          ('ended', 'host-A', 'vm', 15.0, 3)],
+                         self.events.log)
+        # Another boot of it is a new spawn.
+        self.spawn('vm', 4)
+        self.clock.run(until=70)
+        self.assertEqual(('started', 'host-A', 'vm', 61.0, 4),  # hot
+                         self.events.log[-1])

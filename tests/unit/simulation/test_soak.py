@@ -478,6 +478,8 @@ class Resurrecting(soak.SoakDriver):
         super()._terminated(fake_host, fake_instance)
         if not self.done:
             self.done = True
+            # Forgets it finished (else the spawn is a duplicate).
+            fake_host.finished.pop(fake_instance.instance.id, None)
             self.spawn(fake_host.spec.name, fake_instance.instance)
 
 
