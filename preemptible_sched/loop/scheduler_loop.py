@@ -129,30 +129,26 @@ class SchedulerLoop:
         """``{id: InstanceReport}`` on ``host``; None if it is gone or
         cannot be asked now.
         """
-        state = self.host_manager.host_states.get(host)
-        if state is None or not state.up:
-            return None
-        try:
-            reports = self.driver.list_instances(host)
-        except Exception as error:  # noqa: B902 any driver's "unreachable"
-            LOG.warning('Cannot ask host %s what it runs: %s', host, error)
-            return None
-        return {report.id: report for report in reports}
+        return self._ask(host, self.driver.list_instances, 'runs')
 
     def finished_on(self, host):
         """``{id: InstanceReport}`` of what ``host`` remembers finishing
         (see :meth:`ComputeDriver.finished_instances`); {} if it is gone or
         cannot be asked now.
         """
+        return self._ask(host, self.driver.finished_instances,
+                         'finished') or {}
+
+    def _ask(self, host, method, what):
         state = self.host_manager.host_states.get(host)
         if state is None or not state.up:
-            return {}
+            return None
         try:
-            reports = self.driver.finished_instances(host)
+            reports = method(host)
         except Exception as error:  # noqa: B902 any driver's "unreachable"
-            LOG.warning('Cannot ask host %s what it finished: %s', host,
+            LOG.warning('Cannot ask host %s what it %s: %s', host, what,
                         error)
-            return {}
+            return None
         return {report.id: report for report in reports}
 
     # -- start and stop ----------------------------------------------------

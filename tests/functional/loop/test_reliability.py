@@ -62,6 +62,12 @@ class ReliabilityTestCase(loop_fixtures.LoopTestCase):
         self.flags(group='scheduler', compute_deadline=60.0,
                    on_no_valid_host='wait')
 
+    def new_driver(self):
+        """A driver (and loop) that reads the options set since setUp."""
+        self.loop.stop()
+        self.driver = loop_fixtures.CountingDriver(self.clock, seed=1)
+        self.loop = self.new_loop()
+
     def multi(self, name, count, flavor=MEDIUM):
         return self.loop.submit(objects.RequestSpec(
             name, flavor.resources, False, flavor=flavor.name,
@@ -88,9 +94,7 @@ class TestOneStateMachine(ReliabilityTestCase):
         # spawned again, neither live nor by the recovery.
         self.flags(group='fake_driver', boot_times_hot=[30.0],
                    boot_times_cold=[30.0])
-        self.loop.stop()
-        self.driver = loop_fixtures.CountingDriver(self.clock, seed=1)
-        self.loop = self.new_loop()
+        self.new_driver()
         self.submit('spot-a', BLADE, preemptible=True)
         self.submit('spot-b', BLADE, preemptible=True)
         self.run_for(5)
@@ -329,9 +333,7 @@ class TestFinishedInstancesAreRemembered(ReliabilityTestCase):
 
     def setUp(self):
         super().setUp()
-        self.loop.stop()
-        self.driver = loop_fixtures.CountingDriver(self.clock, seed=1)
-        self.loop = self.new_loop()
+        self.new_driver()
 
     def drop(self, *events):
         self.driver.events = Dropper(self.loop.lifecycle, self.clock)
@@ -463,12 +465,6 @@ class TestNothingLeftBehind(ReliabilityTestCase):
 
     hosts = 1
 
-    def new_driver(self):
-        """A driver (and loop) that reads the options set since setUp."""
-        self.loop.stop()
-        self.driver = loop_fixtures.CountingDriver(self.clock, seed=1)
-        self.loop = self.new_loop()
-
     def test_deletion_is_retried_after_the_instance_started(self):
         # The termination of a building instance whose request was deleted
         # fails; the instance then starts: the deletion's deadline still
@@ -508,10 +504,8 @@ class TestNothingLeftBehind(ReliabilityTestCase):
         self.assert_db_is_compute()
 
     def test_request_journaled_before_a_crash_is_placed_on_recovery(self):
-        def crash(where, **context):
-            if where == 'after_journal':
-                raise loop_fixtures.Crash(where)
-        self.loop.executor.crash_hook = crash
+        self.loop.stop()
+        self.loop = self.new_loop(crash_at='after_journal')
         self.submit('vm', MEDIUM)
         self.assertRaises(loop_fixtures.Crash, self.run_for, 5)
         self.assertEqual('pending', self.request_status('vm'))
@@ -566,9 +560,7 @@ class TestHostLostUnderOpenDecisions(ReliabilityTestCase):
         # used to be queued twice and placed twice (the scheduler crashed
         # with "already on host").
         self.flags(group='fake_driver', termination_seconds=20.0)
-        self.loop.stop()
-        self.driver = loop_fixtures.CountingDriver(self.clock, seed=1)
-        self.loop = self.new_loop()
+        self.new_driver()
         half = objects.Flavor('half', 4, 8000, 80)
         self.submit('spot', BLADE, preemptible=True)
         self.submit('busy', BLADE)
@@ -598,11 +590,8 @@ class TestHostLostUnderOpenDecisions(ReliabilityTestCase):
         spawn = self.driver.spawn
         self.driver.spawn = lambda host, instance, **kw: \
             self.clock.call_later(20, lambda: spawn(host, instance, **kw))
-
-        def crash(where, **context):
-            if where == 'after_spawn':
-                raise loop_fixtures.Crash(where)
-        self.loop.executor.crash_hook = crash
+        self.loop.stop()
+        self.loop = self.new_loop(crash_at='after_spawn')
         self.submit('vm', MEDIUM)
         self.assertRaises(loop_fixtures.Crash, self.run_for, 5)
         self.loop.stop()
