@@ -1,0 +1,168 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The Nova anchor benchmark (``benchmarks/nova_anchor.py``).
+
+Its project-side case builders on a few hosts, in this process; the whole
+script with ``--quick`` against the installed Nova, in a subprocess (it
+parses Nova's global configuration, which Nova's fixtures in this process
+own); and its one-line exit 2 when Nova cannot be imported.
+"""
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+
+import fixtures
+
+from tests import base
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+BENCHMARKS = os.path.join(ROOT, 'benchmarks')
+SCRIPT = os.path.join(BENCHMARKS, 'nova_anchor.py')
+HOSTS = 6
+
+
+class TestCaseBuilders(base.TestCase):
+    """Each case's cloud, and one project decision on it, undone."""
+
+    def setUp(self):
+        super().setUp()
+        # The benchmarks import their siblings (report, scheduling_latency)
+        # as top-level modules, as ``python benchmarks/<name>.py`` does.
+        self.useFixture(fixtures.MonkeyPatch('sys.path',
+                                             [BENCHMARKS] + sys.path))
+        self.anchor = importlib.import_module('nova_anchor')
+
+    def decide_twice(self, case):
+        """Two decisions on ``case``'s cloud: ``(placed, victims)`` each.
+
+        The second sees the cloud the first was undone to.
+        """
+        cloud = self.anchor.build_cloud(HOSTS, case, seed=3)
+        sched = self.anchor.build_project(cloud)
+        outcomes = []
+        for repetition in (1, 2):
+            _elapsed, placed, victims = self.anchor.time_project(
+                sched, repetition)
+            outcomes.append((placed, victims))
+        return cloud, outcomes
+
+    def test_empty_cloud(self):
+        cloud, outcomes = self.decide_twice('empty_normal')
+        self.assertEqual(HOSTS, len(cloud))
+        self.assertEqual([], [i for _n, normal, spot in cloud
+                              for i in normal + spot])
+        self.assertEqual([(True, 0), (True, 0)], outcomes)
+
+    def test_varied_cloud_leaves_room_for_a_medium_everywhere(self):
+        cloud, outcomes = self.decide_twice('varied_normal')
+        medium = self.anchor.MEDIUM
+        loads = set()
+        for _name, normal, spot in cloud:
+            self.assertEqual([], spot)
+            self.assertLessEqual(len(normal),
+                                 self.anchor.VARIED_MAX_PER_HOST)
+            self.assertFalse(any(i.preemptible for i in normal))
+            used = [sum(i.resources[d] for i in normal) for d in range(3)]
+            for total, taken, wanted in zip(self.anchor.BLADE, used, medium):
+                self.assertLessEqual(taken + wanted, total)
+            loads.add(tuple(used))
+        # The resource weighers see different hosts.
+        self.assertGreater(len(loads), 1)
+        self.assertEqual([(True, 0), (True, 0)], outcomes)
+
+    def test_varied_cloud_depends_on_the_seed_only(self):
+        def usage(seed):
+            return [[(i.id, i.resources) for i in normal]
+                    for _n, normal, _s in self.anchor.build_cloud(
+                        HOSTS, 'varied_normal', seed)]
+
+        self.assertEqual(usage(5), usage(5))
+        self.assertNotEqual(usage(5), usage(6))
+
+    def test_saturated_cloud_makes_each_decision_terminate_one(self):
+        cloud, outcomes = self.decide_twice('saturated_normal')
+        for _name, normal, spot in cloud:
+            self.assertEqual([], normal)
+            self.assertEqual(self.anchor.PREEMPTIBLE_PER_HOST, len(spot))
+            self.assertTrue(all(i.preemptible for i in spot))
+        self.assertEqual([(True, 1), (True, 1)], outcomes)
+
+    def test_nova_sees_normal_instances_only(self):
+        self.assertEqual(
+            {'empty_normal': 'empty', 'varied_normal': 'varied',
+             'saturated_normal': 'empty'}, self.anchor.NOVA_VIEW)
+
+
+class TestScript(base.TestCase):
+    """The script as a command."""
+
+    def run_script(self, *args, env=None):
+        return subprocess.run([sys.executable, SCRIPT] + list(args),
+                              cwd=ROOT, capture_output=True, text=True,
+                              timeout=240, env=env, check=False)
+
+    def test_quick_run_gives_every_ratio_and_every_nova_host_passes(self):
+        result = self.run_script('--quick')
+        self.assertEqual(0, result.returncode, result.stderr)
+        report = json.loads(result.stdout)
+        cases = ['empty_normal', 'varied_normal', 'saturated_normal']
+        self.assertEqual(['100', '1000'], list(report['ratios']))
+        for hosts, ratios in report['ratios'].items():
+            self.assertEqual(cases, list(ratios))
+            for case, ratio in ratios.items():
+                self.assertGreater(ratio, 0, (hosts, case))
+                row = report['results'][hosts][case]
+                self.assertEqual(int(hosts), row['nova_hosts_passed'])
+                self.assertTrue(row['nova_all_hosts_passed'])
+                self.assertTrue(row['project_placed'])
+                self.assertEqual(int(case == 'saturated_normal'),
+                                 row['project_victims'])
+                self.assertEqual(5, row['repetitions'])
+                for side in ('project', 'nova'):
+                    self.assertGreater(row[side]['median_ms'], 0)
+                    self.assertGreaterEqual(row[side]['p90_ms'],
+                                            row[side]['median_ms'])
+        nova = report['nova']
+        self.assertEqual(
+            ['ComputeFilter', 'ComputeCapabilitiesFilter',
+             'ImagePropertiesFilter', 'ServerGroupAntiAffinityFilter',
+             'ServerGroupAffinityFilter'], nova['filters'])
+        self.assertEqual(13, nova['weigher_count'])
+        self.assertEqual(13, nova['all_weighers'])
+        self.assertIn('RAMWeigher', nova['weighers'])
+        self.assertEqual(cases, list(report['scaling']))
+        flat = [value for name, value in report['targets'].items()
+                if name.startswith('cost per host flat')]
+        self.assertEqual(1, len(flat))
+        self.assertIn(flat[0], (True, False))
+
+    def test_without_nova_one_line_and_exit_2(self):
+        # A "nova" package first on the path that cannot be imported.
+        stub = self.useFixture(fixtures.TempDir()).path
+        os.mkdir(os.path.join(stub, 'nova'))
+        with open(os.path.join(stub, 'nova', '__init__.py'), 'w') as init:
+            init.write("raise ImportError('no Nova here')\n")
+        path = [stub, os.environ.get('PYTHONPATH', '')]
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, path)))
+        result = self.run_script('--quick', env=env)
+        self.assertEqual(2, result.returncode, result.stderr)
+        self.assertEqual('', result.stdout)
+        lines = result.stderr.strip().splitlines()
+        self.assertEqual(1, len(lines), result.stderr)
+        self.assertIn('Nova is not importable (no Nova here)', lines[0])
