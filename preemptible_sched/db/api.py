@@ -34,6 +34,13 @@ Every public method of :class:`Store` is one transaction of its own, so a
 store may be shared by several threads. Rows are returned detached from
 their session, with every column loaded: read them freely, but change the
 state only through the store. Times are the caller's clock readings.
+
+The simulator's store (:class:`~preemptible_sched.db.memory.MemoryStore`)
+keeps the state in memory and writes the journal in batches. Every write
+here is made through a few hooks (``_changes``, ``_edit``, ``_find``,
+``_insert``, ``_journal_rows``, ``_decision_rows``, ``_add_event``,
+``_check_new_request``) that it provides on its rows, so both stores check,
+refuse and write alike.
 """
 
 import contextlib
@@ -138,6 +145,19 @@ def project_scope(project_id):
         _PROJECT_SCOPE.project_id = previous
 
 
+def refuse_duplicates(request_id, exists, taken):
+    """Raise :class:`Duplicate` if the request ``exists`` already or any
+    of its instance ids is ``taken`` (a sorted list).
+    """
+    if exists:
+        raise Duplicate('request %r exists already' % request_id)
+    if taken:
+        shown = ', '.join(taken[:5]) + (
+            ' and %d more' % (len(taken) - 5) if len(taken) > 5 else '')
+        raise Duplicate('instances of request %r exist already: %s'
+                        % (request_id, shown))
+
+
 def scoped_project():
     """The project of :func:`project_scope` in this thread, else
     ``models.DEFAULT_PROJECT``.
@@ -146,7 +166,7 @@ def scoped_project():
             models.DEFAULT_PROJECT)
 
 
-def _as_tuple(value):
+def as_tuple(value):
     """A tuple of states from one state or an iterable of them."""
     if isinstance(value, str):
         return (value,)
@@ -220,6 +240,14 @@ class Store:
         """Close every pooled connection."""
         self.engine.dispose()
 
+    def flush(self):
+        """Write what is not written yet: nothing here, as every call is a
+        transaction of its own (the simulator's
+        :class:`~preemptible_sched.db.memory.MemoryStore` writes in
+        batches). Returns how many rows it wrote.
+        """
+        return 0
+
     @contextlib.contextmanager
     def _transaction(self):
         with self._lock:
@@ -251,6 +279,37 @@ class Store:
             raise NotFound(model.__tablename__[:-1], key)
         return row
 
+    # The hooks every write goes through: a unit of changes (here the
+    # session of a transaction), the rows it changes, locked.
+
+    def _changes(self):
+        return self._transaction()
+
+    def _edit(self, session, model, key):
+        """The row ``key`` of ``model`` to change (NotFound)."""
+        return self._lock_row(session, model, key)
+
+    def _find(self, session, model, key):
+        """:meth:`_edit`, or None if there is no such row."""
+        return self._lock_rows(session, model, [key]).get(key)
+
+    @staticmethod
+    def _insert(session, model, columns):
+        """A new row of ``model`` (with its id, if the database gives it)."""
+        row = model(**columns)
+        session.add(row)
+        session.flush()
+        return row
+
+    def _journal_rows(self, session, request_id, instance_ids):
+        """The request (None if missing) and ``{id: row}`` of the
+        instances that exist, to journal a decision.
+        """
+        request = self._lock_rows(
+            session, models.Request, [request_id]).get(request_id)
+        return request, self._lock_rows(session, models.Instance,
+                                        instance_ids)
+
     @staticmethod
     def _add_event(session, kind, at, request_id=None, instance_id=None,
                    host=None, payload=None):
@@ -272,25 +331,24 @@ class Store:
             return self._save_host(host, at)
 
     def _save_host(self, host, at):
-        with self._transaction() as session:
-            row = session.get(models.Host, host.name, with_for_update=True)
+        columns = dict(
+            vcpus=host.vcpus, memory_mb=host.memory_mb,
+            disk_gb=host.disk_gb, attributes=dict(host.attributes),
+            availability_zone=host.availability_zone,
+            enabled=bool(host.enabled), up=bool(host.up), updated_at=at)
+        with self._changes() as unit:
+            row = self._find(unit, models.Host, host.name)
             if row is None:
-                row = models.Host(name=host.name)
-                session.add(row)
-            row.vcpus = host.vcpus
-            row.memory_mb = host.memory_mb
-            row.disk_gb = host.disk_gb
-            row.attributes = dict(host.attributes)
-            row.availability_zone = host.availability_zone
-            row.enabled = bool(host.enabled)
-            row.up = bool(host.up)
-            row.updated_at = at
+                return self._insert(unit, models.Host,
+                                    dict(columns, name=host.name))
+            for name, value in columns.items():
+                setattr(row, name, value)
         return row
 
     def set_host_up(self, name, up, at):
         """Record that host ``name`` went up or down."""
-        with self._transaction() as session:
-            row = self._lock_row(session, models.Host, name)
+        with self._changes() as unit:
+            row = self._edit(unit, models.Host, name)
             row.up = bool(up)
             row.updated_at = at
         return row
@@ -325,17 +383,15 @@ class Store:
             raise Duplicate('request %r names an instance twice: %s'
                             % (spec.id, ', '.join(instance_ids)))
         try:
-            with self._transaction() as session:
-                self._check_new_request(session, spec.id, instance_ids)
-                request = models.Request(
+            with self._changes() as unit:
+                self._check_new_request(unit, spec.id, instance_ids)
+                request = self._insert(unit, models.Request, dict(
                     id=spec.id, project_id=project_id,
                     spec=models.spec_to_dict(spec),
                     duration_s=duration_s, image=image, status='pending',
-                    reason=None, attempts=0, submitted_at=at, updated_at=at)
-                session.add(request)
-                session.flush()
+                    reason=None, attempts=0, submitted_at=at, updated_at=at))
                 for instance_id in instance_ids:
-                    session.add(self._new_instance(spec, instance_id, at))
+                    self._new_instance(unit, spec, instance_id, at)
         except sa_exc.IntegrityError as e:
             raise Duplicate('request %r or one of its instances exists '
                             'already' % spec.id) from e
@@ -343,27 +399,24 @@ class Store:
 
     @staticmethod
     def _check_new_request(session, request_id, instance_ids):
-        if session.get(models.Request, request_id) is not None:
-            raise Duplicate('request %r exists already' % request_id)
-        taken = sorted(session.scalars(
-            sa.select(models.Instance.id)
-            .where(models.Instance.id.in_(instance_ids))).all())
-        if taken:
-            shown = ', '.join(taken[:5]) + (
-                ' and %d more' % (len(taken) - 5) if len(taken) > 5 else '')
-            raise Duplicate('instances of request %r exist already: %s'
-                            % (request_id, shown))
+        refuse_duplicates(
+            request_id, session.get(models.Request, request_id) is not None,
+            sorted(session.scalars(
+                sa.select(models.Instance.id)
+                .where(models.Instance.id.in_(instance_ids))).all()))
 
-    @staticmethod
-    def _new_instance(spec, instance_id, at):
-        return models.Instance(
+    def _new_instance(self, unit, spec, instance_id, at):
+        return self._insert(unit, models.Instance, dict(
             id=instance_id, request_id=spec.id, host=None, state='pending',
             preemptible=bool(spec.preemptible),
             vcpus=spec.resources.vcpus, memory_mb=spec.resources.memory_mb,
             disk_gb=spec.resources.disk_gb, flavor=spec.flavor,
             service_class=spec.service_class, group=spec.group,
             priority=spec.priority, created_at=at, updated_at=at,
-            running_s=0.0, pending_s=0.0, overhead_s=0.0, preemptions=0)
+            scheduled_at=None, started_at=None, ended_at=None,
+            running_s=0.0, pending_s=0.0, overhead_s=0.0, preemptions=0,
+            decision_id=None, terminated_by=None, displaced_by=None,
+            reason=None))
 
     def get_request(self, request_id):
         with self._transaction() as session:
@@ -376,7 +429,7 @@ class Store:
         query = sa.select(models.Request).order_by(
             models.Request.submitted_at, models.Request.id)
         if status is not None:
-            query = query.where(models.Request.status.in_(_as_tuple(status)))
+            query = query.where(models.Request.status.in_(as_tuple(status)))
         if project_id is not None:
             query = query.where(models.Request.project_id == project_id)
         with self._transaction() as session:
@@ -386,8 +439,8 @@ class Store:
         if status not in models.REQUEST_STATUSES:
             raise ValueError('unknown request status %r (valid: %s)'
                              % (status, ', '.join(models.REQUEST_STATUSES)))
-        with self._transaction() as session:
-            request = self._lock_row(session, models.Request, request_id)
+        with self._changes() as unit:
+            request = self._edit(unit, models.Request, request_id)
             request.status = status
             request.reason = reason
             request.updated_at = at
@@ -395,8 +448,8 @@ class Store:
 
     def increment_attempts(self, request_id):
         """Count one more scheduling attempt; returns the new count."""
-        with self._transaction() as session:
-            request = self._lock_row(session, models.Request, request_id)
+        with self._changes() as unit:
+            request = self._edit(unit, models.Request, request_id)
             request.attempts += 1
         return request.attempts
 
@@ -414,7 +467,7 @@ class Store:
         query = sa.select(models.Instance).order_by(
             models.Instance.created_at, models.Instance.id)
         if states is not None:
-            query = query.where(models.Instance.state.in_(_as_tuple(states)))
+            query = query.where(models.Instance.state.in_(as_tuple(states)))
         if host is not None:
             query = query.where(models.Instance.host == host)
         if request_id is not None:
@@ -445,8 +498,8 @@ class Store:
         if 'state' in fields and state not in models.INSTANCE_STATES:
             raise ValueError('unknown instance state %r (valid: %s)'
                              % (state, ', '.join(models.INSTANCE_STATES)))
-        with self._transaction() as session:
-            instance = self._lock_row(session, models.Instance, instance_id)
+        with self._changes() as unit:
+            instance = self._edit(unit, models.Instance, instance_id)
             old_state = instance.state
             if state is not None:
                 states.check(instance_id, old_state, state)
@@ -486,23 +539,19 @@ class Store:
         ``explanation`` (a JSON-able dict) are stored with the decision.
         """
         victims = list(victims)
-        with self._transaction() as session:
-            request = self._lock_rows(
-                session, models.Request, [request_id]).get(request_id)
-            rows = self._lock_rows(session, models.Instance,
-                                   [instance_id] + victims)
+        with self._changes() as unit:
+            request, rows = self._journal_rows(unit, request_id,
+                                               [instance_id] + victims)
             reasons = self._journal_problems(
                 request_id, request, instance_id, host, victims, rows, spot)
             if reasons:
                 raise Refused('decision for instance %r on host %r'
                               % (instance_id, host), reasons)
-            decision = models.Decision(
-                request_id=request_id, instance_id=instance_id, host=host,
-                victims=victims, confirmed=[], state='journaled',
+            decision = self._insert(unit, models.Decision, dict(
+                id=None, request_id=request_id, instance_id=instance_id,
+                host=host, victims=victims, confirmed=[], state='journaled',
                 created_at=at, updated_at=at, reason=None,
-                strategy=strategy, explanation=explanation)
-            session.add(decision)
-            session.flush()
+                strategy=strategy, explanation=explanation))
             instance = rows[instance_id]
             instance.host = host
             instance.scheduled_at = at
@@ -513,8 +562,8 @@ class Store:
                 victim.state = 'terminating'
                 victim.terminated_by = decision.id
                 victim.updated_at = at
-                own = None if victim.decision_id is None else session.get(
-                    models.Decision, victim.decision_id)
+                own = None if victim.decision_id is None else self._find(
+                    unit, models.Decision, victim.decision_id)
                 if own is not None and \
                         own.state in models.UNFINISHED_DECISION_STATES:
                     # Displaced while building: never spawn it again.
@@ -522,7 +571,7 @@ class Store:
                     own.reason = 'displaced by decision %d before it ' \
                         'started' % decision.id
                     own.updated_at = at
-            self._add_event(session, 'decision.journaled', at,
+            self._add_event(unit, 'decision.journaled', at,
                             request_id=request_id, instance_id=instance_id,
                             host=host, payload={'decision_id': decision.id,
                                                 'victims': victims})
@@ -571,7 +620,7 @@ class Store:
                                % (victim_id, victim.host, host))
         return reasons
 
-    def _lock_decision(self, session, decision_id, extra_instances=()):
+    def _decision_rows(self, session, decision_id, extra_instances=()):
         """Lock a decision with its request and instances, in lock order.
 
         A decision's request, instance and victims never change once
@@ -602,9 +651,8 @@ class Store:
         if final_state not in models.TERMINATION_STATES:
             raise ValueError('final state %r is not one of %s' % (
                 final_state, ', '.join(models.TERMINATION_STATES)))
-        with self._transaction() as session:
-            decision, request, rows = self._lock_decision(
-                session, decision_id)
+        with self._changes() as unit:
+            decision, request, rows = self._decision_rows(unit, decision_id)
             if victim_id not in decision.victims:
                 raise Refused('confirmation of decision %d' % decision_id,
                               ['%r is not one of its victims (%s)' % (
@@ -623,7 +671,7 @@ class Store:
                 victim.ended_at = at
                 victim.updated_at = at
                 victim.displaced_by = decision.id
-            self._add_event(session, 'decision.termination_confirmed', at,
+            self._add_event(unit, 'decision.termination_confirmed', at,
                             request_id=decision.request_id,
                             instance_id=victim_id, host=decision.host,
                             payload={'decision_id': decision.id,
@@ -645,8 +693,8 @@ class Store:
         if state == 'rolled_back':
             raise ValueError('use roll_back_decision() to roll back '
                              'decision %d' % decision_id)
-        with self._transaction() as session:
-            decision = self._lock_row(session, models.Decision, decision_id)
+        with self._changes() as unit:
+            decision = self._edit(unit, models.Decision, decision_id)
             what = 'decision %d: %s -> %s' % (decision_id, decision.state,
                                               state)
             if (decision.state != state and decision.state
@@ -688,9 +736,8 @@ class Store:
         ``decision.rolled_back`` is recorded. Rolling back twice changes
         nothing; a decision that is done or failed is refused.
         """
-        with self._transaction() as session:
-            decision, request, rows = self._lock_decision(
-                session, decision_id)
+        with self._changes() as unit:
+            decision, request, rows = self._decision_rows(unit, decision_id)
             if decision.state == 'rolled_back':
                 return decision
             if decision.state not in models.UNFINISHED_DECISION_STATES:
@@ -718,7 +765,7 @@ class Store:
             decision.state = 'rolled_back'
             decision.reason = reason
             decision.updated_at = at
-            self._add_event(session, 'decision.rolled_back', at,
+            self._add_event(unit, 'decision.rolled_back', at,
                             request_id=decision.request_id,
                             instance_id=decision.instance_id,
                             host=decision.host,
@@ -741,8 +788,8 @@ class Store:
 
     def record_event(self, kind, at, request_id=None, instance_id=None,
                      host=None, payload=None):
-        with self._transaction() as session:
-            event = self._add_event(session, kind, at,
+        with self._changes() as unit:
+            event = self._add_event(unit, kind, at,
                                     request_id=request_id,
                                     instance_id=instance_id, host=host,
                                     payload=payload)

@@ -108,7 +108,55 @@ class Base(orm.DeclarativeBase):
         return '<%s %s>' % (type(self).__name__, key)
 
 
-class Host(Base):
+class HostMixin:
+    """What a host row says, whatever store it comes from."""
+
+    def to_object(self):
+        """The :class:`objects.Host` this row describes."""
+        return objects.Host(name=self.name, vcpus=self.vcpus,
+                            memory_mb=self.memory_mb, disk_gb=self.disk_gb,
+                            attributes=dict(self.attributes or {}),
+                            availability_zone=self.availability_zone,
+                            enabled=self.enabled, up=self.up)
+
+
+class RequestMixin:
+    """What a request row says, whatever store it comes from."""
+
+    def request_spec(self):
+        """The :class:`objects.RequestSpec` stored in :attr:`spec`."""
+        return spec_from_dict(self.spec)
+
+
+class InstanceMixin:
+    """What an instance row says, whatever store it comes from."""
+
+    @property
+    def resources(self):
+        return objects.Resources(self.vcpus, self.memory_mb, self.disk_gb)
+
+    def to_object(self):
+        """The :class:`objects.Instance` the host states account for."""
+        return objects.Instance(
+            id=self.id, resources=self.resources,
+            preemptible=self.preemptible,
+            started_at=(self.started_at if self.started_at is not None
+                        else 0.0),
+            flavor=self.flavor, service_class=self.service_class,
+            priority=self.priority, group=self.group)
+
+
+class DecisionMixin:
+    """What a decision row says, whatever store it comes from."""
+
+    @property
+    def unconfirmed(self):
+        """Victims whose termination is not confirmed yet, in order."""
+        confirmed = self.confirmed
+        return [v for v in self.victims if v not in confirmed]
+
+
+class Host(HostMixin, Base):
     """A compute host as last reported, and whether it is up."""
 
     __tablename__ = 'hosts'
@@ -124,16 +172,8 @@ class Host(Base):
     up: orm.Mapped[bool] = orm.mapped_column(sa.Boolean, nullable=False)
     updated_at: orm.Mapped[float] = _time(nullable=False)
 
-    def to_object(self):
-        """The :class:`objects.Host` this row describes."""
-        return objects.Host(name=self.name, vcpus=self.vcpus,
-                            memory_mb=self.memory_mb, disk_gb=self.disk_gb,
-                            attributes=dict(self.attributes or {}),
-                            availability_zone=self.availability_zone,
-                            enabled=self.enabled, up=self.up)
 
-
-class Request(Base):
+class Request(RequestMixin, Base):
     """A request for instances, with its :class:`objects.RequestSpec`;
     ``project_id`` is the project it belongs to (who may see and delete
     it).
@@ -161,12 +201,8 @@ class Request(Base):
     submitted_at: orm.Mapped[float] = _time(nullable=False)
     updated_at: orm.Mapped[float] = _time(nullable=False)
 
-    def request_spec(self):
-        """The :class:`objects.RequestSpec` stored in :attr:`spec`."""
-        return spec_from_dict(self.spec)
 
-
-class Instance(Base):
+class Instance(InstanceMixin, Base):
     """One instance of a request, from admission to its end.
 
     ``host`` and ``decision_id`` are set when a decision claims a host for
@@ -219,22 +255,8 @@ class Instance(Base):
         sa.Integer)
     reason: orm.Mapped[typing.Optional[str]] = orm.mapped_column(sa.Text)
 
-    @property
-    def resources(self):
-        return objects.Resources(self.vcpus, self.memory_mb, self.disk_gb)
 
-    def to_object(self):
-        """The :class:`objects.Instance` the host states account for."""
-        return objects.Instance(
-            id=self.id, resources=self.resources,
-            preemptible=self.preemptible,
-            started_at=(self.started_at if self.started_at is not None
-                        else 0.0),
-            flavor=self.flavor, service_class=self.service_class,
-            priority=self.priority, group=self.group)
-
-
-class Decision(Base):
+class Decision(DecisionMixin, Base):
     """One journaled decision: place ``instance_id`` on ``host``, after
     terminating ``victims``; ``confirmed`` lists the victims the compute
     side confirmed gone. ``explanation`` says why (verdict counts per
@@ -268,11 +290,6 @@ class Decision(Base):
         sa.String(64))
     explanation: orm.Mapped[typing.Optional[dict]] = orm.mapped_column(
         sa.JSON)
-
-    @property
-    def unconfirmed(self):
-        """Victims whose termination is not confirmed yet, in order."""
-        return [v for v in self.victims if v not in self.confirmed]
 
 
 class Event(Base):

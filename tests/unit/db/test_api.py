@@ -128,29 +128,32 @@ class StoreBehaviour:
                          indexes['ix_instances_host_state'])
         self.assertEqual(['state'], indexes['ix_instances_state'])
 
-    def test_migration_0003_gives_stored_requests_the_default_project(self):
-        engine = self.store.engine
-        models.Base.metadata.drop_all(engine)
-        with engine.begin() as connection:
+    def downgrade_to_0002(self):
+        """An empty database at revision 0002 (requests had no project)."""
+        models.Base.metadata.drop_all(self.store.engine)
+        with self.store.engine.begin() as connection:
             connection.exec_driver_sql('DROP TABLE alembic_version')
         self.store.upgrade('0002')
-        with engine.begin() as connection:
+
+    def insert_without_project(self, request_id, at):
+        """A request row as an older writer inserted it."""
+        with self.store.engine.begin() as connection:
             connection.exec_driver_sql(
                 "INSERT INTO requests (id, spec, status, attempts, "
-                "submitted_at, updated_at) VALUES ('old', '{}', "
-                "'pending', 0, 1.0, 1.0)")
+                "submitted_at, updated_at) VALUES ('%s', '{}', "
+                "'pending', 0, %r, %r)" % (request_id, at, at))
+
+    def test_migration_0003_gives_stored_requests_the_default_project(self):
+        self.downgrade_to_0002()
+        self.insert_without_project('old', 1.0)
         self.store.upgrade()
         self.assertEqual('0003', self.store.revision())
         self.assertEqual('default', self.store.get_request('old').project_id)
         indexes = {index['name']: index['column_names'] for index in
-                   sa.inspect(engine).get_indexes('requests')}
+                   sa.inspect(self.store.engine).get_indexes('requests')}
         self.assertEqual(['project_id'], indexes['ix_requests_project_id'])
         # A row inserted without a project by an older writer: 'default'.
-        with engine.begin() as connection:
-            connection.exec_driver_sql(
-                "INSERT INTO requests (id, spec, status, attempts, "
-                "submitted_at, updated_at) VALUES ('older', '{}', "
-                "'pending', 0, 2.0, 2.0)")
+        self.insert_without_project('older', 2.0)
         self.assertEqual(['old', 'older'], [
             r.id for r in self.store.list_requests(project_id='default')])
 
@@ -255,14 +258,15 @@ class StoreBehaviour:
         # As if another writer inserted the instance after our check.
         self.add_pending('r')
         before = self.snapshot()
-        with mock.patch.object(api.Store, '_check_new_request'):
+        with mock.patch.object(type(self.store),
+                               '_check_new_request'):
             self.assertRaises(api.Duplicate, self.store.add_request,
                               _spec('other', instance_ids=('r',)), T0)
         self.assertEqual(before, self.snapshot())
 
     def test_add_request_is_one_transaction(self):
         before = self.snapshot()
-        with mock.patch.object(api.Store, '_new_instance',
+        with mock.patch.object(type(self.store), '_new_instance',
                                side_effect=RuntimeError('crash')):
             self.assertRaises(RuntimeError, self.store.add_request,
                               _spec('r', num_instances=2), T0)
@@ -529,7 +533,7 @@ class StoreBehaviour:
         self.add_running('p')
         self.add_pending('new')
         before = self.snapshot()
-        with mock.patch.object(api.Store, '_add_event',
+        with mock.patch.object(type(self.store), '_add_event',
                                side_effect=RuntimeError('crash')):
             self.assertRaises(RuntimeError, self.journal, ['p'])
         self.assertEqual(before, self.snapshot())
@@ -737,7 +741,7 @@ class StoreBehaviour:
         self.add_pending('new')
         decision_id = self.journal(['p'])
         before = self.snapshot()
-        with mock.patch.object(api.Store, '_add_event',
+        with mock.patch.object(type(self.store), '_add_event',
                                side_effect=RuntimeError('crash')):
             self.assertRaises(RuntimeError, self.store.roll_back_decision,
                               decision_id, T0 + 30, 'crash')
