@@ -1,0 +1,158 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Rows written to the database in batches, with SQLAlchemy Core.
+
+A :class:`BatchWriter` keeps the rows written since its last flush, the
+newest version of each, and writes them all in one transaction
+(:meth:`BatchWriter.flush`): table by table, parents before children
+(the order they are given in), one ``executemany`` INSERT of the rows
+the database does not hold yet, in the order they were first written,
+then one ``executemany`` UPDATE of the others. A row changed several
+times between two flushes is written once. It flushes by itself once
+``batch_size`` rows wait (:meth:`BatchWriter.flush_if_full`).
+
+A row is the dict of its column values as the database stores them,
+JSON columns as their text: :func:`raw_table` is the table to write such
+rows to (and to read them from). The writer does not copy it: a row
+given to :meth:`BatchWriter.put` must not change afterwards (put a new
+dict instead).
+"""
+
+import contextlib
+
+import sqlalchemy as sa
+
+#: Rows that wait before the writer flushes by itself.
+BATCH_SIZE = 10000
+
+#: The name of the bound parameter of the primary key in UPDATEs (a
+#: column's own name is taken by its SET).
+KEY = 'b_key'
+
+
+def raw_table(table, metadata):
+    """``table`` in ``metadata``, its JSON columns as text: what the
+    database stores, written and read as it is (no JSON encoding).
+    """
+    return sa.Table(table.name, metadata, *[
+        sa.Column(column.name, sa.Text if isinstance(column.type, sa.JSON)
+                  else column.type, key=column.key,
+                  primary_key=column.primary_key)
+        for column in table.columns])
+
+
+class BatchWriter:
+    """Rows of ``tables`` (from :func:`raw_table`, parents first) to write
+    to ``engine`` in batches of ``batch_size``.
+
+    Rows of the tables named in ``append_only`` are inserted once and
+    never updated (events): the writer forgets them once written. ``lock``
+    (a context manager) is held while a batch is written.
+    """
+
+    def __init__(self, engine, tables, batch_size=BATCH_SIZE,
+                 append_only=(), lock=None):
+        if batch_size < 1:
+            raise ValueError('batch size must be >= 1, got %r' % batch_size)
+        self.engine = engine
+        self.batch_size = batch_size
+        self._lock = lock if lock is not None else contextlib.nullcontext()
+        #: {name: table}, in the order they are written
+        self.tables = {table.name: table for table in tables}
+        self._append_only = frozenset(append_only)
+        unknown = self._append_only - set(self.tables)
+        if unknown:
+            raise ValueError('unknown tables: %s' % ', '.join(sorted(unknown)))
+        self._updates = {
+            name: self._update(table) for name, table in self.tables.items()
+            if name not in self._append_only}
+        #: {table: {key: row}} waiting, in the order first written
+        self._pending = {name: {} for name in self.tables}
+        #: {table: keys the database holds} (not for append-only tables)
+        self._stored = {name: set() for name in self._updates}
+        self.waiting = 0
+        #: batches written, and rows in them (for tests and benchmarks)
+        self.flushes = 0
+        self.rows_written = 0
+
+    @staticmethod
+    def _update(table):
+        [key] = table.primary_key.columns
+        return table.update().where(key == sa.bindparam(KEY)).values({
+            column.key: sa.bindparam(column.key)
+            for column in table.columns if column is not key})
+
+    def mark_stored(self, table, keys):
+        """The database holds the rows ``keys`` of ``table`` already: the
+        next write of one is an UPDATE.
+        """
+        self._stored[table].update(keys)
+
+    def forget(self):
+        """Drop every row waiting, and what the database holds."""
+        for pending in self._pending.values():
+            pending.clear()
+        for stored in self._stored.values():
+            stored.clear()
+        self.waiting = 0
+
+    def put(self, table, key, row):
+        """Write ``row`` (a dict of every column), the row ``key`` of
+        ``table``, with the next batch; it replaces a version of the same
+        row still waiting.
+        """
+        pending = self._pending[table]
+        if key in pending:
+            if table in self._append_only:
+                raise ValueError('%s %r is written twice' % (table, key))
+        else:
+            self.waiting += 1
+        pending[key] = row
+
+    def flush_if_full(self):
+        if self.waiting >= self.batch_size:
+            self.flush()
+
+    def flush(self):
+        """Write every row waiting, in one transaction; returns how many.
+
+        If it fails, nothing is written and every row still waits.
+        """
+        if not self.waiting:
+            return 0
+        written = 0
+        with self._lock, self.engine.begin() as connection:
+            for name, table in self.tables.items():
+                pending = self._pending[name]
+                if not pending:
+                    continue
+                stored = self._stored.get(name, ())
+                inserts = [row for key, row in pending.items()
+                           if key not in stored]
+                updates = [dict(row, **{KEY: key})
+                           for key, row in pending.items() if key in stored]
+                if inserts:
+                    connection.execute(table.insert(), inserts)
+                if updates:
+                    connection.execute(self._updates[name], updates)
+                written += len(pending)
+        for name, pending in self._pending.items():
+            if name in self._stored:
+                self._stored[name].update(pending)
+            pending.clear()
+        self.waiting = 0
+        self.flushes += 1
+        self.rows_written += written
+        return written

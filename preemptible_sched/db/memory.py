@@ -1,0 +1,444 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The simulator's store: the state in memory, the journal in batches.
+
+:class:`MemoryStore` has the interface and the behaviour of
+:class:`~preemptible_sched.db.api.Store`: the same methods, the same
+checks and refusals (:class:`~preemptible_sched.db.api.Refused`,
+:class:`~preemptible_sched.db.api.Duplicate`,
+:class:`~preemptible_sched.db.api.NotFound`, the instance state machine),
+applied by the same rules (the functions of :mod:`.api`), and the same
+rows in the database. But it keeps the hosts, requests, instances and
+decisions in memory, where every read finds them, and writes what changed
+to the database in batches (:mod:`.batch`): when ``batch_size`` rows wait,
+when something reads the database itself (:meth:`MemoryStore.list_events`,
+:meth:`MemoryStore.latest_time`), on :meth:`MemoryStore.flush` and on
+:meth:`MemoryStore.dispose`. Between two flushes the database lags
+behind: **it is not crash-safe**, and it is meant for the simulator, where
+the ORM's transaction per call was most of the run time. The service keeps
+the synchronous :class:`~preemptible_sched.db.api.Store`.
+
+Rows are plain objects holding their columns as the database stores them
+(floats, booleans, JSON as its text, decoded on each read), with the
+methods of the SQLAlchemy rows (:class:`~.models.InstanceMixin`...). They
+are read-only: each change is made on a copy, installed with the other
+rows of the same call once all its checks passed, so a row a caller holds
+never changes under it (as a detached row does not) and a refused or
+failed call changes nothing. Decision and event ids are counted here as
+SQLite counts them (the largest plus one).
+
+Events are written, never read back from memory: :meth:`list_events`
+flushes and asks the database. A store reads the database once its schema
+is the newest (:meth:`upgrade`, :meth:`require_head`); rows written to
+the database behind its back afterwards are not seen.
+"""
+
+import contextlib
+import json
+import threading
+
+import sqlalchemy as sa
+
+from preemptible_sched.db import api
+from preemptible_sched.db import batch
+from preemptible_sched.db import migration
+from preemptible_sched.db import models
+
+# Which Python type the database returns for a column's type.
+_CONVERSIONS = ((sa.Boolean, bool), (sa.Integer, int), (sa.Float, float))
+
+
+class _Converted:
+    """A column stored as the database returns it (float, int, bool);
+    read as a plain attribute.
+    """
+
+    __slots__ = ('name', 'convert')
+
+    def __init__(self, name, convert):
+        self.name = name
+        self.convert = convert
+
+    def __set__(self, row, value):
+        row.__dict__[self.name] = None if value is None else \
+            self.convert(value)
+
+
+class _Json:
+    """A JSON column: stored as its text, decoded on each read (a new
+    object every time, as the database would give).
+    """
+
+    __slots__ = ('name',)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __get__(self, row, owner=None):
+        if row is None:
+            return self
+        text = row.__dict__[self.name]
+        return None if text is None else json.loads(text)
+
+    def __set__(self, row, value):
+        row.__dict__[self.name] = json.dumps(value)
+
+
+class Row:
+    """A read-only row of a :class:`MemoryStore`; its ``__dict__`` holds
+    every column as the database stores it.
+    """
+
+    #: The table's name, its columns, and the key column.
+    table = None
+    columns = ()
+    key = None
+    #: The class of the copies being changed (see :meth:`edit`).
+    Editable = None
+
+    def __setattr__(self, name, value):
+        raise AttributeError('%s rows of the memory store are read-only: '
+                             'change them through the store' % self.table)
+
+    def __repr__(self):
+        value = vars(self).get(self.key)
+        return '<%s %s=%r>' % (type(self).__name__, self.key, value)
+
+    @classmethod
+    def new(cls, columns):
+        """A new row to insert, ``columns`` a dict of every column."""
+        row = object.__new__(cls.Editable)
+        for name in cls.columns:
+            setattr(row, name, columns.get(name))
+        return row
+
+    def edit(self):
+        """A copy to change (then install with :meth:`freeze`)."""
+        row = object.__new__(self.Editable)
+        row.__dict__.update(self.__dict__)
+        return row
+
+    def freeze(self, frozen):
+        object.__setattr__(self, '__class__', frozen)
+
+
+def _row_class(model, *mixins):
+    """The read-only row class of ``model``, with its ``Editable``."""
+    table = model.__table__
+    namespace = {'table': table.name, 'key': table.primary_key.columns[0].key,
+                 'columns': tuple(column.key for column in table.columns),
+                 '__doc__': 'A row of %s.' % table.name}
+    for column in table.columns:
+        if isinstance(column.type, sa.JSON):
+            namespace[column.key] = _Json(column.key)
+            continue
+        for kind, convert in _CONVERSIONS:
+            if isinstance(column.type, kind):
+                namespace[column.key] = _Converted(column.key, convert)
+                break
+    frozen = type(model.__name__, (Row,) + mixins, namespace)
+    frozen.Editable = type(model.__name__, (frozen,), {
+        '__setattr__': object.__setattr__, '__slots__': ()})
+    return frozen
+
+
+#: The row classes, by table, in the order rows are written (parents
+#: first).
+ROWS = {cls.table: cls for cls in (
+    _row_class(models.Host, models.HostMixin),
+    _row_class(models.Request, models.RequestMixin),
+    _row_class(models.Instance, models.InstanceMixin),
+    _row_class(models.Decision, models.DecisionMixin),
+    _row_class(models.Event))}
+
+#: Tables whose rows are kept in memory (events are only written).
+STATE_TABLES = ('hosts', 'requests', 'instances', 'decisions')
+
+
+def _instance_order(row):
+    return row.created_at, row.id
+
+
+def _request_order(row):
+    return row.submitted_at, row.id
+
+
+def _decision_order(row):
+    return row.created_at, row.id
+
+
+class _Changes:
+    """The rows one call of a :class:`MemoryStore` changes or adds:
+    copies, installed together once the call succeeded.
+    """
+
+    def __init__(self, store):
+        self.store = store
+        self.rows = {}
+        self.events = []
+
+    def edit(self, table, key):
+        """The copy of row ``key`` of ``table`` to change (NotFound)."""
+        row = self.rows.get((table, key))
+        if row is None:
+            row = self.store._row(table, key).edit()
+            self.rows[table, key] = row
+        return row
+
+    def find(self, table, key):
+        """:meth:`edit`, or None if there is no such row."""
+        if (table, key) in self.rows or key in self.store._tables[table]:
+            return self.edit(table, key)
+        return None
+
+    def insert(self, row):
+        """Add the new ``row`` (:meth:`Row.new`); Duplicate if its key is
+        taken.
+        """
+        key = vars(row)[row.key]
+        if (row.table, key) in self.rows or \
+                key in self.store._tables[row.table]:
+            raise api.Duplicate('%s %r exists already'
+                                % (row.table[:-1], key))
+        self.rows[row.table, key] = row
+        return row
+
+
+class MemoryStore(api.Store):
+    """:class:`~preemptible_sched.db.api.Store`'s state in memory, written
+    to the database at ``url`` in batches of ``batch_size`` rows.
+
+    Thread-safe: writes hold the store's lock, reads see whole calls.
+    """
+
+    def __init__(self, url, batch_size=batch.BATCH_SIZE, **engine_kw):
+        super().__init__(url, **engine_kw)
+        self._guard = threading.RLock()
+        metadata = sa.MetaData()
+        self._writer = batch.BatchWriter(
+            self.engine, [batch.raw_table(models.Base.metadata.tables[name],
+                                          metadata) for name in ROWS],
+            batch_size, append_only=('events',), lock=self._lock)
+        self._clear()
+
+    def __repr__(self):
+        return '<MemoryStore %s>' % self.url.render_as_string(
+            hide_password=True)
+
+    def _clear(self):
+        self._tables = {name: {} for name in STATE_TABLES}
+        self._hosts = self._tables['hosts']
+        self._requests = self._tables['requests']
+        self._instances = self._tables['instances']
+        # {request id: [instance ids]}, and the unfinished decisions.
+        self._by_request = {}
+        self._open = {}
+        self._next_id = {'decisions': 1, 'events': 1}
+
+    # The database.
+
+    @property
+    def waiting(self):
+        """Rows changed in memory, not written yet."""
+        return self._writer.waiting
+
+    def flush(self):
+        """Write every change not written yet, in one transaction;
+        returns how many rows.
+        """
+        with self._guard:
+            return self._writer.flush()
+
+    def upgrade(self, revision='head'):
+        """:meth:`Store.upgrade`, after a flush; then read the database
+        (if its schema is the newest).
+        """
+        with self._guard:
+            self._writer.flush()
+            super().upgrade(revision)
+            self._load()
+
+    def require_head(self):
+        """:meth:`Store.require_head`; then read the database."""
+        super().require_head()
+        with self._guard:
+            self._load()
+
+    def dispose(self):
+        """Flush, then close every pooled connection."""
+        self.flush()
+        super().dispose()
+
+    def _load(self):
+        """Read every row of the database into memory (none if its schema
+        is not the newest: it cannot be used).
+        """
+        self._clear()
+        self._writer.forget()
+        if migration.current_revision(self.engine) != \
+                migration.head_revision():
+            return
+        with self._lock, self.engine.connect() as connection:
+            for name in STATE_TABLES:
+                table = self._writer.tables[name]
+                cls = ROWS[name]
+                rows = self._tables[name]
+                for values in connection.execute(table.select().order_by(
+                        *table.primary_key.columns)).mappings():
+                    row = object.__new__(cls)
+                    vars(row).update(values)
+                    key = values[cls.key]
+                    self._index(name, key, row, None)
+                    rows[key] = row
+                self._writer.mark_stored(name, rows)
+            for name in self._next_id:
+                column = self._writer.tables[name].c.id
+                self._next_id[name] = 1 + (connection.scalar(
+                    sa.select(sa.func.max(column))) or 0)
+
+    def list_events(self, kind=None, request_id=None, instance_id=None):
+        self.flush()
+        return super().list_events(kind, request_id, instance_id)
+
+    def latest_time(self):
+        self.flush()
+        return super().latest_time()
+
+    # The hooks of the writes of Store: copies, installed all at once.
+
+    @contextlib.contextmanager
+    def _changes(self):
+        with self._guard:
+            changes = _Changes(self)
+            yield changes
+            self._install(changes)
+
+    def _edit(self, changes, model, key):
+        return changes.edit(model.__tablename__, key)
+
+    def _find(self, changes, model, key):
+        return changes.find(model.__tablename__, key)
+
+    def _insert(self, changes, model, columns):
+        cls = ROWS[model.__tablename__]
+        if columns.get(cls.key, 0) is None:
+            columns = dict(columns)
+            columns[cls.key] = self._next_id[cls.table]
+        return changes.insert(cls.new(columns))
+
+    def _journal_rows(self, changes, request_id, instance_ids):
+        rows = {}
+        for key in instance_ids:
+            row = changes.find('instances', key)
+            if row is not None:
+                rows[key] = row
+        return changes.find('requests', request_id), rows
+
+    def _decision_rows(self, changes, decision_id):
+        decision = changes.edit('decisions', decision_id)
+        request = changes.edit('requests', decision.request_id)
+        rows = {key: changes.edit('instances', key)
+                for key in [decision.instance_id] + decision.victims}
+        return decision, request, rows
+
+    def _add_event(self, changes, kind, at, request_id=None,
+                   instance_id=None, host=None, payload=None):
+        event = ROWS['events'].new(dict(
+            kind=kind, at=at, request_id=request_id,
+            instance_id=instance_id, host=host, payload=payload))
+        changes.events.append(event)
+        return event
+
+    def _check_new_request(self, changes, request_id, instance_ids):
+        api.refuse_duplicates(
+            request_id, request_id in self._requests,
+            sorted(key for key in instance_ids if key in self._instances))
+
+    def _row(self, table, key):
+        row = self._tables[table].get(key)
+        if row is None:
+            raise api.NotFound(table[:-1], key)
+        return row
+
+    def _install(self, changes):
+        writer = self._writer
+        for (table, key), row in changes.rows.items():
+            row.freeze(ROWS[table])
+            rows = self._tables[table]
+            old = rows.get(key)
+            if old is not None and vars(old) == vars(row):
+                continue
+            rows[key] = row
+            self._index(table, key, row, old)
+            writer.put(table, key, vars(row))
+            if table == 'decisions' and old is None:
+                self._next_id['decisions'] = key + 1
+        for event in changes.events:
+            vars(event)['id'] = self._next_id['events']
+            self._next_id['events'] += 1
+            event.freeze(ROWS['events'])
+            writer.put('events', event.id, vars(event))
+        writer.flush_if_full()
+
+    def _index(self, table, key, row, old):
+        if table == 'instances' and old is None:
+            self._by_request.setdefault(row.request_id, []).append(key)
+        elif table == 'decisions':
+            if row.state in models.UNFINISHED_DECISION_STATES:
+                self._open[key] = row
+            else:
+                self._open.pop(key, None)
+
+    # Reads: from memory.
+
+    def hosts(self):
+        with self._guard:
+            return sorted(self._hosts.values(), key=lambda row: row.name)
+
+    def get_request(self, request_id):
+        return self._row('requests', request_id)
+
+    def list_requests(self, status=None, project_id=None):
+        statuses = None if status is None else api.as_tuple(status)
+        with self._guard:
+            return sorted(
+                (row for row in self._requests.values()
+                 if (statuses is None or row.status in statuses) and
+                 (project_id is None or row.project_id == project_id)),
+                key=_request_order)
+
+    def get_instance(self, instance_id):
+        return self._row('instances', instance_id)
+
+    def list_instances(self, states=None, host=None, request_id=None):
+        states = None if states is None else api.as_tuple(states)
+        with self._guard:
+            if request_id is None:
+                rows = self._instances.values()
+            else:
+                rows = [self._instances[key]
+                        for key in self._by_request.get(request_id, ())]
+            return sorted(
+                (row for row in rows
+                 if (states is None or row.state in states) and
+                 (host is None or row.host == host)),
+                key=_instance_order)
+
+    def get_decision(self, decision_id):
+        return self._row('decisions', decision_id)
+
+    def unfinished_decisions(self):
+        with self._guard:
+            return sorted(self._open.values(), key=_decision_order)
