@@ -16,8 +16,12 @@
 
 The production code runs unchanged: the :class:`SchedulerLoop` with the
 configured filter scheduler, queue and preemption policies, the fake compute
-driver (boot times drawn from its hot and cold sets) and a store in an
-in-memory SQLite database, all under a :class:`VirtualClock`. Each workload
+driver (boot times drawn from its hot and cold sets) and a store, all under
+a :class:`VirtualClock`. The store is the simulator's
+:class:`~preemptible_sched.db.memory.MemoryStore`: the loop reads its state
+from memory and the journal is written to an in-memory SQLite database in
+batches, all of it by the end of the run (the same rows as the service's
+synchronous store would hold). Each workload
 item is submitted at its ``submit_s``; the run ends at ``until`` (or, with
 no ``until``, once every request has ended or failed).
 
@@ -42,7 +46,7 @@ from preemptible_sched import clock as clock_mod
 from preemptible_sched.compute import fake
 from preemptible_sched.conf import checks
 from preemptible_sched.conf import CONF
-from preemptible_sched.db import api as db_api
+from preemptible_sched.db import memory
 from preemptible_sched import exception
 from preemptible_sched import limits
 from preemptible_sched.loop import scheduler_loop
@@ -123,15 +127,24 @@ class Result:
     preemptible_cpu_hours_lost: float
 
 
+def memory_store():
+    """The store of a run: in memory, its journal written in batches to an
+    in-memory SQLite database.
+    """
+    return memory.MemoryStore('sqlite://')
+
+
 class Simulation:
     """Replay ``items`` (WorkloadItems) on ``hosts`` (objects.Host).
 
     ``on_event`` (optional) is called with the number of workload items
-    submitted so far, for a progress bar.
+    submitted so far, for a progress bar. ``store_factory`` (optional)
+    makes the empty store of the run (:func:`memory_store` by default).
     """
 
     def __init__(self, items, hosts, until=None, seed=0, policy=None,
-                 sample_interval=None, on_event=None):
+                 sample_interval=None, on_event=None,
+                 store_factory=None):
         self.items = list(items)
         self.hosts = list(hosts)
         self.until = check_run(self.items, until)
@@ -139,6 +152,7 @@ class Simulation:
         self.policy = policy
         self.sample_interval = sample_interval
         self.on_event = on_event
+        self.store_factory = store_factory or memory_store
         self.events = 0
         self.submitted = 0
         self.utilisation = []
@@ -157,7 +171,7 @@ class Simulation:
         self.clock = clock_mod.VirtualClock()
         self.driver = fake.FakeDriver(self.clock, hosts=self.hosts,
                                       seed=self.seed)
-        self.store = db_api.Store('sqlite://')
+        self.store = self.store_factory()
         self.store.upgrade()
         self.loop = scheduler_loop.SchedulerLoop(self.clock, self.driver,
                                                  self.store)
@@ -174,6 +188,7 @@ class Simulation:
         self._drive()
         end = self.clock.now() if self.until is None else self.until
         self.loop.stop()
+        self.store.flush()
         rows = self.store.list_instances()
         normal = [row for row in rows if not row.preemptible]
         return Result(
