@@ -19,8 +19,10 @@ newest version of each, and writes them all in one transaction
 (:meth:`BatchWriter.flush`): table by table, parents before children
 (the order they are given in), one ``executemany`` INSERT of the rows
 the database does not hold yet, in the order they were first written,
-then one ``executemany`` UPDATE of the others. A row changed several
-times between two flushes is written once. It flushes by itself once
+then the others: one ``executemany`` UPDATE per set of columns changed
+(setting only those: an UPDATE of every column costs about ten times as
+much, indexes and foreign keys included). A row changed several times
+between two flushes is written once. It flushes by itself once
 ``batch_size`` rows wait (:meth:`BatchWriter.flush_if_full`).
 
 A row is the dict of its column values as the database stores them,
@@ -75,24 +77,34 @@ class BatchWriter:
         unknown = self._append_only - set(self.tables)
         if unknown:
             raise ValueError('unknown tables: %s' % ', '.join(sorted(unknown)))
-        self._updates = {
-            name: self._update(table) for name, table in self.tables.items()
-            if name not in self._append_only}
+        # {(table, columns): the UPDATE of those columns}
+        self._updates = {}
         #: {table: {key: row}} waiting, in the order first written
         self._pending = {name: {} for name in self.tables}
         #: {table: keys the database holds} (not for append-only tables)
-        self._stored = {name: set() for name in self._updates}
+        self._stored = {name: set() for name in self.tables
+                        if name not in self._append_only}
+        #: {table: {key: columns changed since the last flush, or None
+        #: for every column}} of the rows waiting
+        self._changed = {name: {} for name in self._stored}
         self.waiting = 0
         #: batches written, and rows in them (for tests and benchmarks)
         self.flushes = 0
         self.rows_written = 0
 
-    @staticmethod
-    def _update(table):
-        [key] = table.primary_key.columns
-        return table.update().where(key == sa.bindparam(KEY)).values({
-            column.key: sa.bindparam(column.key)
-            for column in table.columns if column is not key})
+    def _update(self, name, columns):
+        """The UPDATE of ``columns`` (a frozenset) of table ``name``, by
+        key.
+        """
+        statement = self._updates.get((name, columns))
+        if statement is None:
+            table = self.tables[name]
+            [key] = table.primary_key.columns
+            statement = self._updates[name, columns] = table.update().where(
+                key == sa.bindparam(KEY)).values({
+                    column.key: sa.bindparam(column.key)
+                    for column in table.columns if column.key in columns})
+        return statement
 
     def mark_stored(self, table, keys):
         """The database holds the rows ``keys`` of ``table`` already: the
@@ -106,12 +118,15 @@ class BatchWriter:
             pending.clear()
         for stored in self._stored.values():
             stored.clear()
+        for changed in self._changed.values():
+            changed.clear()
         self.waiting = 0
 
-    def put(self, table, key, row):
+    def put(self, table, key, row, changed=None):
         """Write ``row`` (a dict of every column), the row ``key`` of
         ``table``, with the next batch; it replaces a version of the same
-        row still waiting.
+        row still waiting. ``changed`` names the columns that differ from
+        the version put before (None: any may differ).
         """
         pending = self._pending[table]
         if key in pending:
@@ -120,6 +135,14 @@ class BatchWriter:
         else:
             self.waiting += 1
         pending[key] = row
+        if table in self._changed:
+            changes = self._changed[table]
+            if changed is None:
+                changes[key] = None
+            elif key not in changes:
+                changes[key] = set(changed)
+            elif changes[key] is not None:
+                changes[key].update(changed)
 
     def flush_if_full(self):
         if self.waiting >= self.batch_size:
@@ -141,18 +164,41 @@ class BatchWriter:
                 stored = self._stored.get(name, ())
                 inserts = [row for key, row in pending.items()
                            if key not in stored]
-                updates = [dict(row, **{KEY: key})
-                           for key, row in pending.items() if key in stored]
                 if inserts:
                     connection.execute(table.insert(), inserts)
-                if updates:
-                    connection.execute(self._updates[name], updates)
+                for columns, updates in self._updates_of(name).items():
+                    connection.execute(self._update(name, columns), updates)
                 written += len(pending)
         for name, pending in self._pending.items():
             if name in self._stored:
                 self._stored[name].update(pending)
+                self._changed[name].clear()
             pending.clear()
         self.waiting = 0
         self.flushes += 1
         self.rows_written += written
         return written
+
+    def _updates_of(self, name):
+        """The parameters of the UPDATEs of the rows of ``name`` the
+        database holds, by the columns they set.
+        """
+        if name not in self._stored:
+            return {}
+        stored = self._stored[name]
+        changed = self._changed[name]
+        table = self.tables[name]
+        every = frozenset(column.key for column in table.columns
+                          if not column.primary_key)
+        updates = {}
+        for key, row in self._pending[name].items():
+            if key not in stored:
+                continue
+            columns = changed.get(key)
+            columns = every if columns is None else frozenset(columns)
+            if not columns:
+                continue
+            values = {column: row[column] for column in columns}
+            values[KEY] = key
+            updates.setdefault(columns, []).append(values)
+        return updates

@@ -45,7 +45,6 @@ is the newest (:meth:`upgrade`, :meth:`require_head`); rows written to
 the database behind its back afterwards are not seen.
 """
 
-import contextlib
 import json
 import threading
 
@@ -55,6 +54,10 @@ from preemptible_sched.db import api
 from preemptible_sched.db import batch
 from preemptible_sched.db import migration
 from preemptible_sched.db import models
+
+# json.dumps(value) with its defaults, as SQLAlchemy's JSON type writes it,
+# without the call that checks the arguments.
+_encode = json.JSONEncoder().encode
 
 # Which Python type the database returns for a column's type.
 _CONVERSIONS = ((sa.Boolean, bool), (sa.Integer, int), (sa.Float, float))
@@ -71,9 +74,12 @@ class _Converted:
         self.name = name
         self.convert = convert
 
+    def stored(self, value):
+        """What the database stores for ``value``."""
+        return None if value is None else self.convert(value)
+
     def __set__(self, row, value):
-        row.__dict__[self.name] = None if value is None else \
-            self.convert(value)
+        row.__dict__[self.name] = self.stored(value)
 
 
 class _Json:
@@ -92,8 +98,15 @@ class _Json:
         text = row.__dict__[self.name]
         return None if text is None else json.loads(text)
 
+    @staticmethod
+    def stored(value):
+        """What the database stores for ``value`` (None as ``null``, as
+        SQLAlchemy's JSON type does).
+        """
+        return _encode(value)
+
     def __set__(self, row, value):
-        row.__dict__[self.name] = json.dumps(value)
+        row.__dict__[self.name] = self.stored(value)
 
 
 class Row:
@@ -105,6 +118,9 @@ class Row:
     table = None
     columns = ()
     key = None
+    #: (column, what the database stores for a value, or None if the
+    #: value itself) of every column.
+    stored = ()
     #: The class of the copies being changed (see :meth:`edit`).
     Editable = None
 
@@ -120,8 +136,11 @@ class Row:
     def new(cls, columns):
         """A new row to insert, ``columns`` a dict of every column."""
         row = object.__new__(cls.Editable)
-        for name in cls.columns:
-            setattr(row, name, columns.get(name))
+        values = vars(row)
+        get = columns.get
+        for name, stored in cls.stored:
+            value = get(name)
+            values[name] = value if stored is None else stored(value)
         return row
 
     def edit(self):
@@ -140,14 +159,18 @@ def _row_class(model, *mixins):
     namespace = {'table': table.name, 'key': table.primary_key.columns[0].key,
                  'columns': tuple(column.key for column in table.columns),
                  '__doc__': 'A row of %s.' % table.name}
+    stored = []
     for column in table.columns:
         if isinstance(column.type, sa.JSON):
             namespace[column.key] = _Json(column.key)
-            continue
-        for kind, convert in _CONVERSIONS:
-            if isinstance(column.type, kind):
-                namespace[column.key] = _Converted(column.key, convert)
-                break
+        else:
+            for kind, convert in _CONVERSIONS:
+                if isinstance(column.type, kind):
+                    namespace[column.key] = _Converted(column.key, convert)
+                    break
+        descriptor = namespace.get(column.key)
+        stored.append((column.key, descriptor and descriptor.stored))
+    namespace['stored'] = tuple(stored)
     frozen = type(model.__name__, (Row,) + mixins, namespace)
     frozen.Editable = type(model.__name__, (frozen,), {
         '__setattr__': object.__setattr__, '__slots__': ()})
@@ -188,6 +211,17 @@ class _Changes:
         self.store = store
         self.rows = {}
         self.events = []
+
+    def __enter__(self):
+        self.store._guard.acquire()
+        return self
+
+    def __exit__(self, exc_type, exc, traceback):
+        try:
+            if exc_type is None:
+                self.store._install(self)
+        finally:
+            self.store._guard.release()
 
     def edit(self, table, key):
         """The copy of row ``key`` of ``table`` to change (NotFound)."""
@@ -318,12 +352,8 @@ class MemoryStore(api.Store):
 
     # The hooks of the writes of Store: copies, installed all at once.
 
-    @contextlib.contextmanager
     def _changes(self):
-        with self._guard:
-            changes = _Changes(self)
-            yield changes
-            self._install(changes)
+        return _Changes(self)
 
     def _edit(self, changes, model, key):
         return changes.edit(model.__tablename__, key)
@@ -378,11 +408,17 @@ class MemoryStore(api.Store):
             row.freeze(ROWS[table])
             rows = self._tables[table]
             old = rows.get(key)
-            if old is not None and vars(old) == vars(row):
-                continue
+            values = vars(row)
+            changed = None
+            if old is not None:
+                before = vars(old)
+                changed = [name for name, value in values.items()
+                           if before[name] != value]
+                if not changed:
+                    continue
             rows[key] = row
             self._index(table, key, row, old)
-            writer.put(table, key, vars(row))
+            writer.put(table, key, values, changed)
             if table == 'decisions' and old is None:
                 self._next_id['decisions'] = key + 1
         for event in changes.events:

@@ -126,6 +126,29 @@ class TestBatchWriter(base.TestCase):
         self.assertEqual([(1, 'a', 2.0, '[]'), (2, 'b', 1.0, None),
                           (3, 'c', 3.0, None)], self.rows('parents'))
 
+    def test_an_update_sets_only_the_columns_changed(self):
+        writer = self.writer()
+        writer.put('parents', 'a', {'id': 'a', 'size': 1.0, 'doc': None})
+        writer.put('parents', 'b', {'id': 'b', 'size': 1.0, 'doc': None})
+        writer.flush()
+        # What the writer is told changed is what it writes: 'doc' of
+        # 'a' stays as it was, though the dict has another value.
+        writer.put('parents', 'a', {'id': 'a', 'size': 2.0, 'doc': '[1]'},
+                   changed=['size'])
+        writer.put('parents', 'b', {'id': 'b', 'size': 5.0, 'doc': '[2]'},
+                   changed=['size'])
+        writer.put('parents', 'b', {'id': 'b', 'size': 6.0, 'doc': '[3]'},
+                   changed=['doc'])
+        writer.flush()
+        self.assertEqual([(1, 'a', 2.0, None), (2, 'b', 6.0, '[3]')],
+                         self.rows('parents'))
+        # Unknown changes: every column.
+        writer.put('parents', 'a', {'id': 'a', 'size': 7.0, 'doc': '[4]'},
+                   changed=['size'])
+        writer.put('parents', 'a', {'id': 'a', 'size': 7.0, 'doc': '[4]'})
+        writer.flush()
+        self.assertEqual((1, 'a', 7.0, '[4]'), self.rows('parents')[0])
+
     def test_rows_the_database_holds_already_are_updated(self):
         with self.engine.begin() as connection:
             connection.execute(self.parents.insert(),
