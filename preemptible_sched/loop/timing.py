@@ -26,7 +26,6 @@ counters even under a virtual clock. Nothing here decides anything.
 """
 
 import array
-import collections
 import time
 
 #: (code, name, what its input size counts), in the order of a pass.
@@ -68,6 +67,8 @@ class StageStats:
                          array.array('q'), array.array('d'),
                          array.array('d'))
         self._stage_codes = [code for code, _, _ in STAGES]
+        self._stage_index = {code: index for index, code
+                             in enumerate(self._stage_codes)}
         self.decisions = []
         self._current = None
         self._pass_number = 0
@@ -76,7 +77,7 @@ class StageStats:
     def begin_pass(self, number, now):
         self._pass_number = number
         self._pass_time = now
-        self._current = collections.OrderedDict()
+        self._current = {}
 
     def end_pass(self):
         if self._current is None:
@@ -87,15 +88,19 @@ class StageStats:
         self._current = None
 
     def _append(self, stage, iterations, size, wall, cpu):
-        try:
-            index = self._stage_codes.index(stage)
-        except ValueError:
-            index = len(self._stage_codes)
+        index = self._stage_index.get(stage)
+        if index is None:
+            index = self._stage_index[stage] = len(self._stage_codes)
             self._stage_codes.append(stage)
-        for column, value in zip(self._columns, (
-                self._pass_number, self._pass_time, index, iterations, size,
-                wall, cpu)):
-            column.append(value)
+        numbers, times, stages, iterations_, sizes, walls, cpus = \
+            self._columns
+        numbers.append(self._pass_number)
+        times.append(self._pass_time)
+        stages.append(index)
+        iterations_.append(iterations)
+        sizes.append(size)
+        walls.append(wall)
+        cpus.append(cpu)
 
     @property
     def passes(self):
