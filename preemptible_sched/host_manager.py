@@ -14,13 +14,38 @@
 
 """The host manager: every host's state, and where each instance lives.
 
-It keeps the in-memory truth the scheduler decides on. Adding or removing
-one instance updates both views of its host in O(1).
+It keeps the in-memory truth the scheduler decides on: a
+:class:`~preemptible_sched.host_table.HostTable` (one row per host, both
+views, updated in O(1) per instance) and the instance and server-group
+indexes. :meth:`HostManager.batch` gives filters and weighers every host
+at once; ``host_states`` gives one host as an object, built on first use.
 """
 
 import collections
+import collections.abc
 
+from preemptible_sched import host_batch
 from preemptible_sched import host_state
+from preemptible_sched import host_table
+
+
+class _HostStates(collections.abc.Mapping):
+    """Host name -> :class:`HostState`, built on first access."""
+
+    def __init__(self, table):
+        self._table = table
+
+    def __getitem__(self, name):
+        return host_state.HostState.of(self._table, self._table.slot_of[name])
+
+    def __iter__(self):
+        return iter(self._table.names)
+
+    def __len__(self):
+        return len(self._table)
+
+    def __contains__(self, name):
+        return name in self._table.slot_of
 
 
 class HostManager:
@@ -28,33 +53,41 @@ class HostManager:
 
     def __init__(self, planner):
         self.planner = planner
-        self.host_states = {}
+        self.table = host_table.HostTable(planner)
+        self.host_states = _HostStates(self.table)
         self.instance_hosts = {}
         self.group_hosts = collections.defaultdict(collections.Counter)
+        self.table.group_hosts = self.group_hosts
         #: Bumped on every change of any host (instances, hosts, up/down):
         #: a pass may skip its work when this and the queue are unchanged.
         self.generation = 0
 
     def add_host(self, host):
-        if host.name in self.host_states:
-            raise ValueError('host %s is already known' % host.name)
-        state = host_state.HostState(host, planner=self.planner)
-        self.host_states[host.name] = state
+        slot = self.table.register(host)
         self.generation += 1
-        return state
+        return host_state.HostState.of(self.table, slot)
 
     def set_up(self, host_name, up):
         """Mark a host up or down; False if the host is unknown."""
-        state = self.host_states.get(host_name)
-        if state is None:
+        slot = self.table.slot_of.get(host_name)
+        if slot is None:
             return False
-        state.up = up
-        state.generation += 1
+        self.table.up[slot] = up
+        self.table.touch(slot)
         self.generation += 1
         return True
 
+    def batch(self, normal=False):
+        """Every host, on the normal or the full view, as columns."""
+        return host_batch.HostBatch.of_table(self.table, not normal)
+
     def get_all_host_states(self):
-        return list(self.host_states.values())
+        return [self.host_states[name] for name in self.table.names]
+
+    def occupied_host_states(self):
+        """The states of the hosts that carry at least one instance."""
+        return [state for state in self.table.states.values()
+                if state.instances]
 
     def add_instance(self, host_name, instance):
         if instance.id in self.instance_hosts:
@@ -113,12 +146,9 @@ class HostManager:
         ``overhead_s`` is its allocation overhead accumulated up to now.
         """
         state = self.host_states[self.instance_hosts[instance_id]]
-        instance = state.instances[instance_id]
-        instance.started_at = at
-        instance.running_since = at
+        state.mark_started(instance_id, at)
         if overhead_s is not None:
-            instance.overhead_s = overhead_s
-        state.generation += 1
+            state.instances[instance_id].overhead_s = overhead_s
         self.generation += 1
 
     def hosts_of_group(self, group):

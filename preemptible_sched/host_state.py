@@ -19,13 +19,14 @@ only the non-preemptible ones, i.e. what the host would carry if every
 preemptible instance were terminated. A normal request that fits the normal
 view can always be placed there by terminating preemptible instances.
 
-Both views change incrementally: consuming or releasing one instance costs
-O(1) and never recounts the host.
+The figures live in the rows of a
+:class:`~preemptible_sched.host_table.HostTable` (both views change in
+O(1) per instance and never recount the host); a :class:`HostState` is the
+object view of one row, with the host's instances, for the code and the
+plugins that look at one host at a time.
 """
 
-import collections
-
-from preemptible_sched.conf import CONF
+from preemptible_sched import host_table
 from preemptible_sched import objects
 
 # Tolerance of resource comparisons: fractional vCPUs summed over many
@@ -33,24 +34,21 @@ from preemptible_sched import objects
 EPSILON = 1e-6
 
 
-class HostView:
+class BaseHostView:
     """Usage of one host as seen by one view (full or normal).
 
     Filters receive the view the request must be judged on; weighers always
     receive the full view. ``host`` is the :class:`HostState` the view
     belongs to, for static facts such as attributes and aggregates.
+    Subclasses provide ``vcpus_used``, ``memory_mb_used``, ``disk_gb_used``
+    and ``num_instances``.
     """
 
-    __slots__ = ('host', 'is_full', 'vcpus_used', 'memory_mb_used',
-                 'disk_gb_used', 'num_instances')
+    __slots__ = ('host', 'is_full')
 
     def __init__(self, host, is_full):
         self.host = host
         self.is_full = is_full
-        self.vcpus_used = 0.0
-        self.memory_mb_used = 0.0
-        self.disk_gb_used = 0.0
-        self.num_instances = 0
 
     @property
     def name(self):
@@ -70,8 +68,11 @@ class HostView:
 
     @property
     def free(self):
-        return objects.Resources(self.free_vcpus, self.free_memory_mb,
-                                 self.free_disk_gb)
+        capacity = self.host.capacity
+        used = self.used
+        return objects.Resources(capacity.vcpus - used.vcpus,
+                                 capacity.memory_mb - used.memory_mb,
+                                 capacity.disk_gb - used.disk_gb)
 
     @property
     def used(self):
@@ -81,65 +82,90 @@ class HostView:
     def fits(self, resources):
         """Whether ``resources`` fit in every dimension of this view."""
         capacity = self.host.capacity
-        return (self.vcpus_used + resources.vcpus <=
+        used = self.used
+        return (used.vcpus + resources.vcpus <=
                 capacity.vcpus + EPSILON and
-                self.memory_mb_used + resources.memory_mb <=
+                used.memory_mb + resources.memory_mb <=
                 capacity.memory_mb + EPSILON and
-                self.disk_gb_used + resources.disk_gb <=
+                used.disk_gb + resources.disk_gb <=
                 capacity.disk_gb + EPSILON)
-
-    def _add(self, resources, sign):
-        self.vcpus_used += sign * resources.vcpus
-        self.memory_mb_used += sign * resources.memory_mb
-        self.disk_gb_used += sign * resources.disk_gb
-        self.num_instances += sign
 
     def __repr__(self):
         return '<HostView %s %s used=%s>' % (
             self.name, 'full' if self.is_full else 'normal', tuple(self.used))
 
 
-def _unit_cost(instance, host_state, now):
-    return 1.0
+class HostView(BaseHostView):
+    """A live view: reads the host's row of the table."""
+
+    __slots__ = ()
+
+    def _row(self):
+        host = self.host
+        table = host.table
+        used, count = table.usage(self.is_full)
+        return used[:, host.slot], count[host.slot]
+
+    @property
+    def used(self):
+        used, _ = self._row()
+        return objects.Resources(*used.tolist())
+
+    vcpus_used = property(lambda self: self.used.vcpus)
+    memory_mb_used = property(lambda self: self.used.memory_mb)
+    disk_gb_used = property(lambda self: self.used.disk_gb)
+
+    @property
+    def num_instances(self):
+        return int(self._row()[1])
+
+    @num_instances.setter
+    def num_instances(self, count):
+        # For adapters that know the count but not every instance.
+        host = self.host
+        host.table.usage(self.is_full)[1][host.slot] = count
 
 
-def _default(value, option):
-    return getattr(CONF.compute, option) if value is None else value
+class DetachedView(BaseHostView):
+    """A view with figures of its own: the host as it would be after a
+    change that has not been made (see :meth:`HostState.view_without`).
+    """
+
+    __slots__ = ('vcpus_used', 'memory_mb_used', 'disk_gb_used',
+                 'num_instances')
+
+    def __init__(self, host, used, num_instances):
+        super().__init__(host, True)
+        self.vcpus_used, self.memory_mb_used, self.disk_gb_used = used
+        self.num_instances = num_instances
+
+    def _remove(self, resources):
+        self.vcpus_used -= resources.vcpus
+        self.memory_mb_used -= resources.memory_mb
+        self.disk_gb_used -= resources.disk_gb
+        self.num_instances -= 1
 
 
 class HostState:
-    """Mutable state of one host: capacity, instances and the two views.
+    """One host: its row of the table, its instances and the two views.
 
-    ``planner`` answers :meth:`termination_plan`; the scheduler driver
-    provides it (it knows the termination costs and the selector).
+    Built by the host manager for a registered host, or alone (``host``
+    and ``planner``: a table of one host is made for it, as the Nova
+    adapter and tests do). ``planner`` answers :meth:`termination_plan`;
+    the scheduler driver provides it.
     """
 
-    def __init__(self, host, planner=None):
-        self.name = host.name
-        self.host = host
-        self.attributes = dict(host.attributes)
-        self.aggregates = tuple(host.aggregates)
-        self.aggregate_metadata = collections.defaultdict(set)
-        for aggregate in self.aggregates:
-            for key, value in aggregate.metadata.items():
-                self.aggregate_metadata[key].add(value)
-        zones = self.aggregate_metadata.get('availability_zone')
-        self.availability_zone = (host.availability_zone or
-                                  (min(zones) if zones else None) or
-                                  CONF.compute.default_availability_zone)
-        self.enabled = host.enabled
-        self.up = host.up
-        self.metrics = dict(host.metrics)
-        self.capacity = objects.Resources(
-            (host.vcpus - _default(host.reserved_vcpus,
-                                   'reserved_host_cpus')) *
-            _default(host.cpu_allocation_ratio, 'cpu_allocation_ratio'),
-            (host.memory_mb - _default(host.reserved_memory_mb,
-                                       'reserved_host_memory_mb')) *
-            _default(host.ram_allocation_ratio, 'ram_allocation_ratio'),
-            (host.disk_gb - _default(host.reserved_disk_gb,
-                                     'reserved_host_disk_gb')) *
-            _default(host.disk_allocation_ratio, 'disk_allocation_ratio'))
+    __slots__ = ('table', 'slot', 'name', 'instances',
+                 'preemptible_instances', 'terminating', 'groups', 'full',
+                 'normal', '_plan_memo', '_count_memo')
+
+    def __init__(self, host=None, planner=None, table=None, slot=None):
+        if table is None:
+            table = host_table.HostTable(planner, keep_hosts=True)
+            slot = table.register(host)
+        self.table = table
+        self.slot = slot
+        self.name = table.names[slot]
         self.instances = {}
         #: preemptible instances that may still be chosen as victims
         self.preemptible_instances = {}
@@ -147,14 +173,61 @@ class HostState:
         #: views (their room is reserved for the request that displaced
         #: them), never chosen again; id -> that request's id
         self.terminating = {}
-        self.groups = collections.Counter()
-        self.full = HostView(self, is_full=True)
-        self.normal = HostView(self, is_full=False)
-        self.planner = planner
-        # Bumped on every change; keys the memo of termination plans.
-        self.generation = 0
+        self.groups = {}
+        self.full = HostView(self, True)
+        self.normal = HostView(self, False)
         self._plan_memo = None
         self._count_memo = None
+        table.states[slot] = self
+
+    @classmethod
+    def of(cls, table, slot):
+        """The state of ``slot`` in ``table``, built on first use."""
+        state = table.states.get(slot)
+        return cls(table=table, slot=slot) if state is None else state
+
+    # Static facts, shared with the hosts of the same profile.
+    profile = property(lambda self: self.table.profiles[
+        self.table.profile[self.slot]])
+    attributes = property(lambda self: self.profile.attributes)
+    aggregates = property(lambda self: self.profile.aggregates)
+    aggregate_metadata = property(
+        lambda self: self.profile.aggregate_metadata)
+    availability_zone = property(lambda self: self.profile.availability_zone)
+    metrics = property(lambda self: self.table.metrics.get(self.slot, {}))
+    planner = property(lambda self: self.table.planner)
+
+    @property
+    def host(self):
+        """The :class:`~preemptible_sched.objects.Host` this state was
+        built from (states built alone only).
+        """
+        if self.table.hosts is None:
+            raise AttributeError('host')
+        return self.table.hosts[self.slot]
+
+    @property
+    def capacity(self):
+        return objects.Resources(
+            *self.table.capacity[:, self.slot].tolist())
+
+    @property
+    def enabled(self):
+        return bool(self.table.enabled[self.slot])
+
+    @property
+    def up(self):
+        return bool(self.table.up[self.slot])
+
+    @up.setter
+    def up(self, up):
+        self.table.up[self.slot] = up
+        self.table.touch(self.slot)
+
+    @property
+    def generation(self):
+        """Bumped on every change of the host; keys the plan memos."""
+        return int(self.table.generation[self.slot])
 
     def view(self, normal):
         return self.normal if normal else self.full
@@ -165,13 +238,9 @@ class HostState:
         A detached copy: the class-based preemption policies filter, fit
         and weigh hosts on it without changing the host.
         """
-        view = HostView(self, is_full=True)
-        view.vcpus_used = self.full.vcpus_used
-        view.memory_mb_used = self.full.memory_mb_used
-        view.disk_gb_used = self.full.disk_gb_used
-        view.num_instances = self.full.num_instances
+        view = DetachedView(self, self.full.used, self.full.num_instances)
         for instance in removed:
-            view._add(instance.resources, -1)
+            view._remove(instance.resources)
         return view
 
     def consume(self, instance):
@@ -180,14 +249,12 @@ class HostState:
             raise ValueError('instance %s is already on host %s'
                              % (instance.id, self.name))
         self.instances[instance.id] = instance
-        self.full._add(instance.resources, 1)
+        self.table.add(self.slot, instance)
         if instance.preemptible:
             self.preemptible_instances[instance.id] = instance
-        else:
-            self.normal._add(instance.resources, 1)
         if instance.group:
-            self.groups[instance.group] += 1
-        self.generation += 1
+            self.groups[instance.group] = \
+                self.groups.get(instance.group, 0) + 1
 
     def mark_terminating(self, instance_id, request_id):
         """``instance_id`` is a victim of ``request_id`` whose termination
@@ -196,7 +263,7 @@ class HostState:
         """
         self.terminating[instance_id] = request_id
         self.preemptible_instances.pop(instance_id, None)
-        self.generation += 1
+        self.table.withdraw(self.slot, instance_id)
 
     def unmark_terminating(self, instance_id):
         """The termination was given up: the instance is an ordinary one
@@ -207,7 +274,16 @@ class HostState:
         instance = self.instances[instance_id]
         if instance.preemptible:
             self.preemptible_instances[instance_id] = instance
-        self.generation += 1
+            self.table.offer(self.slot, instance)
+        else:
+            self.table.touch(self.slot)
+
+    def mark_started(self, instance_id, at):
+        instance = self.instances[instance_id]
+        instance.started_at = at
+        instance.running_since = at
+        self.table.victims.set_started(instance_id, at)
+        self.table.touch(self.slot)
 
     def displaceable_instances(self):
         """Instances that are not being terminated already."""
@@ -219,17 +295,15 @@ class HostState:
     def release(self, instance_id):
         """Forget the instance with ``instance_id``: O(1). Returns it."""
         instance = self.instances.pop(instance_id)
-        self.full._add(instance.resources, -1)
         self.terminating.pop(instance_id, None)
-        if instance.preemptible:
-            self.preemptible_instances.pop(instance_id, None)
-        else:
-            self.normal._add(instance.resources, -1)
+        self.preemptible_instances.pop(instance_id, None)
+        self.table.remove(self.slot, instance)
         if instance.group:
-            self.groups[instance.group] -= 1
-            if not self.groups[instance.group]:
+            left = self.groups[instance.group] - 1
+            if left:
+                self.groups[instance.group] = left
+            else:
                 del self.groups[instance.group]
-        self.generation += 1
         return instance
 
     def termination_plan(self, resources, now):
@@ -272,3 +346,7 @@ class HostState:
     def __repr__(self):
         return '<HostState %s full=%s normal=%s>' % (
             self.name, tuple(self.full.used), tuple(self.normal.used))
+
+
+def _unit_cost(instance, host_state, now):
+    return 1.0

@@ -70,6 +70,7 @@ from preemptible_sched import compute
 from preemptible_sched.compute import utilization
 from preemptible_sched.conf import CONF
 from preemptible_sched import exception
+from preemptible_sched import host_table
 from preemptible_sched import objects
 
 DEFAULT_IMAGE = 'default'
@@ -104,18 +105,7 @@ def default_hosts():
 
 
 def _capacity(host):
-    def default(value, option):
-        return getattr(CONF.compute, option) if value is None else value
-
-    return objects.Resources(
-        (host.vcpus - default(host.reserved_vcpus, 'reserved_host_cpus')) *
-        default(host.cpu_allocation_ratio, 'cpu_allocation_ratio'),
-        (host.memory_mb - default(host.reserved_memory_mb,
-                                  'reserved_host_memory_mb')) *
-        default(host.ram_allocation_ratio, 'ram_allocation_ratio'),
-        (host.disk_gb - default(host.reserved_disk_gb,
-                                'reserved_host_disk_gb')) *
-        default(host.disk_allocation_ratio, 'disk_allocation_ratio'))
+    return objects.Resources(*host_table.capacity_of(host))
 
 
 def _boot_times(option):

@@ -36,7 +36,6 @@ instance cannot be placed, every change made for the earlier ones is
 rolled back.
 """
 
-import collections
 import dataclasses
 import logging
 import random
@@ -47,6 +46,7 @@ from preemptible_sched.conf import CONF
 from preemptible_sched.driver import termination_selector
 from preemptible_sched import exception
 from preemptible_sched import filters
+from preemptible_sched import host_batch
 from preemptible_sched import host_manager
 from preemptible_sched import objects
 from preemptible_sched import preemption
@@ -61,16 +61,17 @@ class Selection:
     """One placed instance: where it goes and which instances it displaces.
 
     ``weights`` holds the winner's weights per weigher (raw, normalised,
-    multiplier), ``verdicts`` maps each host a filter rejected to that
-    filter, and ``passed`` counts the hosts that passed the filters in the
-    phase that placed it, for the journal's compact explanation.
+    multiplier), ``verdicts`` (:class:`~preemptible_sched.filters.Verdicts`)
+    records the hosts each filter rejected, and ``passed`` counts the hosts
+    that passed the filters in the phase that placed it, for the journal's
+    compact explanation.
     """
 
     instance: objects.Instance
     host: str
     plan: objects.TerminationPlan
     weights: typing.Optional[dict] = None
-    verdicts: typing.Optional[dict] = None
+    verdicts: typing.Optional[filters.Verdicts] = None
     hosts: int = 0
     passed: int = 0
 
@@ -80,10 +81,10 @@ class Selection:
 
     def explanation(self):
         """A compact, JSON-able account of why this host won."""
-        rejected = collections.Counter((self.verdicts or {}).values())
         return {'hosts': self.hosts,
                 'passed': self.passed,
-                'rejected_by': dict(rejected),
+                'rejected_by': (self.verdicts.counts() if self.verdicts
+                                else {}),
                 'weights': self.weights or {},
                 'victims': [{'id': victim.id, 'cost': cost}
                             for victim, cost in zip(self.plan.victims,
@@ -206,21 +207,21 @@ class FilterScheduler:
 
     def _place_one(self, spec, index, pending, context, explain):
         spec = self._with_group_hosts(spec)
-        lap = context.stopwatch
-        with lap('R1', len(self.host_manager.host_states)):
-            states = self.host_manager.get_all_host_states()
+        hosts = len(self.host_manager.table)
+        with context.stopwatch('R1', hosts):
+            batch = self.host_manager.batch()
         strategy = self.strategy
         report = None
         fitted = False
         for phase in strategy.phases(spec):
-            verdicts = {}
+            verdicts = filters.Verdicts()
             if phase == preemption.FIT:
-                choice, report = self._fit(states, spec, context, verdicts,
+                choice, report = self._fit(batch, spec, context, verdicts,
                                            explain)
                 fitted = True
             elif strategy.may_preempt(pending, context.now):
-                choice, report = self._displace(states, spec, pending,
-                                                context, verdicts, explain,
+                choice, report = self._displace(spec, pending, context,
+                                                verdicts, explain,
                                                 skip_unchanged=fitted)
             else:
                 continue
@@ -229,34 +230,72 @@ class FilterScheduler:
                 return Selection(
                     spec.new_instance(index, context.now), plan.host, plan,
                     weights=weighed.details, verdicts=verdicts,
-                    hosts=len(states), passed=passed), report
+                    hosts=hosts, passed=passed), report
         return None, report
 
-    def _weigh(self, views, spec, context):
-        with context.stopwatch('R5', len(views)):
-            return self._ordered(self.weight_handler.get_weighed_objects(
-                views, spec, context))
+    def _rank(self, batch, spec, context):
+        """The ranking of ``batch`` (full views) and the position drawn
+        first: at random among the best ``host_subset_size`` hosts and any
+        host tied with the last of them.
+        """
+        with context.stopwatch('R5', len(batch)):
+            ranking = self.weight_handler.rank(batch, spec, context)
+            best = ranking.top(self.host_subset_size)
+            if len(best) > 1:
+                first = int(best[self.rng.randrange(len(best))])
+            else:
+                first = int(best[0]) if len(best) else None
+        return ranking, first
 
-    def _fit(self, states, spec, context, verdicts, explain):
+    @staticmethod
+    def _candidates(ranking, first, prefer=None):
+        """Positions in the order they are tried.
+
+        The one drawn first, then the others best first, as Nova's
+        alternates; with ``prefer`` (a mask), the preferred hosts come
+        before the others, each in that order. The full order is worked
+        out only if the first host tried cannot take the request.
+        """
+        if first is None:
+            return
+        if prefer is not None and prefer.any() and not prefer[first]:
+            tried = ranking.best_where(prefer)
+        else:
+            tried = first
+        yield tried
+        order = [first] + [position for position in ranking.order().tolist()
+                           if position != first]
+        if prefer is not None:
+            order = ([position for position in order if prefer[position]] +
+                     [position for position in order
+                      if not prefer[position]])
+        for position in order:
+            if position != tried:
+                yield position
+
+    def _fit(self, batch, spec, context, verdicts, explain):
         """Phase FIT: the best host the request fits as it is."""
-        with context.stopwatch('R4', len(states)):
-            passed = self.filter_handler.filter(
-                [state.full for state in states], spec, verdicts)
-        weighed = self._weigh(passed, spec, context)
+        with context.stopwatch('R4', len(batch)):
+            passed = self.filter_handler.filter_batch(batch, spec, verdicts)
+        ranking, first = self._rank(passed, spec, context)
+        fits = passed.fits(spec.resources)
         choice = None
-        for candidate in weighed:
-            if candidate.view.fits(spec.resources):
-                choice = (objects.TerminationPlan(candidate.view.name),
-                          candidate, len(passed))
-                break
+        for position in self._candidates(ranking, first, fits):
+            if fits[position]:
+                weighed = ranking.weighed(position)
+                choice = (objects.TerminationPlan(weighed.view.name),
+                          weighed, len(passed))
+            break
         report = None
         if explain:
+            weighed = [ranking.weighed(position)
+                       for position in ranking.order().tolist()]
             plans = {item.view.name: () for item in weighed
                      if item.view.fits(spec.resources)}
-            report = self._report(states, 'full', verdicts, weighed, plans)
+            report = self._report('full', verdicts, weighed, plans)
         return choice, report
 
-    def _displace(self, states, spec, pending, context, verdicts, explain,
+    def _displace(self, spec, pending, context, verdicts, explain,
                   skip_unchanged):
         """Phase DISPLACE: a host on which the strategy finds victims.
 
@@ -265,100 +304,88 @@ class FilterScheduler:
         """
         strategy = self.strategy
         now = context.now
-        displaceable = {}
-        views = []
-        with context.stopwatch('R4', len(states)):
-            for state in states:
-                candidates = strategy.displaceable(state, pending, now)
-                if skip_unchanged and not candidates:
-                    continue
-                displaceable[state.name] = candidates
-                views.append(strategy.displacement_view(state, candidates))
-            passed = self.filter_handler.filter(views, spec, verdicts)
+        hosts = len(self.host_manager.table)
+        with context.stopwatch('R4', hosts):
+            batch = strategy.displacement_batch(self.host_manager, pending,
+                                                now, skip_unchanged)
+            displaceable = None
+            if batch is None:
+                displaceable = {}
+                views = []
+                for state in self.host_manager.get_all_host_states():
+                    candidates = strategy.displaceable(state, pending, now)
+                    if skip_unchanged and not candidates:
+                        continue
+                    displaceable[state.name] = candidates
+                    views.append(strategy.displacement_view(state,
+                                                            candidates))
+                batch = host_batch.HostBatch.of_views(views)
+            passed = self.filter_handler.filter_batch(batch, spec, verdicts)
+
+        def plan_on(state):
+            candidates = (strategy.displaceable(state, pending, now)
+                          if displaceable is None
+                          else displaceable[state.name])
+            return strategy.plan(state, pending, candidates, now)
         view_name = 'normal' if strategy.spot else 'without displaceable'
         if strategy.ranks_by_score:
-            return self._displace_by_score(states, passed, spec, pending,
-                                           context, verdicts, displaceable,
-                                           view_name, explain)
-        weighed = self._weigh([view.host.full for view in passed], spec,
-                              context)
-        if CONF.scheduler.terminate_only_when_needed:
-            # Free room first: terminations only when no host has any.
-            free, full = [], []
-            for item in weighed:
-                (free if item.view.fits(spec.resources) else full).append(
-                    item)
-            weighed = free + full
+            return self._displace_by_score(passed, spec, pending, context,
+                                           verdicts, plan_on, view_name,
+                                           explain)
+        full = passed.on_view(True)
+        ranking, first = self._rank(full, spec, context)
+        prefer = (full.fits(spec.resources)
+                  if CONF.scheduler.terminate_only_when_needed else None)
         choice = None
-        plans = {}
-        with context.stopwatch('T10', len(weighed)):
-            for candidate in weighed:
-                state = candidate.view.host
-                plan = strategy.plan(state, pending,
-                                     displaceable[state.name], now)
+        with context.stopwatch('T10', len(full)):
+            for position in self._candidates(ranking, first, prefer):
+                plan = plan_on(full.view(position).host)
                 if plan is not None:
-                    choice = (plan, candidate, len(passed))
+                    choice = (plan, ranking.weighed(position), len(passed))
                     break
+        report = None
         if explain:
+            weighed = [ranking.weighed(position)
+                       for position in ranking.order().tolist()]
+            plans = {}
             for item in weighed:
-                state = item.view.host
-                plan = strategy.plan(state, pending,
-                                     displaceable[state.name], now)
+                plan = plan_on(item.view.host)
                 if plan is not None:
-                    plans[state.name] = plan.victim_ids
-        report = (self._report(states, view_name, verdicts, weighed, plans)
-                  if explain else None)
+                    plans[item.view.name] = plan.victim_ids
+            report = self._report(view_name, verdicts, weighed, plans)
         return choice, report
 
-    def _displace_by_score(self, states, passed, spec, pending, context,
-                           verdicts, displaceable, view_name, explain):
+    def _displace_by_score(self, passed, spec, pending, context, verdicts,
+                           plan_on, view_name, explain):
         strategy = self.strategy
         now = context.now
         scored = {}
         with context.stopwatch('T10', len(passed)):
-            for view in passed:
+            for view in passed.views():
                 state = view.host
-                plan = strategy.plan(state, pending,
-                                     displaceable[state.name], now)
+                plan = plan_on(state)
                 if plan is not None:
                     scored[state.name] = (strategy.score(plan, pending, now),
                                           plan)
         report = None
         if explain:
+            rejected = verdicts.as_dict()
             report = [HostReport(
-                state.name, view_name, state.name in scored,
-                None if state.name in scored else verdicts.get(state.name),
-                terminate=(scored[state.name][1].victim_ids
-                           if state.name in scored else None))
-                      for state in states]
+                name, view_name, name in scored,
+                None if name in scored else rejected.get(name),
+                terminate=(scored[name][1].victim_ids
+                           if name in scored else None))
+                      for name in self.host_manager.table.names]
         if not scored:
             return None, report
         lowest = min(score for score, _ in scored.values())
         # Weighed as they will be once their victims are gone.
-        tied = [self.host_manager.host_states[name].view_without(
-                    plan.victims)
-                for name, (score, plan) in scored.items() if score == lowest]
-        best = self._weigh(tied, spec, context)[0]
+        tied = host_batch.HostBatch.of_views([
+            self.host_manager.host_states[name].view_without(plan.victims)
+            for name, (score, plan) in scored.items() if score == lowest])
+        ranking, first = self._rank(tied, spec, context)
+        best = ranking.weighed(first)
         return (scored[best.view.name][1], best, len(passed)), report
-
-    def _ordered(self, weighed):
-        """Candidates in the order they are tried.
-
-        The first is drawn at random among the best ``host_subset_size``
-        hosts and any host tied with the last of them; if it cannot take
-        the request the others follow, best first, as Nova's alternates do.
-        """
-        if not weighed:
-            return []
-        size = min(self.host_subset_size, len(weighed))
-        cutoff = weighed[size - 1].weight
-        while size < len(weighed) and weighed[size].weight == cutoff:
-            size += 1
-        if size > 1:
-            first = self.rng.randrange(size)
-            weighed = ([weighed[first]] + weighed[:first] +
-                       weighed[first + 1:])
-        return weighed
 
     def _apply(self, selection):
         for victim in selection.plan.victims:
@@ -370,20 +397,20 @@ class FilterScheduler:
         for victim in selection.plan.victims:
             self.host_manager.add_instance(selection.host, victim)
 
-    @staticmethod
-    def _report(states, view, verdicts, weighed, plans):
+    def _report(self, view, verdicts, weighed, plans):
         """One :class:`HostReport` per host; ``plans`` maps the hosts that
         could take the request to their victims' ids.
         """
         by_name = {item.view.name: item for item in weighed}
+        rejected = verdicts.as_dict()
         report = []
-        for state in states:
-            item = by_name.get(state.name)
+        for name in self.host_manager.table.names:
+            item = by_name.get(name)
             if item is None:
-                report.append(HostReport(state.name, view, False,
-                                         verdicts.get(state.name)))
+                report.append(HostReport(name, view, False,
+                                         rejected.get(name)))
                 continue
             report.append(HostReport(
-                state.name, view, True, None, item.details, item.weight,
-                plans.get(state.name)))
+                name, view, True, None, item.details, item.weight,
+                plans.get(name)))
         return report

@@ -14,12 +14,22 @@
 
 """Host filters: which hosts can take a request at all.
 
-A filter overrides :meth:`BaseHostFilter.host_passes`. It receives the
-*view* of the host the request is judged on (the normal view for normal
+A filter overrides :meth:`BaseHostFilter.host_passes`, which receives the
+*view* of one host the request is judged on (the normal view for normal
 requests in ``dual_state`` mode, the full view otherwise) and the request.
-Filters are registered in the ``preemptible_sched.filters`` namespace.
+A filter may also override :meth:`BaseHostFilter.filter_all`, which judges
+a whole :class:`~preemptible_sched.host_batch.HostBatch` at once and
+returns a boolean mask: the built-in filters do, so that a pass over many
+hosts costs a few vector operations per filter, not a Python call per
+host. Filters are registered in the ``preemptible_sched.filters``
+namespace.
 """
 
+import itertools
+
+import numpy
+
+from preemptible_sched import host_batch
 from preemptible_sched import loadables
 
 
@@ -41,13 +51,48 @@ class BaseHostFilter:
         """
         return True
 
-    def filter_all(self, host_views, spec):
-        """Return the views that pass; override for a vectorised filter."""
-        return [view for view in host_views if self.host_passes(view, spec)]
+    def filter_all(self, batch, spec):
+        """Mask of the hosts of ``batch`` that pass.
+
+        Override it to judge every host at once; by default each host's
+        view is handed to :meth:`host_passes`.
+        """
+        return numpy.fromiter(
+            (bool(self.host_passes(view, spec)) for view in batch.views()),
+            dtype=bool, count=len(batch))
+
+
+class Verdicts:
+    """Which filter rejected which hosts in one pass.
+
+    The hosts are kept as the batches each filter rejected and named only
+    when asked: a pass that rejects most of a large cloud pays for the
+    names only if someone reads them.
+    """
+
+    def __init__(self):
+        self._rejected = []
+
+    def record(self, filter_name, batch):
+        if len(batch):
+            self._rejected.append((filter_name, batch))
+
+    def counts(self):
+        """{filter name: hosts it rejected}."""
+        counts = {}
+        for name, batch in self._rejected:
+            counts[name] = counts.get(name, 0) + len(batch)
+        return counts
+
+    def as_dict(self):
+        """{host name: the filter that rejected it}."""
+        return dict(itertools.chain.from_iterable(
+            ((host, name) for host in batch.names)
+            for name, batch in self._rejected))
 
 
 class FilterHandler:
-    """Runs the enabled filters, in order, over a list of host views."""
+    """Runs the enabled filters, in order, over a batch of hosts."""
 
     def __init__(self, filters):
         self.filters = list(filters)
@@ -58,23 +103,35 @@ class FilterHandler:
             'preemptible_sched.filters', names,
             'filter_scheduler', 'enabled_filters'))
 
+    def filter_batch(self, batch, spec, verdicts=None):
+        """The hosts of ``batch`` that pass every filter, as a batch.
+
+        ``verdicts`` (a :class:`Verdicts`), when given, records the hosts
+        each filter rejected.
+        """
+        for host_filter in self.filters:
+            if not len(batch):
+                break
+            if not host_filter.applies_to(spec):
+                continue
+            mask = numpy.asarray(host_filter.filter_all(batch, spec),
+                                 dtype=bool)
+            if mask.all():
+                continue
+            if verdicts is not None:
+                verdicts.record(host_filter.name, batch.take(~mask))
+            batch = batch.take(mask)
+        return batch
+
     def filter(self, host_views, spec, verdicts=None):
-        """Return the views that pass every filter.
+        """Return the views of ``host_views`` that pass every filter.
 
         When ``verdicts`` (a dict) is given, it maps the name of every host
         that failed to the name of the first filter that rejected it.
         """
-        passed = list(host_views)
-        for host_filter in self.filters:
-            if not passed:
-                break
-            if not host_filter.applies_to(spec):
-                continue
-            kept = host_filter.filter_all(passed, spec)
-            if verdicts is not None and len(kept) != len(passed):
-                kept_names = {view.name for view in kept}
-                for view in passed:
-                    if view.name not in kept_names:
-                        verdicts[view.name] = host_filter.name
-            passed = kept
-        return passed
+        recorded = Verdicts()
+        passed = self.filter_batch(host_batch.HostBatch.of_views(host_views),
+                                   spec, recorded)
+        if verdicts is not None:
+            verdicts.update(recorded.as_dict())
+        return passed.views()

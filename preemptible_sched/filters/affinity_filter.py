@@ -36,3 +36,6 @@ class AffinityFilter(filters.BaseHostFilter):
         if spec.group_policy != 'affinity' or not spec.group_hosts:
             return True
         return host_view.name in spec.group_hosts
+
+    def filter_all(self, batch, spec):
+        return batch.named(spec.group_hosts)

@@ -39,3 +39,9 @@ class AntiAffinityFilter(filters.BaseHostFilter):
         if host_view.name in spec.group_hosts:
             return False
         return not (spec.group and host_view.host.groups.get(spec.group))
+
+    def filter_all(self, batch, spec):
+        taken = batch.named(spec.group_hosts)
+        if spec.group:
+            taken |= batch.with_group(spec.group)
+        return ~taken

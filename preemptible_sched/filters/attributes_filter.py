@@ -35,13 +35,22 @@ class AttributesFilter(filters.BaseHostFilter):
         return bool(spec.constraints)
 
     def host_passes(self, host_view, spec):
-        host = host_view.host
-        for key, value in spec.constraints.items():
-            wanted = str(value)
-            if key in host.attributes and str(host.attributes[key]) == wanted:
-                continue
-            # .get(): indexing the defaultdict would add an empty key.
-            metadata = host.aggregate_metadata.get(key, ())
-            if wanted not in {str(item) for item in metadata}:
-                return False
-        return True
+        return _matches(host_view.host, spec.constraints)
+
+    def filter_all(self, batch, spec):
+        constraints = spec.constraints
+        return batch.per_profile(
+            lambda profile: _matches(profile, constraints))
+
+
+def _matches(host, constraints):
+    """Whether ``host`` (a host state or profile) meets every constraint."""
+    for key, value in constraints.items():
+        wanted = str(value)
+        if key in host.attributes and str(host.attributes[key]) == wanted:
+            continue
+        # .get(): indexing the defaultdict would add an empty key.
+        metadata = host.aggregate_metadata.get(key, ())
+        if wanted not in {str(item) for item in metadata}:
+            return False
+    return True

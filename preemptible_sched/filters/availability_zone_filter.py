@@ -34,3 +34,8 @@ class AvailabilityZoneFilter(filters.BaseHostFilter):
         if spec.availability_zone is None:
             return True
         return host_view.host.availability_zone == spec.availability_zone
+
+    def filter_all(self, batch, spec):
+        zone = spec.availability_zone
+        return batch.per_profile(
+            lambda profile: profile.availability_zone == zone)

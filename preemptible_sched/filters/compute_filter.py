@@ -31,3 +31,6 @@ class ComputeFilter(filters.BaseHostFilter):
     def host_passes(self, host_view, spec):
         host = host_view.host
         return bool(host.enabled and host.up)
+
+    def filter_all(self, batch, spec):
+        return batch.usable

@@ -33,3 +33,6 @@ class ResourcesFilter(filters.BaseHostFilter):
 
     def host_passes(self, host_view, spec):
         return host_view.fits(spec.resources)
+
+    def filter_all(self, batch, spec):
+        return batch.fits(spec.resources)

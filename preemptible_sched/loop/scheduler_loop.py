@@ -281,7 +281,7 @@ class SchedulerLoop:
             self._last_pass = (self.host_manager.generation,
                                self.queue.signature())
             self._quiet_until = self.scheduler.strategy.next_change(
-                self.host_manager.get_all_host_states(),
+                self.host_manager.occupied_host_states(),
                 list(self.queue.entries.values()), now)
         if self.queue:
             self._arm_watchdog()

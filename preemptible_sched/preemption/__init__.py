@@ -93,6 +93,18 @@ class BasePreemptionStrategy:
         """The view of ``state`` with ``displaceable`` gone."""
         return state.view_without(displaceable)
 
+    def displacement_batch(self, hosts, request, now, skip_unchanged):
+        """Every host of ``hosts`` (the host manager) as it would be
+        without the instances ``request`` may displace there, as a
+        :class:`~preemptible_sched.host_batch.HostBatch`; with
+        ``skip_unchanged``, only the hosts with something to displace.
+
+        None (the default) when the strategy has no such vector form: the
+        driver then asks :meth:`displaceable` and
+        :meth:`displacement_view` host by host.
+        """
+        return None
+
     def plan(self, state, request, displaceable, now):
         """The :class:`~preemptible_sched.objects.TerminationPlan` of
         ``request`` on ``state``: empty when it fits the full view, None

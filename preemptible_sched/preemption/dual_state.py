@@ -14,6 +14,9 @@
 
 """One pass on two host views: the preemptible-aware filter scheduler."""
 
+import numpy
+
+from preemptible_sched import host_batch
 from preemptible_sched import preemption
 
 
@@ -45,6 +48,14 @@ class DualStateStrategy(preemption.BasePreemptionStrategy):
         # The normal view is exactly the host without its preemptible
         # instances, kept up to date in O(1).
         return state.normal
+
+    def displacement_batch(self, hosts, request, now, skip_unchanged):
+        if request.spec.preemptible:
+            return None
+        table = hosts.table
+        slots = (numpy.flatnonzero(table.candidates) if skip_unchanged
+                 else None)
+        return host_batch.HostBatch.of_table(table, False, slots)
 
     def plan(self, state, request, displaceable, now):
         plan = state.termination_plan(request.spec.resources, now)

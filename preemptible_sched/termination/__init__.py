@@ -21,6 +21,8 @@ the instances it terminates. Costs are registered in the
 ``preemptible_sched.termination_costs`` namespace.
 """
 
+import numpy
+
 from preemptible_sched.conf import CONF
 from preemptible_sched.conf import plugins
 from preemptible_sched import loadables
@@ -37,6 +39,22 @@ class BaseTerminationCost:
     def cost(self, instance, host_state, now):
         """Cost of terminating ``instance`` on ``host_state`` at ``now``."""
         raise NotImplementedError()
+
+    def cost_all(self, victims, rows, now, state_of):
+        """Costs of the instances at ``rows`` (indices or a slice) of
+        ``victims`` (a :class:`~preemptible_sched.host_table.VictimTable`),
+        as a vector.
+
+        ``state_of(slot)`` gives a host's state. Override it to price every
+        candidate at once from the table's columns; by default each
+        instance goes through :meth:`cost`.
+        """
+        instances = victims.instances
+        hosts = victims.host
+        return numpy.array([
+            self.cost(instances[row], state_of(int(hosts[row])), now)
+            for row in numpy.arange(len(instances))[rows].tolist()],
+            dtype=float)
 
     def multiplier(self):
         """``[preemptible] <name>_cost_multiplier``, or 1.0 if undeclared."""
@@ -70,4 +88,25 @@ class TerminationCostHandler:
                                  'instance %s: costs must be numbers >= 0'
                                  % (plugin.name, value, instance.id))
             total += multiplier * value
+        return total
+
+    def cost_all(self, victims, rows, now, state_of):
+        """:meth:`cost` of the instances at ``rows`` of ``victims``."""
+        total = 0.0
+        for plugin, multiplier in self.costs:
+            if not multiplier:
+                continue
+            values = plugin.cost_all(victims, rows, now, state_of)
+            bad = ~(values >= 0)
+            if bad.any():
+                index = int(numpy.flatnonzero(bad)[0])
+                raise ValueError('termination cost %r returned %r for '
+                                 'instance %s: costs must be numbers >= 0'
+                                 % (plugin.name, float(values[index]),
+                                    victims.instances[numpy.arange(
+                                        len(victims))[rows][index]].id))
+            total = total + multiplier * values
+        if not isinstance(total, numpy.ndarray):
+            # Every multiplier is 0: every instance costs nothing.
+            total = numpy.zeros(len(victims.started[rows]))
         return total

@@ -14,6 +14,8 @@
 
 """Cost of terminating an instance: the partial billing period it forfeits."""
 
+import numpy
+
 from preemptible_sched.conf import CONF
 from preemptible_sched import termination
 
@@ -38,3 +40,8 @@ class BillingPeriodCost(termination.BaseTerminationCost):
 
     def cost(self, instance, host_state, now):
         return instance.runtime(now) % self.period
+
+    def cost_all(self, victims, rows, now, state_of):
+        # fmod is Python's % for the non-negative run times, and faster.
+        return numpy.fmod(numpy.maximum(0.0, now - victims.started[rows]),
+                          self.period)

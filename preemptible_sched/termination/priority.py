@@ -14,6 +14,8 @@
 
 """Cost of terminating an instance: its priority."""
 
+import numpy
+
 from preemptible_sched import termination
 
 
@@ -33,3 +35,6 @@ class PriorityCost(termination.BaseTerminationCost):
 
     def cost(self, instance, host_state, now):
         return max(0.0, float(instance.priority))
+
+    def cost_all(self, victims, rows, now, state_of):
+        return numpy.maximum(0.0, victims.priority[rows])

@@ -14,6 +14,8 @@
 
 """Cost of terminating an instance: the seconds it has run so far."""
 
+import numpy
+
 from preemptible_sched import termination
 
 
@@ -30,3 +32,6 @@ class RuntimeCost(termination.BaseTerminationCost):
 
     def cost(self, instance, host_state, now):
         return instance.runtime(now)
+
+    def cost_all(self, victims, rows, now, state_of):
+        return numpy.maximum(0.0, now - victims.started[rows])

@@ -14,20 +14,29 @@
 
 """Host weighers: which of the hosts that passed is best.
 
-A weigher overrides :meth:`BaseHostWeigher._weigh_object` and returns a raw
-weight for one host (always seen through its full view). As in Nova, the raw
-weights of one weigher are normalised to [0, 1] over the candidate hosts,
-multiplied by the weigher's multiplier, and summed over weighers; the
-highest total wins. Weighers are registered in the
-``preemptible_sched.weighers`` namespace.
+A weigher returns a raw weight per host (always seen through its full
+view): for one host by overriding :meth:`BaseHostWeigher._weigh_object`,
+or for a whole :class:`~preemptible_sched.host_batch.HostBatch` at once by
+overriding :meth:`BaseHostWeigher.weigh_all` (the built-in weighers do).
+As in Nova, the raw weights of one weigher are normalised to [0, 1] over
+the candidate hosts, multiplied by the weigher's multiplier, and summed
+over weighers; the highest total wins. A weigher whose raw weight is dear
+to compute exactly (a termination plan per host) may return
+:class:`Bounds` instead, and the handler asks for exact values only on the
+hosts that can still win (see :mod:`preemptible_sched.weighers.ranking`).
+Weighers are registered in the ``preemptible_sched.weighers`` namespace.
 """
 
 import logging
 
+import numpy
+
 from preemptible_sched.conf import CONF
 from preemptible_sched.conf import plugins
+from preemptible_sched import host_batch
 from preemptible_sched import loadables
 from preemptible_sched import objects
+from preemptible_sched.weighers import ranking
 
 LOG = logging.getLogger(__name__)
 
@@ -39,22 +48,10 @@ def normalize(weights, minval=None, maxval=None):
     the weights are clamped to them); when the bounds are equal every
     weight normalises to 0.
     """
-    if not weights:
+    if not len(weights):
         return []
-    if minval is not None or maxval is not None:
-        low = minval
-        high = maxval
-        if low is None:
-            low = min(min(weights), high)
-        if high is None:
-            high = max(max(weights), low)
-        weights = [min(max(w, low), high) for w in weights]
-    else:
-        low, high = min(weights), max(weights)
-    if high == low:
-        return [0.0] * len(weights)
-    span = float(high - low)
-    return [(w - low) / span for w in weights]
+    return ranking.normalize_vector(numpy.asarray(weights, dtype=float),
+                                    minval, maxval).tolist()
 
 
 def rank_last(weights):
@@ -64,6 +61,9 @@ def rank_last(weights):
     known = [weight for weight in weights if weight is not None]
     floor = min(known) - 1 if known else -1.0
     return [floor if weight is None else weight for weight in weights]
+
+
+Bounds = ranking.Bounds
 
 
 class BaseHostWeigher:
@@ -79,6 +79,8 @@ class BaseHostWeigher:
     multiplier_default = 1.0
     minval = None
     maxval = None
+    #: The Python type of a raw weight in explanations.
+    raw_type = float
 
     def _weigh_object(self, host_view, spec):
         """Raw weight of one host for ``spec``; higher is better.
@@ -90,19 +92,29 @@ class BaseHostWeigher:
         raise NotImplementedError()
 
     def weigh_objects(self, host_views, spec, context=None):
-        """Raw weights of all ``host_views``.
+        """Raw weights of all ``host_views``, one host at a time.
 
         ``context`` is the :class:`~preemptible_sched.objects.PassContext`
-        of the decision (its ``now``). Override this instead of
-        :meth:`_weigh_object` to vectorise, or to use the pass's time.
+        of the decision (its ``now``).
         """
         return [self._weigh_object(view, spec) for view in host_views]
+
+    def weigh_all(self, batch, spec, context):
+        """Raw weights of every host of ``batch``: a float vector (NaN for
+        None) or :class:`Bounds`.
+
+        Override it to weigh every host at once; by default the hosts'
+        views are handed to :meth:`weigh_objects`.
+        """
+        raw = self.weigh_objects(batch.views(), spec, context)
+        return numpy.array([numpy.nan if weight is None else weight
+                            for weight in raw], dtype=float)
 
     def multiplier_option(self):
         return '%s_weight_multiplier' % self.name
 
     def weight_multiplier(self, host_state):
-        """The multiplier for ``host_state``.
+        """The multiplier for ``host_state`` (or a host profile).
 
         ``[filter_scheduler] <name>_weight_multiplier``, overridden by the
         metadata key of the same name on the host's aggregates (the smallest
@@ -116,7 +128,7 @@ class BaseHostWeigher:
             except ValueError:
                 LOG.warning('Ignoring non-numeric aggregate metadata %s=%s '
                             'on host %s', option, sorted(overrides),
-                            host_state.name)
+                            getattr(host_state, 'name', 'profile'))
         return self.default_multiplier()
 
     def default_multiplier(self):
@@ -124,37 +136,68 @@ class BaseHostWeigher:
         return getattr(CONF.filter_scheduler, self.multiplier_option(),
                        self.multiplier_default)
 
+    def multipliers(self, batch):
+        """The multiplier of every host of ``batch``: the default as a
+        number when no host overrides it, else a vector.
+        """
+        default = self.default_multiplier()
+        profiles = batch.profiles
+        if not any(profile.aggregate_metadata for profile in profiles):
+            return default
+        values = numpy.array([
+            self.weight_multiplier(profile) if profile.aggregate_metadata
+            else default for profile in profiles], dtype=float)
+        return values[batch.profile]
 
-class WeighedHost:
-    """A candidate host with its total weight.
 
-    ``details`` maps each weigher's name to ``{"raw", "normalized",
-    "multiplier"}`` for this host; it is built on demand from the columns
-    the handler computed, so ranking many hosts costs nothing extra.
+class TerminationWeigher(BaseHostWeigher):
+    """Base of the weighers that rank hosts by their termination sets.
+
+    The weight of a host is 0 when the request fits its full view and
+    minus the price of its cheapest termination set otherwise
+    (:meth:`_weigh`, one host). Over a batch of the host table the
+    planner gives bounds for every host at once, and exact sets are
+    planned only where they can change the ranking.
     """
 
-    __slots__ = ('view', 'weight', 'index', 'columns')
+    #: Price every instance 1 (the number of victims), not its cost.
+    unit_costs = False
 
-    def __init__(self, view, weight=0.0, index=0, columns=None):
-        self.view = view
-        self.weight = weight
-        self.index = index
-        self.columns = columns
+    @staticmethod
+    def _weigh(host_view, resources, now):
+        raise NotImplementedError()
 
-    @property
-    def details(self):
-        details = {}
-        for name, (raw, normalized, multipliers) in (
-                self.columns or {}).items():
-            multiplier = multipliers[self.index] \
-                if isinstance(multipliers, list) else multipliers
-            details[name] = {'raw': raw[self.index],
-                             'normalized': normalized[self.index],
-                             'multiplier': multiplier}
-        return details
+    def weigh_objects(self, host_views, spec, context=None):
+        now = 0.0 if context is None else context.now
+        return [self._weigh(view, spec.resources, now)
+                for view in host_views]
 
-    def __repr__(self):
-        return '<WeighedHost %s %.6g>' % (self.view.name, self.weight)
+    def weigh_all(self, batch, spec, context):
+        planner = batch.table.planner if batch.table is not None else None
+        if not batch.is_full or not hasattr(planner, 'bounds'):
+            return super().weigh_all(batch, spec, context)
+        resources = spec.resources
+        now = context.now
+        fits = batch.fits(resources)
+        if fits.all():
+            return numpy.zeros(len(batch))
+        low, high = planner.bounds(batch, resources, now,
+                                   unit=self.unit_costs)
+
+        def resolve(positions):
+            return [numpy.nan if weight is None else weight
+                    for weight in (self._weigh(batch.view(position),
+                                               resources, now)
+                                   for position in positions.tolist())]
+        # The dearest termination set is the lowest weight; a host the
+        # request fits weighs +0.0, as one host at a time.
+        low, high = -high, -low
+        low[fits] = 0.0
+        high[fits] = 0.0
+        return Bounds(low, high, resolve)
+
+
+WeighedHost = ranking.WeighedHost
 
 
 class WeightHandler:
@@ -169,6 +212,16 @@ class WeightHandler:
             'preemptible_sched.weighers', names,
             'filter_scheduler', 'weighers'))
 
+    def rank(self, batch, spec, context=None):
+        """A :class:`~preemptible_sched.weighers.ranking.Ranking` of the
+        hosts of ``batch``.
+        """
+        if context is None:
+            context = objects.PassContext()
+        return ranking.Ranking(batch, [
+            (weigher, weigher.weigh_all(batch, spec, context),
+             weigher.multipliers(batch)) for weigher in self.weighers])
+
     def get_weighed_objects(self, host_views, spec, context=None):
         """Return :class:`WeighedHost` objects, best first.
 
@@ -176,33 +229,6 @@ class WeightHandler:
         weight and multiplier on that host. Equal totals keep the order of
         ``host_views`` (the random pick among equals is the caller's).
         """
-        if context is None:
-            context = objects.PassContext()
-        columns = {}
-        weighed = [WeighedHost(view, 0.0, index, columns)
-                   for index, view in enumerate(host_views)]
-        debug = LOG.isEnabledFor(logging.DEBUG)
-        for weigher in self.weighers:
-            raw = weigher.weigh_objects(host_views, spec, context)
-            normalized = normalize(rank_last(raw), weigher.minval,
-                                   weigher.maxval)
-            default = weigher.default_multiplier()
-            columns[weigher.name] = (raw, normalized, default)
-            if not any(normalized):
-                continue    # all 0: this weigher adds nothing to anyone
-            multipliers = []
-            for item, norm in zip(weighed, normalized):
-                host = item.view.host
-                multiplier = (weigher.weight_multiplier(host)
-                              if host.aggregate_metadata else default)
-                multipliers.append(multiplier)
-                item.weight += multiplier * norm
-            columns[weigher.name] = (raw, normalized, multipliers)
-            if debug:
-                for item, raw_weight, norm, multiplier in zip(
-                        weighed, raw, normalized, multipliers):
-                    LOG.debug('Weigher %s on host %s: raw %s, normalized '
-                              '%s, multiplier %s', weigher.name,
-                              item.view.name, raw_weight, norm, multiplier)
-        weighed.sort(key=lambda item: -item.weight)
-        return weighed
+        ranking = self.rank(host_batch.HostBatch.of_views(host_views), spec,
+                            context)
+        return [ranking.weighed(index) for index in ranking.order()]

@@ -41,3 +41,7 @@ class AllocationScoreWeigher(weighers.BaseHostWeigher):
     def _weigh_object(self, host_view, spec):
         return sum(part._weigh_object(host_view, spec)
                    for part in self._parts) / len(self._parts)
+
+    def weigh_all(self, batch, spec, context):
+        return (least_requested.weigh_all(batch, spec) +
+                balanced_allocation.weigh_all(batch, spec)) / 2

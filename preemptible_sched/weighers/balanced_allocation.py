@@ -14,6 +14,8 @@
 
 """Kubernetes 1.9 ``BalancedResourceAllocation``: keep CPU and RAM in step."""
 
+import numpy
+
 from preemptible_sched import weighers
 
 MAX_SCORE = 10.0
@@ -21,6 +23,22 @@ MAX_SCORE = 10.0
 
 def _fraction(capacity, requested):
     return 1.0 if capacity <= 0 else requested / capacity
+
+
+def _fractions(capacity, requested):
+    with numpy.errstate(divide='ignore', invalid='ignore'):
+        return numpy.where(capacity <= 0, 1.0, requested / capacity)
+
+
+def weigh_all(batch, spec):
+    """Raw weights of every host of ``batch``."""
+    capacity = batch.capacity
+    used = batch.used
+    resources = spec.resources
+    cpu = _fractions(capacity[0], used[0] + resources.vcpus)
+    memory = _fractions(capacity[1], used[1] + resources.memory_mb)
+    return numpy.where((cpu >= 1.0) | (memory >= 1.0), 0.0,
+                       MAX_SCORE - MAX_SCORE * numpy.abs(cpu - memory))
 
 
 class BalancedAllocationWeigher(weighers.BaseHostWeigher):
@@ -53,3 +71,6 @@ class BalancedAllocationWeigher(weighers.BaseHostWeigher):
         if cpu >= 1.0 or memory >= 1.0:
             return 0.0
         return MAX_SCORE - MAX_SCORE * abs(cpu - memory)
+
+    def weigh_all(self, batch, spec, context):
+        return weigh_all(batch, spec)

@@ -31,3 +31,6 @@ class DiskWeigher(weighers.BaseHostWeigher):
 
     def _weigh_object(self, host_view, spec):
         return host_view.free_disk_gb
+
+    def weigh_all(self, batch, spec, context):
+        return batch.free[2]

@@ -14,6 +14,8 @@
 
 """Kubernetes 1.9 ``LeastRequestedPriority``: prefer the emptiest hosts."""
 
+import numpy
+
 from preemptible_sched import weighers
 
 MAX_SCORE = 10.0
@@ -24,6 +26,24 @@ def _score(capacity, requested):
         return 0.0
     score = MAX_SCORE * (capacity - requested) / capacity
     return min(max(score, 0.0), MAX_SCORE)
+
+
+def scores(capacity, requested):
+    """:func:`_score` of every host: vectors in, vector out."""
+    with numpy.errstate(divide='ignore', invalid='ignore'):
+        score = MAX_SCORE * (capacity - requested) / capacity
+    score = numpy.where(score < 0.0, 0.0, score)
+    score = numpy.where(MAX_SCORE < score, MAX_SCORE, score)
+    return numpy.where(capacity <= 0, 0.0, score)
+
+
+def weigh_all(batch, spec):
+    """Raw weights of every host of ``batch``."""
+    capacity = batch.capacity
+    used = batch.used
+    resources = spec.resources
+    return (scores(capacity[0], used[0] + resources.vcpus) +
+            scores(capacity[1], used[1] + resources.memory_mb)) / 2.0
 
 
 class LeastRequestedWeigher(weighers.BaseHostWeigher):
@@ -54,3 +74,6 @@ class LeastRequestedWeigher(weighers.BaseHostWeigher):
         requested = host_view.used + spec.resources
         return (_score(capacity.vcpus, requested.vcpus) +
                 _score(capacity.memory_mb, requested.memory_mb)) / 2.0
+
+    def weigh_all(self, batch, spec, context):
+        return weigh_all(batch, spec)

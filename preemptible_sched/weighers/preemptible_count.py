@@ -17,7 +17,7 @@
 from preemptible_sched import weighers
 
 
-class PreemptibleCountWeigher(weighers.BaseHostWeigher):
+class PreemptibleCountWeigher(weighers.TerminationWeigher):
     """Prefer hosts needing fewer terminations; 0 means none needed.
 
     The raw weight is 0 when the request fits the host's full view and minus
@@ -35,10 +35,8 @@ class PreemptibleCountWeigher(weighers.BaseHostWeigher):
     (default 1.0), overridable per aggregate by metadata of the same name.
     """
 
-    def weigh_objects(self, host_views, spec, context=None):
-        now = 0.0 if context is None else context.now
-        return [self._weigh(view, spec.resources, now)
-                for view in host_views]
+    raw_type = int
+    unit_costs = True
 
     @staticmethod
     def _weigh(host_view, resources, now):

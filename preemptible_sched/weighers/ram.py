@@ -32,3 +32,6 @@ class RAMWeigher(weighers.BaseHostWeigher):
 
     def _weigh_object(self, host_view, spec):
         return host_view.free_memory_mb
+
+    def weigh_all(self, batch, spec, context):
+        return batch.free[1]

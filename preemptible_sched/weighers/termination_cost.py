@@ -17,7 +17,7 @@
 from preemptible_sched import weighers
 
 
-class TerminationCostWeigher(weighers.BaseHostWeigher):
+class TerminationCostWeigher(weighers.TerminationWeigher):
     """Prefer hosts whose cheapest termination set costs less; 0 is free.
 
     The raw weight is 0 when the request fits the host's full view and minus
@@ -38,11 +38,6 @@ class TerminationCostWeigher(weighers.BaseHostWeigher):
     """
 
     multiplier_default = 10.0
-
-    def weigh_objects(self, host_views, spec, context=None):
-        now = 0.0 if context is None else context.now
-        return [self._weigh(view, spec.resources, now)
-                for view in host_views]
 
     @staticmethod
     def _weigh(host_view, resources, now):

@@ -71,7 +71,7 @@ class TestExplanation(ExplainTestCase):
             'reason': selection.plan.reason}, selection.explanation())
         self.assertIn('60', selection.plan.reason)
         self.assertEqual(['p1'], selection.terminate)
-        self.assertEqual({'h3': 'resources'}, selection.verdicts)
+        self.assertEqual({'h3': 'resources'}, selection.verdicts.as_dict())
         self.assertEqual(3, selection.hosts)
 
     def test_explanation_without_victims(self):
@@ -149,7 +149,7 @@ class TestReports(ExplainTestCase):
             [('h1', 'normal', True, None), ('h2', 'normal', True, None),
              ('h3', 'normal', False, None)],
             [(r.name, r.view, r.passed, r.failed_filter) for r in report])
-        self.assertEqual({}, decision.selections[0].verdicts)
+        self.assertEqual({}, decision.selections[0].verdicts.as_dict())
 
     def test_one_report_per_instance_and_none_without_explain(self):
         hosts = [('h%d' % i, []) for i in range(2)]
