@@ -63,9 +63,9 @@ class HostManager:
         self.generation = 0
 
     def add_host(self, host):
-        slot = self.table.register(host)
+        """Register ``host`` (its state is built when first asked for)."""
+        self.table.register(host)
         self.generation += 1
-        return host_state.HostState.of(self.table, slot)
 
     def set_up(self, host_name, up):
         """Mark a host up or down; False if the host is unknown."""
