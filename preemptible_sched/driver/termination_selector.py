@@ -389,7 +389,9 @@ def cost_bounds(batch, resources, sizes, positions, costs):
             sizes[:, useful], covers[useful])
 
     first_q = _smallest(positions, costs_q, n, _NONE_Q)
-    single_q = _smallest(positions[covers], costs_q[covers], n, _NONE_Q)
+    every_one_covers = covers.all()
+    single_q = (first_q if every_one_covers else
+                _smallest(positions[covers], costs_q[covers], n, _NONE_Q))
     useful_count = numpy.bincount(positions, minlength=n)
     # One victim provably suffices when the cheapest covering one costs
     # no more than the two cheapest candidates together: always when it
@@ -403,7 +405,9 @@ def cost_bounds(batch, resources, sizes, positions, costs):
         provable |= doubtful & (single_q <= first_q + second_q)
     # Its float cost is exact when the covering candidates of that scaled
     # cost all cost the same (usually there is one).
-    cheapest = covers & (costs_q == single_q[positions])
+    cheapest = costs_q == single_q[positions]
+    if not every_one_covers:
+        cheapest &= covers
     tied = numpy.bincount(positions[cheapest], minlength=n)
     cost = numpy.bincount(positions[cheapest], weights=costs[cheapest],
                           minlength=n)
