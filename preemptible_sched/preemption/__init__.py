@@ -121,7 +121,8 @@ class BasePreemptionStrategy:
     def next_change(self, states, pending, now):
         """Earliest time at which time alone (no event) may let one of
         ``pending`` be placed; the loop skips its watchdog passes until
-        then while nothing else changes. The default: never.
+        then while nothing else changes. ``states`` are the states of the
+        hosts that carry instances. The default: never.
         """
         return math.inf
 
