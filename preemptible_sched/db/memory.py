@@ -15,20 +15,20 @@
 """The simulator's store: the state in memory, the journal in batches.
 
 :class:`MemoryStore` has the interface and the behaviour of
-:class:`~preemptible_sched.db.api.Store`: the same methods, the same
-checks and refusals (:class:`~preemptible_sched.db.api.Refused`,
-:class:`~preemptible_sched.db.api.Duplicate`,
-:class:`~preemptible_sched.db.api.NotFound`, the instance state machine),
-applied by the same rules (the functions of :mod:`.api`), and the same
-rows in the database. But it keeps the hosts, requests, instances and
+:class:`~preemptible_sched.db.api.Store`: every write is the Store's own
+method (the same checks and refusals: :class:`~.api.Refused`,
+:class:`~.api.Duplicate`, :class:`~.api.NotFound`, the instance state
+machine), made through the hooks this store provides, and the database
+ends up with the same rows. But it keeps the hosts, requests, instances and
 decisions in memory, where every read finds them, and writes what changed
-to the database in batches (:mod:`.batch`): when ``batch_size`` rows wait,
-when something reads the database itself (:meth:`MemoryStore.list_events`,
-:meth:`MemoryStore.latest_time`), on :meth:`MemoryStore.flush` and on
-:meth:`MemoryStore.dispose`. Between two flushes the database lags
-behind: **it is not crash-safe**, and it is meant for the simulator, where
-the ORM's transaction per call was most of the run time. The service keeps
-the synchronous :class:`~preemptible_sched.db.api.Store`.
+to the database in batches (:mod:`.batch`): once ``batch_size`` rows wait
+(by the next change), when something reads the database itself
+(:meth:`MemoryStore.list_events`, :meth:`MemoryStore.latest_time`), on
+:meth:`MemoryStore.flush` and on :meth:`MemoryStore.dispose`. Between two
+flushes the database lags behind: **it is not crash-safe**, and it is
+meant for the simulator, where the ORM's transaction per call was most of
+the run time. The service keeps the synchronous
+:class:`~preemptible_sched.db.api.Store`.
 
 Rows are plain objects holding their columns as the database stores them
 (floats, booleans, JSON as its text, decoded on each read), with the
@@ -37,7 +37,8 @@ are read-only: each change is made on a copy, installed with the other
 rows of the same call once all its checks passed, so a row a caller holds
 never changes under it (as a detached row does not) and a refused or
 failed call changes nothing. Decision and event ids are counted here as
-SQLite counts them (the largest plus one).
+SQLite and MySQL count them (the largest plus one; a PostgreSQL sequence
+is not advanced by them).
 
 Events are written, never read back from memory: :meth:`list_events`
 flushes and asks the database. A store reads the database once its schema
@@ -404,6 +405,9 @@ class MemoryStore(api.Store):
 
     def _install(self, changes):
         writer = self._writer
+        # A full batch is written first: if that fails, the call fails
+        # having changed nothing.
+        writer.flush_if_full()
         for (table, key), row in changes.rows.items():
             row.freeze(ROWS[table])
             rows = self._tables[table]
@@ -426,7 +430,6 @@ class MemoryStore(api.Store):
             self._next_id['events'] += 1
             event.freeze(ROWS['events'])
             writer.put('events', event.id, vars(event))
-        writer.flush_if_full()
 
     def _index(self, table, key, row, old):
         if table == 'instances' and old is None:

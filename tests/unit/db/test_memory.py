@@ -18,6 +18,7 @@ same tests), its rows, and the journal written in batches.
 
 import os
 import threading
+from unittest import mock
 
 import fixtures
 import sqlalchemy as sa
@@ -189,9 +190,27 @@ class TestBatches(base.TestCase):
         self.assertEqual(['a-0', 'a-1'],
                          [r.id for r in self.store.list_instances()])
         self.store.add_request(_spec('b'), T0)
-        self.assertEqual(0, self.store.waiting)
-        self.assertEqual((2, 3), (self.count(models.Request),
-                                  self.count(models.Instance)))
+        self.assertEqual(5, self.store.waiting)
+        self.assertEqual(0, self.count(models.Request))
+        # The batch is full: the next change writes it first.
+        self.store.record_event('x', T0)
+        self.assertEqual(1, self.store.waiting)
+        self.assertEqual((2, 3, 0), (self.count(models.Request),
+                                     self.count(models.Instance),
+                                     self.count(models.Event)))
+
+    def test_a_failed_batch_fails_the_next_change_with_nothing_changed(
+            self):
+        self.store.add_request(_spec('a', num_instances=4), T0)
+        with mock.patch.object(self.store._writer, 'flush',
+                               side_effect=RuntimeError('disk full')):
+            self.assertRaises(RuntimeError, self.store.update_instance,
+                              'a-0', at=T0 + 1, running_s=5.0)
+        self.assertEqual(0.0, self.store.get_instance('a-0').running_s)
+        self.assertEqual(5, self.store.waiting)
+        self.store.update_instance('a-0', at=T0 + 1, running_s=5.0)
+        self.assertEqual((1, 1), (self.store.waiting,
+                                  self.count(models.Request)))
 
     def test_a_row_changed_in_a_batch_is_written_once(self):
         self.store.add_request(_spec('a'), T0)
