@@ -378,10 +378,17 @@ def cost_bounds(batch, resources, sizes, positions, costs):
     useful = numpy.zeros(len(positions), dtype=bool)
     covers = numpy.ones(len(positions), dtype=bool)
     for d in _DIMS:
+        short = need_q[d][open_] > 0
+        if not short.any():
+            continue        # no host lacks this resource
         lacking = need_q[d][positions]
-        needed = lacking > 0
-        useful |= needed & (sizes[d] > 0)
-        covers &= ~needed | (sizes[d] >= lacking)
+        if short.all():
+            useful |= sizes[d] > 0
+            covers &= sizes[d] >= lacking
+        else:
+            needed = lacking > 0
+            useful |= needed & (sizes[d] > 0)
+            covers &= ~needed | (sizes[d] >= lacking)
     covers &= useful
     if not useful.all():
         positions, costs, costs_q, sizes, covers = (
