@@ -42,6 +42,27 @@ class BillingPeriodCost(termination.BaseTerminationCost):
         return instance.runtime(now) % self.period
 
     def cost_all(self, victims, rows, now, state_of):
-        # fmod is Python's % for the non-negative run times, and faster.
-        return numpy.fmod(numpy.maximum(0.0, now - victims.started[rows]),
-                          self.period)
+        return floored_mod(numpy.maximum(0.0, now - victims.started[rows]),
+                           self.period)
+
+
+#: Below this quotient the fast path of :func:`floored_mod` is exact.
+_EXACT_QUOTIENT = 2.0 ** 52
+
+
+def floored_mod(values, period):
+    """``values % period`` (Python's float ``%``), bit for bit, for
+    non-negative ``values``; about ten times faster than numpy's ``%`` when
+    ``period`` is a whole number of seconds.
+
+    With q = floor(v / p) the remainder v - q p is exact: q p is an integer
+    below 2**53, q is the true quotient n or n + 1, v - n p is the
+    (representable) remainder, and v - (n + 1) p is exact by Sterbenz's
+    lemma (then p is added back, exactly).
+    """
+    period = float(period)
+    if (not period > 0 or not period.is_integer() or not len(values) or
+            not values.max() / period < _EXACT_QUOTIENT):
+        return values % period
+    rest = values - numpy.floor(values / period) * period
+    return numpy.where(rest < 0.0, rest + period, rest)

@@ -12,6 +12,13 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
+import math
+
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+import numpy
+
 from preemptible_sched.termination import billing_period
 from tests import base
 
@@ -54,3 +61,23 @@ class TestBillingPeriodCost(base.TestCase):
         plugin = billing_period.BillingPeriodCost()
         self.flags(group='preemptible', billing_period_seconds=600)
         self.assertEqual(2160, self._cost(plugin, 0, 96 * 60))
+
+
+class TestFlooredMod(base.TestCase):
+    """The vectorised remainder is Python's ``%``, bit for bit."""
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(st.one_of(
+        st.floats(0, 1e12, allow_nan=False),
+        st.integers(0, 10 ** 6).map(lambda n: n * 3600.0),
+        st.integers(0, 10 ** 6).map(lambda n: n * 3600.0 - 1e-9),
+        st.sampled_from([0.0, 3599.9999999999995, 3600.0, 7200.0])),
+        min_size=1, max_size=50),
+        st.sampled_from([3600, 60, 1, 86400, 7, 0.5]))
+    def test_same_as_python(self, values, period):
+        got = billing_period.floored_mod(numpy.array(values), period)
+        for value, remainder in zip(values, got.tolist()):
+            expected = value % period
+            self.assertEqual(expected, remainder)
+            self.assertEqual(math.copysign(1, expected),
+                             math.copysign(1, remainder))
