@@ -363,8 +363,8 @@ def cost_bounds(batch, resources, sizes, positions, costs):
         return low, high
     need = numpy.array(tuple(resources))[:, None] - batch.free
     need_q = numpy.rint(need * RESOURCE_SCALE).astype(numpy.int64)
-    keep = open_[positions]
-    if not keep.all():
+    keep = True if open_.all() else open_[positions]
+    if keep is not True and not keep.all():
         positions, costs, sizes = (positions[keep], costs[keep],
                                    sizes[:, keep])
     costs_q = numpy.rint(costs * COST_SCALE)
@@ -399,25 +399,26 @@ def cost_bounds(batch, resources, sizes, positions, costs):
     every_one_covers = covers.all()
     single_q = (first_q if every_one_covers else
                 _smallest(positions[covers], costs_q[covers], n, _NONE_Q))
-    useful_count = numpy.bincount(positions, minlength=n)
     # One victim provably suffices when the cheapest covering one costs
     # no more than the two cheapest candidates together: always when it
     # is the cheapest candidate.
-    provable = (single_q < _NONE_Q) & (
-        (single_q == first_q) | (useful_count == 1))
+    provable = (single_q < _NONE_Q) & (single_q == first_q)
     doubtful = (single_q < _NONE_Q) & ~provable
     if doubtful.any():
+        useful_count = numpy.bincount(positions, minlength=n)
         second_q = _second_smallest(positions, costs_q, first_q, n,
                                     _NONE_Q)
-        provable |= doubtful & (single_q <= first_q + second_q)
+        provable |= doubtful & ((useful_count == 1) |
+                                (single_q <= first_q + second_q))
     # Its float cost is exact when the covering candidates of that scaled
-    # cost all cost the same (usually there is one).
+    # cost all cost the same (usually there is one: then, as scaling is
+    # monotonic, it is the cheapest covering candidate).
     cheapest = costs_q == single_q[positions]
     if not every_one_covers:
         cheapest &= covers
-    tied = numpy.bincount(positions[cheapest], minlength=n)
-    cost = numpy.bincount(positions[cheapest], weights=costs[cheapest],
-                          minlength=n)
+    tied = numpy.bincount(positions, weights=cheapest, minlength=n)
+    cost = (_smallest(positions, costs, n, numpy.inf) if every_one_covers
+            else _smallest(positions[covers], costs[covers], n, numpy.inf))
     exact = provable & (tied == 1)
     several = provable & (tied > 1)
     if several.any():
