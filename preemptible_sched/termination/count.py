@@ -33,4 +33,4 @@ class CountCost(termination.BaseTerminationCost):
         return 1.0
 
     def cost_all(self, victims, rows, now, state_of):
-        return numpy.ones(len(rows))
+        return numpy.ones(len(victims.started[rows]))
