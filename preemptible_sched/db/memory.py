@@ -119,8 +119,8 @@ class Row:
     table = None
     columns = ()
     key = None
-    #: (column, what the database stores for a value, or None if the
-    #: value itself) of every column.
+    #: (column, type it is stored as or None, whether it is JSON) of
+    #: every column.
     stored = ()
     #: The class of the copies being changed (see :meth:`edit`).
     Editable = None
@@ -139,9 +139,13 @@ class Row:
         row = object.__new__(cls.Editable)
         values = vars(row)
         get = columns.get
-        for name, stored in cls.stored:
+        for name, convert, is_json in cls.stored:
             value = get(name)
-            values[name] = value if stored is None else stored(value)
+            if is_json:
+                value = _encode(value)
+            elif convert is not None and value is not None:
+                value = convert(value)
+            values[name] = value
         return row
 
     def edit(self):
@@ -162,6 +166,7 @@ def _row_class(model, *mixins):
                  '__doc__': 'A row of %s.' % table.name}
     stored = []
     for column in table.columns:
+        convert = None
         if isinstance(column.type, sa.JSON):
             namespace[column.key] = _Json(column.key)
         else:
@@ -169,8 +174,10 @@ def _row_class(model, *mixins):
                 if isinstance(column.type, kind):
                     namespace[column.key] = _Converted(column.key, convert)
                     break
-        descriptor = namespace.get(column.key)
-        stored.append((column.key, descriptor and descriptor.stored))
+            else:
+                convert = None
+        stored.append((column.key, convert,
+                       isinstance(column.type, sa.JSON)))
     namespace['stored'] = tuple(stored)
     frozen = type(model.__name__, (Row,) + mixins, namespace)
     frozen.Editable = type(model.__name__, (frozen,), {
