@@ -75,12 +75,9 @@ class _Converted:
         self.name = name
         self.convert = convert
 
-    def stored(self, value):
-        """What the database stores for ``value``."""
-        return None if value is None else self.convert(value)
-
     def __set__(self, row, value):
-        row.__dict__[self.name] = self.stored(value)
+        row.__dict__[self.name] = None if value is None else \
+            self.convert(value)
 
 
 class _Json:
@@ -99,15 +96,9 @@ class _Json:
         text = row.__dict__[self.name]
         return None if text is None else json.loads(text)
 
-    @staticmethod
-    def stored(value):
-        """What the database stores for ``value`` (None as ``null``, as
-        SQLAlchemy's JSON type does).
-        """
-        return _encode(value)
-
     def __set__(self, row, value):
-        row.__dict__[self.name] = self.stored(value)
+        # None as ``null``, as SQLAlchemy's JSON type stores it.
+        row.__dict__[self.name] = _encode(value)
 
 
 class Row:
