@@ -136,11 +136,12 @@ class BaseHostWeigher:
         return getattr(CONF.filter_scheduler, self.multiplier_option(),
                        self.multiplier_default)
 
-    def multipliers(self, batch):
-        """The multiplier of every host of ``batch``: the default as a
-        number when no host overrides it, else a vector.
+    def multipliers(self, batch, default=None):
+        """The multiplier of every host of ``batch``: the default (or
+        ``default``) as a number when no host overrides it, else a vector.
         """
-        default = self.default_multiplier()
+        if default is None:
+            default = self.default_multiplier()
         profiles = batch.profiles
         if not any(profile.aggregate_metadata for profile in profiles):
             return default
@@ -218,9 +219,12 @@ class WeightHandler:
         """
         if context is None:
             context = objects.PassContext()
-        return ranking.Ranking(batch, [
-            (weigher, weigher.weigh_all(batch, spec, context),
-             weigher.multipliers(batch)) for weigher in self.weighers])
+        columns = []
+        for weigher in self.weighers:
+            default = weigher.default_multiplier()
+            columns.append((weigher, weigher.weigh_all(batch, spec, context),
+                            weigher.multipliers(batch, default), default))
+        return ranking.Ranking(batch, columns)
 
     def get_weighed_objects(self, host_views, spec, context=None):
         """Return :class:`WeighedHost` objects, best first.

@@ -17,6 +17,7 @@
 import numpy
 
 from preemptible_sched import weighers
+from preemptible_sched.weighers import ranking
 
 MAX_SCORE = 10.0
 
@@ -26,8 +27,15 @@ def _fraction(capacity, requested):
 
 
 def _fractions(capacity, requested):
-    with numpy.errstate(divide='ignore', invalid='ignore'):
-        return numpy.where(capacity <= 0, 1.0, requested / capacity)
+    fractions = numpy.ones(len(capacity))
+    numpy.divide(requested, capacity, out=fractions, where=capacity > 0)
+    return fractions
+
+
+def _balance(cpu, memory):
+    if cpu >= 1.0 or memory >= 1.0:
+        return 0.0
+    return MAX_SCORE - MAX_SCORE * abs(cpu - memory)
 
 
 def weigh_all(batch, spec):
@@ -35,6 +43,14 @@ def weigh_all(batch, spec):
     capacity = batch.capacity
     used = batch.used
     resources = spec.resources
+    if len(batch) <= ranking.SMALL:
+        # A few hosts: the scalar formula on Python floats is cheaper.
+        return numpy.array([
+            _balance(_fraction(cpu, cpu_used + resources.vcpus),
+                     _fraction(memory, memory_used + resources.memory_mb))
+            for cpu, memory, cpu_used, memory_used in zip(
+                capacity[0].tolist(), capacity[1].tolist(),
+                used[0].tolist(), used[1].tolist())])
     cpu = _fractions(capacity[0], used[0] + resources.vcpus)
     memory = _fractions(capacity[1], used[1] + resources.memory_mb)
     return numpy.where((cpu >= 1.0) | (memory >= 1.0), 0.0,
@@ -66,11 +82,8 @@ class BalancedAllocationWeigher(weighers.BaseHostWeigher):
     def _weigh_object(self, host_view, spec):
         capacity = host_view.host.capacity
         requested = host_view.used + spec.resources
-        cpu = _fraction(capacity.vcpus, requested.vcpus)
-        memory = _fraction(capacity.memory_mb, requested.memory_mb)
-        if cpu >= 1.0 or memory >= 1.0:
-            return 0.0
-        return MAX_SCORE - MAX_SCORE * abs(cpu - memory)
+        return _balance(_fraction(capacity.vcpus, requested.vcpus),
+                        _fraction(capacity.memory_mb, requested.memory_mb))
 
     def weigh_all(self, batch, spec, context):
         return weigh_all(batch, spec)

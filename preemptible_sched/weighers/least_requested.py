@@ -17,6 +17,7 @@
 import numpy
 
 from preemptible_sched import weighers
+from preemptible_sched.weighers import ranking
 
 MAX_SCORE = 10.0
 
@@ -30,11 +31,11 @@ def _score(capacity, requested):
 
 def scores(capacity, requested):
     """:func:`_score` of every host: vectors in, vector out."""
-    with numpy.errstate(divide='ignore', invalid='ignore'):
-        score = MAX_SCORE * (capacity - requested) / capacity
+    score = numpy.zeros(len(capacity))
+    numpy.divide(MAX_SCORE * (capacity - requested), capacity, out=score,
+                 where=capacity > 0)
     score = numpy.where(score < 0.0, 0.0, score)
-    score = numpy.where(MAX_SCORE < score, MAX_SCORE, score)
-    return numpy.where(capacity <= 0, 0.0, score)
+    return numpy.where(MAX_SCORE < score, MAX_SCORE, score)
 
 
 def weigh_all(batch, spec):
@@ -42,6 +43,14 @@ def weigh_all(batch, spec):
     capacity = batch.capacity
     used = batch.used
     resources = spec.resources
+    if len(batch) <= ranking.SMALL:
+        # A few hosts: the scalar formula on Python floats is cheaper.
+        return numpy.array([
+            (_score(cpu, cpu_used + resources.vcpus) +
+             _score(memory, memory_used + resources.memory_mb)) / 2.0
+            for cpu, memory, cpu_used, memory_used in zip(
+                capacity[0].tolist(), capacity[1].tolist(),
+                used[0].tolist(), used[1].tolist())])
     return (scores(capacity[0], used[0] + resources.vcpus) +
             scores(capacity[1], used[1] + resources.memory_mb)) / 2.0
 

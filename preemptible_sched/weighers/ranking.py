@@ -35,6 +35,12 @@ import numpy
 LOG = logging.getLogger(__name__)
 
 
+#: Batches of at most this many hosts are ranked with Python floats: numpy's
+#: cost per call dominates there. The operations, and so the answers, are
+#: the same.
+SMALL = 24
+
+
 class Bounds:
     """Raw weights known exactly on some hosts, within bounds elsewhere.
 
@@ -51,8 +57,11 @@ class Bounds:
 
 
 def _first_extreme(weights, value):
-    # The first weight equal to ``value``, as min()/max() return it (the
-    # sign of a zero decides the sign of the normalised zeros).
+    # The first weight equal to ``value``, as min()/max() return it: only
+    # a zero may differ (in sign) from the weights equal to it, and the
+    # sign of a zero decides the sign of the normalised zeros.
+    if value:
+        return value
     return weights[numpy.argmax(weights == value)]
 
 
@@ -75,6 +84,35 @@ def normalize_vector(weights, minval=None, maxval=None):
     return (weights - low) / float(high - low)
 
 
+def normalize_list(weights, minval=None, maxval=None):
+    """:func:`normalize_vector` on a list of floats, in plain Python."""
+    if not weights:
+        return []
+    if minval is not None or maxval is not None:
+        low = minval
+        high = maxval
+        if low is None:
+            low = min(min(weights), high)
+        if high is None:
+            high = max(max(weights), low)
+        weights = [min(max(weight, low), high) for weight in weights]
+    else:
+        low, high = min(weights), max(weights)
+    if high == low:
+        return [0.0] * len(weights)
+    span = float(high - low)
+    return [(weight - low) / span for weight in weights]
+
+
+def rank_last_list(weights):
+    """:func:`rank_last_vector` on a list of floats (NaN for None)."""
+    known = [weight for weight in weights if weight == weight]
+    if len(known) == len(weights):
+        return weights
+    floor = min(known) - 1 if known else -1.0
+    return [weight if weight == weight else floor for weight in weights]
+
+
 def rank_last_vector(weights):
     """NaN (a host that cannot take the request) becomes one less than
     the lowest other weight, like :func:`..weighers.rank_last`.
@@ -91,9 +129,10 @@ def rank_last_vector(weights):
 class Column:
     """One weigher's raw weights over the batch, and its multipliers."""
 
-    def __init__(self, weigher, raw, multipliers):
+    def __init__(self, weigher, raw, multipliers, default):
         self.weigher = weigher
         self.multipliers = multipliers
+        self.default = default
         if isinstance(raw, Bounds):
             self.low = numpy.array(raw.low, dtype=float)
             self.high = numpy.array(raw.high, dtype=float)
@@ -105,6 +144,8 @@ class Column:
             self.low = self.high = numpy.asarray(raw, dtype=float)
             self.resolve = None
             self.unknown = numpy.zeros(len(self.low), dtype=bool)
+        #: Whether some weight is known only within its bounds.
+        self.open = bool(self.unknown.any())
         self.normalized = None
         self.skipped = False
 
@@ -116,12 +157,13 @@ class Column:
         self.low[positions] = values
         self.high[positions] = values
         self.unknown[positions] = False
+        self.open = bool(self.unknown.any())
 
     def extremes_wanted(self):
         """Hosts whose exact weight may be the smallest or the largest."""
-        unknown = self.unknown
-        if not unknown.any():
+        if not self.open:
             return None
+        unknown = self.unknown
         low, high = self.low, self.high
         known = ~unknown & ~numpy.isnan(low)
         ceiling = high[unknown].min()
@@ -136,7 +178,7 @@ class Column:
         weigher = self.weigher
         low = normalize_vector(rank_last_vector(self.low), weigher.minval,
                                weigher.maxval)
-        if not self.unknown.any():
+        if not self.open:
             return low, low
         high = normalize_vector(rank_last_vector(self.high), weigher.minval,
                                 weigher.maxval)
@@ -148,7 +190,7 @@ class Column:
         if not self.skipped and isinstance(multiplier, numpy.ndarray):
             multiplier = multiplier[index]
         elif self.skipped:
-            multiplier = self.weigher.default_multiplier()
+            multiplier = self.default
         return {'raw': (None if numpy.isnan(raw)
                         else self.weigher.raw_type(raw)),
                 'normalized': float(self.normalized[index]),
@@ -185,11 +227,14 @@ class Ranking:
 
     def __init__(self, batch, weighed):
         self.batch = batch
-        self.columns = [Column(weigher, raw, multipliers)
-                        for weigher, raw, multipliers in weighed]
+        self.columns = [Column(*column) for column in weighed]
         self.by_name = {column.weigher.name: column
                         for column in self.columns}
-        self._compute()
+        self._totals = None
+        if len(batch) <= SMALL:
+            self._compute_small()
+        else:
+            self._compute()
         if LOG.isEnabledFor(logging.DEBUG):
             self._log()
 
@@ -237,18 +282,18 @@ class Ranking:
         for column in self.columns:
             low, high = column.normalize()
             open_ = column.unknown
-            if open_.any() and not low[~open_].any() and (
+            if column.open and not low[~open_].any() and (
                     low[open_].any() or high[open_].any()):
                 # Whether this weigher adds anything at all hangs on
                 # weights not known yet.
                 column.settle(numpy.flatnonzero(open_))
                 return self._compute()
             column.normalized = low
-            column.skipped = not (low.any() or high.any())
+            column.skipped = not (low.any() or (column.open and high.any()))
             if column.skipped:
                 continue    # all 0: this weigher adds nothing to anyone
             at_low = column.multipliers * low
-            if open_.any():
+            if column.open:
                 at_high = column.multipliers * high
                 total_low += numpy.minimum(at_low, at_high)
                 total_high += numpy.maximum(at_low, at_high)
@@ -259,6 +304,38 @@ class Ranking:
         self.total_low = total_low
         self.total_high = total_high
         self.unknown = unknown
+
+    def _compute_small(self):
+        """The totals of a small batch, every weight exact, in Python."""
+        n = len(self.batch)
+        totals = [0.0] * n
+        for column in self.columns:
+            if column.open:
+                column.settle(numpy.flatnonzero(column.unknown))
+            weigher = column.weigher
+            normalized = normalize_list(rank_last_list(column.low.tolist()),
+                                        weigher.minval, weigher.maxval)
+            column.normalized = normalized
+            column.skipped = not any(normalized)
+            if column.skipped:
+                continue    # all 0: this weigher adds nothing to anyone
+            multipliers = column.multipliers
+            if isinstance(multipliers, numpy.ndarray):
+                multipliers = multipliers.tolist()
+                for i in range(n):
+                    totals[i] += multipliers[i] * normalized[i]
+            else:
+                for i in range(n):
+                    totals[i] += multipliers * normalized[i]
+        self._totals = totals
+        self.total_low = self.total_high = numpy.array(totals)
+        self.unknown = numpy.zeros(n, dtype=bool)
+
+    def _sorted(self):
+        # Best first; a stable sort keeps equal totals in batch order.
+        totals = self._totals
+        return sorted(range(len(totals)), key=totals.__getitem__,
+                      reverse=True)
 
     def _settle_where(self, mask):
         """Exact totals on the hosts of ``mask``."""
@@ -281,6 +358,12 @@ class Ranking:
         if not n:
             return numpy.zeros(0, dtype=numpy.intp)
         k = min(k, n)
+        if self._totals is not None:
+            order = self._sorted()
+            cutoff = self._totals[order[k - 1]]
+            while k < n and self._totals[order[k]] == cutoff:
+                k += 1
+            return numpy.array(order[:k], dtype=numpy.intp)
         while True:
             cutoff = self._kth_largest(self.total_low, k)
             wanted = self.unknown & (self.total_high >= cutoff)
@@ -298,6 +381,8 @@ class Ranking:
 
     def order(self):
         """Positions of every host, best first (ties: batch order)."""
+        if self._totals is not None:
+            return numpy.array(self._sorted(), dtype=numpy.intp)
         self._settle_where(self.unknown)
         return numpy.lexsort((numpy.arange(len(self.batch)),
                               -self.total_low))

@@ -25,6 +25,7 @@ that the cheapest termination set of the whole cloud is found.
 
 import itertools
 
+import fixtures
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -180,13 +181,21 @@ class TestVectorisedEqualsOneHostAtATime(base.TestCase):
         self.flags(group='scheduler',
                    terminate_only_when_needed=config['when_needed'])
         fast = _build(hosts, config, False)
+        small = _build(hosts, config, False)
         slow = _build(hosts, config, True)
         for step, request in enumerate(requests):
             now = 1800.0 * step
-            self.assertEqual(
-                _outcome(slow.select_destinations(request, now=now)),
-                _outcome(fast.select_destinations(request, now=now)))
+            # One host at a time; every host at once, on vectors; and
+            # every host at once, the way of small batches (Python floats).
+            expected = _outcome(slow.select_destinations(request, now=now))
+            with fixtures.MonkeyPatch(
+                    'preemptible_sched.weighers.ranking.SMALL', 0):
+                got = _outcome(fast.select_destinations(request, now=now))
+            self.assertEqual(expected, got)
+            self.assertEqual(expected, _outcome(
+                small.select_destinations(request, now=now)))
             self.assertEqual(slow.rng.getstate(), fast.rng.getstate())
+            self.assertEqual(slow.rng.getstate(), small.rng.getstate())
 
     @settings(max_examples=25, deadline=None)
     @given(clouds())
@@ -194,8 +203,10 @@ class TestVectorisedEqualsOneHostAtATime(base.TestCase):
         hosts, requests, config = cloud
         fast = _build(hosts, config, False)
         slow = _build(hosts, config, True)
-        fast_reports = fast.select_destinations(requests[0],
-                                                explain=True).reports
+        with fixtures.MonkeyPatch(
+                'preemptible_sched.weighers.ranking.SMALL', 0):
+            fast_reports = fast.select_destinations(requests[0],
+                                                    explain=True).reports
         slow_reports = slow.select_destinations(requests[0],
                                                 explain=True).reports
         self.assertEqual(slow_reports, fast_reports)

@@ -26,6 +26,7 @@ are resolved on demand.
 
 import math
 
+import fixtures
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -110,7 +111,7 @@ def _ranking(n, columns, resolved):
             raw = ranking.Bounds(low, high, resolve)
         else:
             raw = values
-        weighed.append((weigher, raw, multipliers))
+        weighed.append((weigher, raw, multipliers, weigher.multiplier))
     return ranking.Ranking(batch, weighed)
 
 
@@ -119,11 +120,14 @@ def _key(totals):
 
 
 class TestRankingAgainstOneHostAtATime(base.TestCase):
+    """Both ways of ranking: on vectors, and in Python for small batches."""
 
     @settings(max_examples=300, deadline=None)
-    @given(problems())
-    def test_order_totals_top_and_best_of_a_subset(self, problem):
+    @given(problems(), st.booleans())
+    def test_order_totals_top_and_best_of_a_subset(self, problem, small):
         n, columns, k, mask = problem
+        self.useFixture(fixtures.MonkeyPatch(
+            'preemptible_sched.weighers.ranking.SMALL', 100 if small else 0))
         expected = _reference(n, columns)
         order = _key(expected)
 
@@ -145,6 +149,8 @@ class TestRankingAgainstOneHostAtATime(base.TestCase):
         self.assertEqual(chosen[0] if chosen else None, best)
 
     def test_bounds_are_resolved_only_where_they_can_win(self):
+        self.useFixture(fixtures.MonkeyPatch(
+            'preemptible_sched.weighers.ranking.SMALL', 0))
         # Host 0 is exact and best; hosts 1-3 are bounded well below it,
         # so only the hosts that set the normalisation (the extremes)
         # are resolved: the lowest bounded one.
@@ -159,6 +165,8 @@ class TestRankingAgainstOneHostAtATime(base.TestCase):
         self.assertIn(3, resolved)
 
     def test_a_bounded_host_that_may_win_is_resolved(self):
+        self.useFixture(fixtures.MonkeyPatch(
+            'preemptible_sched.weighers.ranking.SMALL', 0))
         weigher = _Weigher('cost', None, None, 1.0)
         columns = [(weigher, [-1.0, -0.5, -9.0], True, [0.0, 2.0, 0.0],
                     None)]
