@@ -25,7 +25,6 @@ host. Filters are registered in the ``preemptible_sched.filters``
 namespace.
 """
 
-import itertools
 
 import numpy
 
@@ -65,30 +64,36 @@ class BaseHostFilter:
 class Verdicts:
     """Which filter rejected which hosts in one pass.
 
-    The hosts are kept as the batches each filter rejected and named only
-    when asked: a pass that rejects most of a large cloud pays for the
-    names only if someone reads them.
+    The hosts are kept as positions in the batch each filter judged and
+    named only when asked: a pass that rejects most of a large cloud pays
+    for the names only if someone reads them.
     """
 
     def __init__(self):
         self._rejected = []
 
-    def record(self, filter_name, batch):
-        if len(batch):
-            self._rejected.append((filter_name, batch))
+    def record(self, filter_name, batch, positions):
+        """``filter_name`` rejected the hosts at ``positions`` of
+        ``batch``.
+        """
+        if len(positions):
+            self._rejected.append((filter_name, batch, positions))
 
     def counts(self):
         """{filter name: hosts it rejected}."""
         counts = {}
-        for name, batch in self._rejected:
-            counts[name] = counts.get(name, 0) + len(batch)
+        for name, _, positions in self._rejected:
+            counts[name] = counts.get(name, 0) + len(positions)
         return counts
 
     def as_dict(self):
         """{host name: the filter that rejected it}."""
-        return dict(itertools.chain.from_iterable(
-            ((host, name) for host in batch.names)
-            for name, batch in self._rejected))
+        verdicts = {}
+        for name, batch, positions in self._rejected:
+            names = batch.names
+            for position in positions.tolist():
+                verdicts[names[position]] = name
+        return verdicts
 
 
 class FilterHandler:
@@ -109,19 +114,29 @@ class FilterHandler:
         ``verdicts`` (a :class:`Verdicts`), when given, records the hosts
         each filter rejected.
         """
+        # The hosts still in are a mask over ``batch``, which is cut down
+        # only before a filter that judges one host at a time (and once at
+        # the end): a vector filter judges every host as cheaply.
+        alive = None
         for host_filter in self.filters:
-            if not len(batch):
-                break
             if not host_filter.applies_to(spec):
                 continue
+            if (alive is not None and
+                    type(host_filter).filter_all is BaseHostFilter.filter_all):
+                batch = batch.take(alive)
+                alive = None
             mask = numpy.asarray(host_filter.filter_all(batch, spec),
                                  dtype=bool)
-            if mask.all():
+            rejected = ~mask if alive is None else alive & ~mask
+            if not rejected.any():
                 continue
             if verdicts is not None:
-                verdicts.record(host_filter.name, batch.take(~mask))
-            batch = batch.take(mask)
-        return batch
+                verdicts.record(host_filter.name, batch,
+                                numpy.flatnonzero(rejected))
+            alive = mask if alive is None else alive & mask
+            if not alive.any():
+                break
+        return batch if alive is None else batch.take(alive)
 
     def filter(self, host_views, spec, verdicts=None):
         """Return the views of ``host_views`` that pass every filter.
