@@ -25,7 +25,6 @@ host. Filters are registered in the ``preemptible_sched.filters``
 namespace.
 """
 
-
 import numpy
 
 from preemptible_sched import host_batch
