@@ -187,6 +187,18 @@ class HostBatch:
                                         int(self.slots[position]))
         return state.view(not self.is_full)
 
+    def requested(self, resources):
+        """Per host, as Python floats: (vCPU capacity, vCPUs used with
+        ``resources`` added, RAM capacity, RAM used with them added), for
+        scalar formulas on a few hosts.
+        """
+        capacity = self.capacity
+        used = self.used
+        return zip(capacity[0].tolist(),
+                   (used[0] + resources.vcpus).tolist(),
+                   capacity[1].tolist(),
+                   (used[1] + resources.memory_mb).tolist())
+
     def fits(self, resources):
         """Mask of the hosts where ``resources`` fit this view (kept for
         the last ``resources`` asked about).

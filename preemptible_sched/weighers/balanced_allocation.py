@@ -46,11 +46,10 @@ def weigh_all(batch, spec):
     if len(batch) <= ranking.SMALL:
         # A few hosts: the scalar formula on Python floats is cheaper.
         return numpy.array([
-            _balance(_fraction(cpu, cpu_used + resources.vcpus),
-                     _fraction(memory, memory_used + resources.memory_mb))
-            for cpu, memory, cpu_used, memory_used in zip(
-                capacity[0].tolist(), capacity[1].tolist(),
-                used[0].tolist(), used[1].tolist())])
+            _balance(_fraction(cpu, cpu_requested),
+                     _fraction(memory, memory_requested))
+            for cpu, cpu_requested, memory, memory_requested
+            in batch.requested(resources)])
     cpu = _fractions(capacity[0], used[0] + resources.vcpus)
     memory = _fractions(capacity[1], used[1] + resources.memory_mb)
     return numpy.where((cpu >= 1.0) | (memory >= 1.0), 0.0,

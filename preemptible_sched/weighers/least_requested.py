@@ -46,11 +46,10 @@ def weigh_all(batch, spec):
     if len(batch) <= ranking.SMALL:
         # A few hosts: the scalar formula on Python floats is cheaper.
         return numpy.array([
-            (_score(cpu, cpu_used + resources.vcpus) +
-             _score(memory, memory_used + resources.memory_mb)) / 2.0
-            for cpu, memory, cpu_used, memory_used in zip(
-                capacity[0].tolist(), capacity[1].tolist(),
-                used[0].tolist(), used[1].tolist())])
+            (_score(cpu, cpu_requested) +
+             _score(memory, memory_requested)) / 2.0
+            for cpu, cpu_requested, memory, memory_requested
+            in batch.requested(resources)])
     return (scores(capacity[0], used[0] + resources.vcpus) +
             scores(capacity[1], used[1] + resources.memory_mb)) / 2.0
 

@@ -187,10 +187,10 @@ class Column:
     def detail(self, index):
         raw = self.low[index]
         multiplier = self.multipliers
-        if not self.skipped and isinstance(multiplier, numpy.ndarray):
-            multiplier = multiplier[index]
-        elif self.skipped:
+        if self.skipped:
             multiplier = self.default
+        elif isinstance(multiplier, numpy.ndarray):
+            multiplier = multiplier[index]
         return {'raw': (None if numpy.isnan(raw)
                         else self.weigher.raw_type(raw)),
                 'normalized': float(self.normalized[index]),
