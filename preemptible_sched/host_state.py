@@ -29,9 +29,7 @@ plugins that look at one host at a time.
 from preemptible_sched import host_table
 from preemptible_sched import objects
 
-# Tolerance of resource comparisons: fractional vCPUs summed over many
-# consume/release steps must not turn "exactly full" into "overcommitted".
-EPSILON = 1e-6
+EPSILON = host_table.EPSILON
 
 
 class BaseHostView:

@@ -38,6 +38,11 @@ VCPUS, MEMORY_MB, DISK_GB = 0, 1, 2
 #: Resources are compared on integers scaled by this factor when the exact
 #: termination selector must agree with a vectorised bound.
 RESOURCE_SCALE = 10 ** 9
+#: Tolerance of resource comparisons: fractional vCPUs summed over many
+#: consume/release steps must not turn "exactly full" into "overcommitted".
+EPSILON = 1e-6
+#: Distinct request sizes whose :meth:`HostTable.holds` answer is kept.
+_HOLDS_MEMO = 4096
 
 
 def _default(value, option):
@@ -211,6 +216,8 @@ class HostTable:
         #: slot -> metrics, for the hosts that report any
         self.metrics = {}
         self.victims = VictimTable()
+        #: resources -> whether some registered host holds them when empty
+        self._holds = {}
 
     def __len__(self):
         return self.size
@@ -241,7 +248,27 @@ class HostTable:
         if self.hosts is not None:
             self.hosts[slot] = host
         self.size = slot + 1
+        self._holds.clear()
         return slot
+
+    def holds(self, resources):
+        """Whether some registered host could hold ``resources`` at all
+        (when empty, whatever its state).
+
+        False means no view of any host can fit them, with or without
+        victims, until a larger host registers: the driver answers such a
+        request at once, and the loop leaves it out of its watch for time
+        changes. The margin (twice the comparisons' tolerance) keeps that
+        answer right when a host's usage drifts from 0 by rounding.
+        """
+        held = self._holds.get(resources)
+        if held is None:
+            if len(self._holds) >= _HOLDS_MEMO:
+                self._holds.clear()
+            need = numpy.array(resources, dtype=numpy.float64)[:, None]
+            held = self._holds[resources] = bool(
+                (need <= self.capacity + 2 * EPSILON).all(axis=0).any())
+        return held
 
     # Columns over the registered hosts (views, not copies).
     capacity = property(lambda self: self._capacity[:, :self.size])

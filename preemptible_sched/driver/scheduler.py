@@ -168,6 +168,10 @@ class FilterScheduler:
         with the account the class-based strategies read; without it the
         request counts as admitted then.
         """
+        if not explain and not self.could_place(spec):
+            # No view of any host fits it, whatever is displaced: every
+            # phase would fail, host by host, for the same reason.
+            return Decision(spec, [], [], self._too_large(spec))
         if context is None:
             context = objects.PassContext(now=now)
         if pending is None:
@@ -195,6 +199,20 @@ class FilterScheduler:
             self._apply(selection)
             selections.append(selection)
         return Decision(spec, selections, reports)
+
+    def could_place(self, spec):
+        """False when an instance of ``spec`` is larger than every
+        registered host: it waits until a host that can hold it registers.
+        """
+        return self.host_manager.table.holds(spec.resources)
+
+    def _too_large(self, spec):
+        reason = ('No host can take request %s: an instance (%s) is '
+                  'larger than every host.' % (
+                      spec.id, ', '.join('%s %g' % item for item in
+                                         spec.resources._asdict().items())))
+        LOG.debug(reason)
+        return reason
 
     def _with_group_hosts(self, spec):
         """``spec`` with the hosts its server group holds now (each

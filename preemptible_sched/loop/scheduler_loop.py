@@ -280,9 +280,14 @@ class SchedulerLoop:
         else:
             self._last_pass = (self.host_manager.generation,
                                self.queue.signature())
-            self._quiet_until = self.scheduler.strategy.next_change(
-                self.host_manager.occupied_host_states(),
-                list(self.queue.entries.values()), now)
+            # A request larger than every host waits for a host to
+            # register, an event: time alone changes nothing for it.
+            could_place = self.scheduler.could_place
+            waiting = [entry for entry in self.queue.entries.values()
+                       if could_place(entry.spec)]
+            self._quiet_until = (self.scheduler.strategy.next_change(
+                self.host_manager.occupied_host_states(), waiting, now)
+                if waiting else math.inf)
         if self.queue:
             self._arm_watchdog()
 

@@ -102,6 +102,35 @@ class TestHostTable(base.TestCase):
         self.assertEqual(['h5'], [s.name for s in
                                   self.manager.table.states.values()])
 
+    def test_holds_asks_every_dimension_of_one_host(self):
+        table = self.manager.table
+        self.manager.add_host(objects.Host('wide', 32, 8192, 100))
+        R = objects.Resources
+        self.assertTrue(table.holds(R(8, 16384, 500)))     # a blade, exactly
+        self.assertTrue(table.holds(R(32, 8192, 100)))     # 'wide', exactly
+        # Each dimension fits some host, but no host fits all three.
+        self.assertFalse(table.holds(R(32, 16384, 100)))
+        self.assertFalse(table.holds(R(9, 16384, 500)))
+        # Within the rounding margin, a host still holds it.
+        self.assertTrue(table.holds(R(8 + 1e-6, 16384, 500)))
+        self.assertFalse(table.holds(R(8 + 1e-5, 16384, 500)))
+
+    def test_holds_changes_when_a_larger_host_registers(self):
+        table = self.manager.table
+        big = objects.Resources(16, 16384, 500)
+        self.assertFalse(table.holds(big))
+        self.manager.add_host(objects.Host('big', 16, 32768, 500))
+        self.assertTrue(table.holds(big))
+
+    def test_holds_ignores_usage_and_state(self):
+        # Whether a host could ever hold it: a full or down host counts.
+        self.manager.add_instance('h0', base.make_instance(
+            'n', objects.Resources(8, 16384, 500)))
+        for index in range(1, 40):
+            self.manager.set_up('h%d' % index, False)
+        self.assertTrue(self.manager.table.holds(
+            objects.Resources(8, 16384, 500)))
+
     def test_set_up_reaches_the_batch(self):
         self.manager.set_up('h7', False)
         batch = self.manager.batch()

@@ -147,6 +147,17 @@ class TestNoRoom(PassTestCase):
 
 class TestPasses(PassTestCase):
 
+    def run_bronze_under_qos(self, flavor):
+        """Under qos (waiting, watchdog every 10 s), submit 'big', a
+        bronze request of ``flavor`` that runs for 1000 s.
+        """
+        self.flags(group='scheduler', preemption_strategy='qos',
+                   on_no_valid_host='wait', watchdog_interval=10)
+        self.restart()
+        self.loop.submit(objects.RequestSpec('big', flavor.resources,
+                                             service_class='bronze'),
+                         duration=1000)
+
     def test_events_in_a_row_make_one_pass(self):
         before = self.loop.passes
         for name in ('a', 'b', 'c'):
@@ -163,12 +174,7 @@ class TestPasses(PassTestCase):
         # bronze instance only once its exempt time (120 s of running,
         # from t = 2) is over: the loop sleeps until t = 122, then places
         # it.
-        self.flags(group='scheduler', preemption_strategy='qos',
-                   on_no_valid_host='wait', watchdog_interval=10)
-        self.restart()
-        self.loop.submit(objects.RequestSpec('big', WHOLE.resources,
-                                             service_class='bronze'),
-                         duration=1000)
+        self.run_bronze_under_qos(WHOLE)
         self.run_for(5)
         self.loop.submit(objects.RequestSpec('g', WHOLE.resources,
                                              service_class='gold'))
@@ -181,6 +187,25 @@ class TestPasses(PassTestCase):
         self.assertEqual('pending', self.state('big'))
         self.assertEqual(1, self.row('big').preemptions)
         self.assertEqual(122.0, self.row('g').scheduled_at)
+
+    def test_loop_does_not_wake_for_a_request_larger_than_every_host(self):
+        # Time alone cannot place a request no host can hold: under qos
+        # the loop sleeps while it waits (before, it woke each time a
+        # running instance crossed a threshold), and the rest of the queue
+        # is served.
+        self.run_bronze_under_qos(MEDIUM)
+        self.loop.submit(objects.RequestSpec(
+            'huge', objects.Resources(16, 1000, 10), service_class='gold'))
+        self.run_for(5)
+        before = self.loop.passes
+        self.run_for(500)
+        self.assertEqual(before, self.loop.passes)
+        self.assertEqual('running', self.state('big'))
+        self.assertEqual('pending', self.state('huge'))
+        self.submit('small')
+        self.run_for(5)
+        self.assertEqual('running', self.state('small'))
+        self.assertEqual('pending', self.state('huge'))
 
     def test_delete_while_building(self):
         self.submit('vm')

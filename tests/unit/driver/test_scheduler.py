@@ -14,6 +14,8 @@
 
 """select_destinations in the three modes; invariants on random clouds."""
 
+from unittest import mock
+
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -114,6 +116,36 @@ class TestModes(SchedulerTestCase):
         sched = build(hosts=hosts)
         decision = sched.select_destinations(spec(preemptible=True))
         self.assertEqual('free', decision.selections[0].host)
+
+    def test_request_larger_than_every_host_is_answered_at_once(self):
+        hosts = [('h1', []), ('h2', [inst('p1', MEDIUM, True, 61)])]
+        too_large = objects.Resources(8, 32768, 40)     # memory > 16384
+        for mode in ('dual_state', 'qos', 'priority'):
+            sched = build(mode, hosts=hosts)
+            with mock.patch.object(sched.filter_handler, 'filter_batch',
+                                   side_effect=AssertionError('filtered')):
+                decision = sched.select_destinations(spec(too_large))
+            self.assertFalse(decision.placed)
+            self.assertIn('larger than every host', decision.reason)
+            self.assertEqual(['p1'], list(
+                sched.host_manager.host_states['h2'].instances))
+
+    def test_explained_request_larger_than_every_host_shows_each_host(self):
+        sched = build(hosts=[('h1', []), ('h2', [])])
+        decision = sched.select_destinations(
+            spec(objects.Resources(9, 1000, 10)), explain=True)
+        self.assertFalse(decision.placed)
+        self.assertEqual([('h1', 'resources'), ('h2', 'resources')],
+                         [(report.name, report.failed_filter)
+                          for report in decision.reports[0]])
+
+    def test_request_placed_once_a_host_large_enough_registers(self):
+        sched = build(hosts=[('h1', [])])
+        large = spec(objects.Resources(16, 16384, 500))
+        self.assertFalse(sched.select_destinations(large).placed)
+        sched.host_manager.add_host(objects.Host('big', 16, 32768, 1000))
+        decision = sched.select_destinations(large)
+        self.assertEqual('big', decision.selections[0].host)
 
     def test_unknown_strategy_is_bad_input(self):
         self.assertRaisesRegex(exception.UnknownPlugin,
