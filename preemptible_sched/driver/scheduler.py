@@ -337,6 +337,12 @@ class FilterScheduler:
                     displaceable[state.name] = candidates
                     views.append(strategy.displacement_view(state,
                                                             candidates))
+                if strategy.ranks_by_score and not explain and not any(
+                        view.fits(spec.resources) for view in views):
+                    # Every plan would be None (no room even with every
+                    # candidate gone), and a scoring strategy draws
+                    # nothing before it plans: the same answer, sooner.
+                    return None, None
                 batch = host_batch.HostBatch.of_views(views)
             passed = self.filter_handler.filter_batch(batch, spec, verdicts)
 

@@ -205,6 +205,33 @@ class TestQoS(ByClassTestCase):
             spec, NOW, pending=pending)
         self.assertFalse(decision.placed)
 
+    def test_no_room_even_without_candidates_is_decided_before_filters(
+            self):
+        # h1's bronze could go, but a request of 2 slots needs more room
+        # than it frees: no host is worth filtering (nor planning).
+        hosts = self.three_full_hosts()
+        spec = objects.RequestSpec('req', objects.Resources(4, 8000, 80),
+                                   service_class='gold')
+        pending = objects.PendingRequest(spec, 990, 0)
+        sched = build(self.policy, hosts)
+        handler = sched.filter_handler
+        calls = []
+        original = handler.filter_batch
+
+        def counting(batch, *args):
+            calls.append(len(batch))
+            return original(batch, *args)
+        handler.filter_batch = counting
+        before = self.usage(sched)
+        decision = sched.select_destinations(spec, NOW, pending=pending)
+        self.assertFalse(decision.placed)
+        self.assertEqual([3], calls)        # the FIT phase only
+        self.assertEqual(before, self.usage(sched))
+        # Explained, every host is filtered on its displacement view too.
+        calls.clear()
+        sched.select_destinations(spec, NOW, pending=pending, explain=True)
+        self.assertEqual([3, 3], calls)
+
     def test_exempt_time_protects_a_fresh_run(self):
         # bronze-200 has run 300 s: with 301 s it is exempt and h2 wins.
         policy = qos_policy.QoSStrategy(qos.Classes(), exempt=301)
