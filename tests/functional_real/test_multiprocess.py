@@ -489,19 +489,20 @@ class MultiProcessBehaviour:
         placed), nothing double-booked (no spawn refused by an agent for
         want of room, which is what a real host would have been
         overcommitted by; no agent seen holding more than its capacity, no
-        instance seen on two hosts at once, none recorded started twice,
-        no victim terminated twice, no normal instance terminated) and the
-        database equals what the agents run.
+        instance seen on two hosts at once, none recorded started twice
+        and none seen booted twice by the agents, no victim terminated
+        twice, no normal instance terminated) and the database equals what
+        the agents run.
 
         No instance ends in error: a restarted scheduler settles an
         instance whose reports it did not get from what its agent
         remembers of it, and waits for a spawn the killed scheduler sent
         (it may still be on its way) until its deadline. The figures
         (detail ``burst-figures``; also appended as a JSON line to the
-        file ``PSCHED_TEST_BURST_FIGURES`` names) count, besides, the
-        instances the agents were seen boot twice (none on either
-        database since the agents handle a spawn delivered twice once;
-        see the reliability page), the stray instances the scheduler
+        file ``PSCHED_TEST_BURST_FIGURES`` names) list, besides, the
+        instances the agents were seen boot twice (asserted none: the
+        agents handle a spawn delivered twice once; see the reliability
+        page), the stray instances the scheduler
         terminated and the reports it ignored.
         """
         # Queues outlive their consumers, as in a deployment: what is
@@ -714,6 +715,7 @@ class MultiProcessBehaviour:
         self.assertEqual([], refusals[:10])
         self.assertEqual([], seen['overfull'][:10])
         self.assertEqual([], seen['two_hosts'][:10])
+        self.assertEqual([], booted_twice[:10])
         self.assertGreater(seen['snapshots'], 10)
         self.assertEqual({}, {i: n for i, n in started_events.items()
                               if n > 1})
