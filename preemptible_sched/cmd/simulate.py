@@ -290,13 +290,15 @@ def summarise(result, extra=None):
         'never_placed': result.never_placed,
         'preemptible_cpu_hours_lost': result.preemptible_cpu_hours_lost,
         'slo_tolerance': CONF.qos.slo_tolerance,
+        'gini_window_s': CONF.qos.gini_window_seconds,
         'utilisation': metrics.utilisation_series(result.utilisation,
                                                   end=result.until),
     })
     return report.build_summary(
         result.policy, result.records, result.slos, result.preemptions,
         result.terminations, result.latencies_s, result.stage_time_ms,
-        extra=extra, tolerance=CONF.qos.slo_tolerance)
+        extra=extra, tolerance=CONF.qos.slo_tolerance,
+        gini_window=CONF.qos.gini_window_seconds, until=result.until)
 
 
 @contextlib.contextmanager

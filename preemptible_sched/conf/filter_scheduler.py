@@ -82,6 +82,30 @@ Possible values:
 
 * An integer of 1 or more; larger than the number of hosts means all hosts.
 """),
+    cfg.BoolOpt('kubernetes_integer_scores',
+                default=True,
+                help="""
+Compute the Kubernetes scores as Kubernetes 1.9 does, in integers.
+
+The ``least_requested``, ``balanced_allocation`` and ``allocation_score``
+weighers reproduce Kubernetes' default priorities, which count CPU in
+millicores and memory in bytes and truncate every score to an integer from
+0 to 10: ``(capacity - requested) * 10 // capacity`` per resource (0 when
+the request does not fit) and their mean in integer division for
+``least_requested``; ``int((1 - |cpu fraction - memory fraction|) * 10)``
+for ``balanced_allocation``. Hosts whose scores round to the same integer
+are then tied, as they are in Kubernetes, and the tie goes to the seeded
+random choice (Kubernetes 1.9 takes them in turn). False scores them with
+the exact real-valued formulas, which separate such hosts.
+
+Possible values:
+
+* True (Kubernetes' integers, the QoS paper's model) or False (reals).
+
+Related options:
+
+* ``weighers``
+"""),
     cfg.IntOpt('max_instances_per_host',
                default=50,
                min=1,

@@ -81,7 +81,27 @@ count as fulfilling it, in reports (``slo_fulfillment``).
 Availability counts only running time, so the boot time alone keeps every
 instance below 1.0: with no tolerance a gold SLO of 1.0 could never be met.
 0.01 is the tolerance of the published validation (every gold instance at
-least 0.99).
+least 0.99). Reports give the strict share (availability at least the SLO)
+beside it as ``slo_fulfillment_strict``.
+"""),
+    cfg.FloatOpt('gini_window_seconds',
+                 default=3600.0,
+                 min=1.0,
+                 max=365 * 86400.0,
+                 help="""
+Width of the windows of the windowed Gini coefficient, in seconds.
+
+Reports give, per class, the Gini coefficient of availability over every
+request (``gini``) and over the requests active at about the same time
+(``gini_windowed``): the run is cut into windows of this width, the Gini is
+computed among the requests active in each window (at least two) and
+averaged over the windows. Requests far apart in time saw different loads;
+the windowed figure says how evenly the scheduler treated requests that
+competed with each other, as the QoS paper describes its Gini.
+
+Possible values:
+
+* Seconds, at least 1; a window as long as the run gives ``gini``.
 """),
 ]
 

@@ -70,8 +70,9 @@ COMPARISON_CSV = 'comparison.csv'
 COMPARISON_MD = 'comparison.md'
 
 #: Per class, from ``summary['per_class'][class]``.
-CLASS_METRICS = ('mean_availability', 'slo_fulfillment', 'qos_deficit',
-                 'gini')
+CLASS_METRICS = ('mean_availability', 'slo_fulfillment',
+                 'slo_fulfillment_strict', 'qos_deficit', 'gini',
+                 'gini_windowed')
 
 #: Run-wide, as (column, path of keys in summary.json).
 RUN_METRICS = (('preemptions', ('preemptions',)),

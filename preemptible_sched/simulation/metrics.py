@@ -80,7 +80,39 @@ def gini(values):
     return float(numpy.dot(2 * ranks - n - 1, x) / (n * total))
 
 
-def class_summary(records, slos, tolerance=SLO_TOLERANCE):
+def windowed_gini(spans, window):
+    """The Gini coefficient among requests active at about the same time.
+
+    ``spans`` are ``(start, end, availability)`` triples; the run, from
+    the earliest start to the latest end, is cut into windows of
+    ``window`` seconds (the first starts at the earliest start), and a
+    request belongs to every window its span ``[start, end)`` overlaps (a
+    zero-length one, to the window of its start). Returns the mean, over
+    the windows that hold at least two requests, of the Gini coefficient
+    of their availabilities (each measured at the request's end); None
+    when no window holds two. Requests far apart in time saw different
+    loads, so this says how evenly the scheduler treated the requests that
+    competed with each other, where :func:`gini` over the whole run mixes
+    them.
+    """
+    data = numpy.asarray(list(spans), dtype=float).reshape(-1, 3)
+    if data.shape[0] < 2:
+        return None
+    starts, ends, values = data[:, 0], data[:, 1], data[:, 2]
+    origin = starts.min()
+    first = numpy.floor((starts - origin) / window).astype(numpy.int64)
+    last = numpy.maximum(
+        first, numpy.ceil((ends - origin) / window).astype(numpy.int64) - 1)
+    ginis = []
+    for index in range(int(last.max()) + 1):
+        active = values[(first <= index) & (index <= last)]
+        if active.size >= 2:
+            ginis.append(gini(active))
+    return float(numpy.mean(ginis)) if ginis else None
+
+
+def class_summary(records, slos, tolerance=SLO_TOLERANCE, window=None,
+                  until=None):
     """Availability statistics per service class.
 
     ``slos`` maps a class name to its SLO (a float in [0, 1]). Returns a
@@ -97,17 +129,27 @@ def class_summary(records, slos, tolerance=SLO_TOLERANCE):
     - ``slo_fulfillment``: the share of requests whose availability is at
       least the SLO minus ``tolerance`` (by default
       :data:`SLO_TOLERANCE`, i.e. exactly the SLO; ``simulate`` passes
-      ``[qos] slo_tolerance``);
+      ``[qos] slo_tolerance``), and ``slo_fulfillment_strict``: the share
+      whose availability is at least the SLO itself (rounding aside, see
+      :data:`SLO_TOLERANCE`), the published definition;
     - ``qos_deficit``: how far the violating requests fall short, on
       average: the mean of ``slo - availability`` over the requests whose
       availability is below the SLO only, 0.0 when none is (so the
       deficit does not shrink when more requests fulfil the SLO);
-    - ``gini``: the Gini coefficient of the availabilities.
+    - ``gini``: the Gini coefficient of the availabilities, and
+      ``gini_windowed``: among requests active at about the same time,
+      :func:`windowed_gini` over windows of ``window`` seconds (None
+      without ``window``); a request still running counts until ``until``
+      (default: the latest time of any record).
 
     ``slo_fulfillment`` and ``qos_deficit`` are None without an SLO; every
     statistic is None for a class with no measured request.
     """
+    if until is None:
+        until = max([record.end_s or record.submit_s for record in records],
+                    default=0.0)
     by_class = collections.defaultdict(list)
+    spans = collections.defaultdict(list)
     unmeasured = collections.Counter()
     for record in records:
         name = record.service_class or NO_CLASS
@@ -116,6 +158,8 @@ def class_summary(records, slos, tolerance=SLO_TOLERANCE):
             by_class.setdefault(name, [])
         else:
             by_class[name].append(record.availability)
+            spans[name].append((record.submit_s, until if record.end_s is None
+                                else record.end_s, record.availability))
 
     summary = {}
     for name, availabilities in by_class.items():
@@ -125,16 +169,22 @@ def class_summary(records, slos, tolerance=SLO_TOLERANCE):
                  'slo': slo,
                  'mean_availability': None,
                  'slo_fulfillment': None,
+                 'slo_fulfillment_strict': None,
                  'qos_deficit': None,
-                 'gini': None}
+                 'gini': None,
+                 'gini_windowed': None}
         if availabilities:
             values = numpy.asarray(availabilities, dtype=float)
             entry['mean_availability'] = float(values.mean())
             entry['gini'] = gini(values)
+            if window is not None:
+                entry['gini_windowed'] = windowed_gini(spans[name], window)
             if slo is not None:
                 shortfall = slo - values
                 violating = shortfall > tolerance
                 entry['slo_fulfillment'] = float(1 - violating.mean())
+                entry['slo_fulfillment_strict'] = float(
+                    (shortfall <= SLO_TOLERANCE).mean())
                 entry['qos_deficit'] = (float(shortfall[violating].mean())
                                         if violating.any() else 0.0)
         summary[name] = entry

@@ -79,18 +79,22 @@ PLOT_DATA_KEYS = frozenset(['runs', 'slos', 'utilisation'])
 
 def build_summary(policy, records, slos, preemptions, terminations,
                   latencies_s, stage_time_ms, extra=None,
-                  tolerance=metrics.SLO_TOLERANCE):
+                  tolerance=metrics.SLO_TOLERANCE, gini_window=None,
+                  until=None):
     """The content of summary.json.
 
     ``slos`` maps a class name to its SLO; ``latencies_s`` are the
     scheduling latencies of the decisions, in seconds; ``stage_time_ms``
     maps a pipeline stage to its time; ``tolerance`` is how far below
-    its SLO an availability still fulfils it. ``extra`` adds run-wide figures
+    its SLO an availability still fulfils it; ``gini_window`` the window
+    of the windowed Gini, ``until`` the end of the run (see
+    :func:`metrics.class_summary`). ``extra`` adds run-wide figures
     (acceptance, utilisation, ...); it may not replace a standard key.
     """
     summary = {
         'policy': policy,
-        'per_class': metrics.class_summary(records, slos, tolerance),
+        'per_class': metrics.class_summary(records, slos, tolerance,
+                                           gini_window, until),
         'preemptions': preemptions,
         'terminations': terminations,
         'scheduling_latency_ms': metrics.percentiles_ms(latencies_s),
@@ -355,17 +359,21 @@ CLASS_COLUMNS = (
     ('slo', 'SLO (%)', percent),
     ('mean_availability', 'Mean availability (%)', percent),
     ('slo_fulfillment', 'SLO fulfilment (%)', percent),
+    ('slo_fulfillment_strict', 'Strict SLO fulfilment (%)', percent),
     ('qos_deficit', 'QoS deficit (pp)', percent),
     ('gini', 'Gini of availability', lambda value: number(value, 3)),
+    ('gini_windowed', 'Gini, windowed', lambda value: number(value, 3)),
 )
 
 #: What the per-class columns mean, under their tables.
 CLASS_NOTE = (
     'Availability: time running over time since submission. SLO '
     'fulfilment: share of the class\'s requests whose availability reaches '
-    'the SLO (less `[qos] slo_tolerance`). QoS deficit: how far below the '
-    'SLO the requests that miss it fall, on average, in percentage points. '
-    'Gini: inequality of availability within the class (0 when equal).')
+    'the SLO (less `[qos] slo_tolerance`); strict: the SLO itself. QoS '
+    'deficit: how far below the SLO the requests that miss it fall, on '
+    'average, in percentage points. Gini: inequality of availability '
+    'within the class (0 when equal); windowed: among the requests active '
+    'in the same `[qos] gini_window_seconds`, averaged over the windows.')
 
 #: What the stage times mean, under their tables.
 STAGE_NOTE = (

@@ -25,7 +25,9 @@ class AllocationScoreWeigher(weighers.BaseHostWeigher):
     The host-ranking of the QoS-driven and priority-based schedulers (the
     Kubernetes 1.9 default priorities with equal weights): prefer hosts that
     keep the most room after the request, with CPU and memory in step.
-    Bounds fixed at 0 and 10, as for its two parts.
+    Bounds fixed at 0 and 10, as for its two parts; with
+    ``[filter_scheduler] kubernetes_integer_scores`` (the default) both
+    parts are Kubernetes' integers, so the mean is a multiple of 0.5.
 
     Options: ``[filter_scheduler] allocation_score_weight_multiplier``
     (default 1.0), overridable per aggregate by metadata of the same name.
@@ -37,11 +39,12 @@ class AllocationScoreWeigher(weighers.BaseHostWeigher):
     def __init__(self):
         self._parts = (least_requested.LeastRequestedWeigher(),
                        balanced_allocation.BalancedAllocationWeigher())
+        self.integer = self._parts[0].integer
 
     def _weigh_object(self, host_view, spec):
         return sum(part._weigh_object(host_view, spec)
                    for part in self._parts) / len(self._parts)
 
     def weigh_all(self, batch, spec, context):
-        return (least_requested.weigh_all(batch, spec) +
-                balanced_allocation.weigh_all(batch, spec)) / 2
+        return (least_requested.weigh_all(batch, spec, self.integer) +
+                balanced_allocation.weigh_all(batch, spec, self.integer)) / 2

@@ -16,7 +16,9 @@
 
 import numpy
 
+from preemptible_sched.conf import CONF
 from preemptible_sched import weighers
+from preemptible_sched.weighers import least_requested
 from preemptible_sched.weighers import ranking
 
 MAX_SCORE = 10.0
@@ -38,22 +40,52 @@ def _balance(cpu, memory):
     return MAX_SCORE - MAX_SCORE * abs(cpu - memory)
 
 
-def weigh_all(batch, spec):
-    """Raw weights of every host of ``batch``."""
-    capacity = batch.capacity
-    used = batch.used
+def _integer_balance(cpu, memory):
+    # Kubernetes 1.9 balancedResourceScorer: int64((1 - diff) * 10).
+    if cpu >= 1.0 or memory >= 1.0:
+        return 0.0
+    return float(int((1.0 - abs(cpu - memory)) * MAX_SCORE))
+
+
+def score(cpu, cpu_requested, memory, memory_requested, integer=False):
+    """The raw weight of one host: capacities and requested amounts (the
+    request included) of CPU (vCPUs) and memory (MB), as Python floats.
+    """
+    if integer:
+        return _integer_balance(
+            _fraction(*least_requested.integers(
+                (cpu, cpu_requested), least_requested.MILLICORES)),
+            _fraction(*least_requested.integers(
+                (memory, memory_requested), least_requested.BYTES_PER_MB)))
+    return _balance(_fraction(cpu, cpu_requested),
+                    _fraction(memory, memory_requested))
+
+
+def weigh_all(batch, spec, integer=False):
+    """Raw weights of every host of ``batch``; ``integer``: as Kubernetes
+    computes them (see :class:`BalancedAllocationWeigher`).
+    """
     resources = spec.resources
     if len(batch) <= ranking.SMALL:
-        # A few hosts: the scalar formula on Python floats is cheaper.
-        return numpy.array([
-            _balance(_fraction(cpu, cpu_requested),
-                     _fraction(memory, memory_requested))
-            for cpu, cpu_requested, memory, memory_requested
-            in batch.requested(resources)])
-    cpu = _fractions(capacity[0], used[0] + resources.vcpus)
-    memory = _fractions(capacity[1], used[1] + resources.memory_mb)
-    return numpy.where((cpu >= 1.0) | (memory >= 1.0), 0.0,
-                       MAX_SCORE - MAX_SCORE * numpy.abs(cpu - memory))
+        # A few hosts: the scalar formula on Python numbers is cheaper.
+        return numpy.array([score(*host, integer=integer)
+                            for host in batch.requested(resources)])
+    capacity, used = batch.capacity, batch.used
+    cpu_requested = used[0] + resources.vcpus
+    memory_requested = used[1] + resources.memory_mb
+    if integer:
+        cpu = _fractions(*least_requested.integers(
+            numpy.stack((capacity[0], cpu_requested)),
+            least_requested.MILLICORES).astype(float))
+        memory = _fractions(*least_requested.integers(
+            numpy.stack((capacity[1], memory_requested)),
+            least_requested.BYTES_PER_MB).astype(float))
+        balance = numpy.trunc((1.0 - numpy.abs(cpu - memory)) * MAX_SCORE)
+    else:
+        cpu = _fractions(capacity[0], cpu_requested)
+        memory = _fractions(capacity[1], memory_requested)
+        balance = MAX_SCORE - MAX_SCORE * numpy.abs(cpu - memory)
+    return numpy.where((cpu >= 1.0) | (memory >= 1.0), 0.0, balance)
 
 
 class BalancedAllocationWeigher(weighers.BaseHostWeigher):
@@ -67,6 +99,11 @@ class BalancedAllocationWeigher(weighers.BaseHostWeigher):
     two resources equally used, so neither is stranded. A negative multiplier
     would prefer unbalanced hosts and is rarely useful.
 
+    With ``[filter_scheduler] kubernetes_integer_scores`` (the default) it
+    is computed as Kubernetes 1.9 does: the fractions of CPU in millicores
+    and memory in bytes, and the score ``(1 - |difference|) * 10``
+    truncated to an integer.
+
     ``minval``/``maxval`` are fixed at 0 and 10 for the reason given in
     ``least_requested``: the normalised weight is score / 10 and the weighted
     sum of the two ranks hosts as Kubernetes does.
@@ -78,11 +115,14 @@ class BalancedAllocationWeigher(weighers.BaseHostWeigher):
     minval = 0.0
     maxval = MAX_SCORE
 
+    def __init__(self):
+        self.integer = CONF.filter_scheduler.kubernetes_integer_scores
+
     def _weigh_object(self, host_view, spec):
         capacity = host_view.host.capacity
         requested = host_view.used + spec.resources
-        return _balance(_fraction(capacity.vcpus, requested.vcpus),
-                        _fraction(capacity.memory_mb, requested.memory_mb))
+        return score(capacity.vcpus, requested.vcpus, capacity.memory_mb,
+                     requested.memory_mb, self.integer)
 
     def weigh_all(self, batch, spec, context):
-        return weigh_all(batch, spec)
+        return weigh_all(batch, spec, self.integer)

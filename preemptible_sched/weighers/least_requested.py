@@ -16,10 +16,14 @@
 
 import numpy
 
+from preemptible_sched.conf import CONF
 from preemptible_sched import weighers
 from preemptible_sched.weighers import ranking
 
 MAX_SCORE = 10.0
+#: Kubernetes counts CPU in millicores and memory in bytes, as integers.
+MILLICORES = 1000
+BYTES_PER_MB = 1024 * 1024
 
 
 def _score(capacity, requested):
@@ -38,18 +42,64 @@ def scores(capacity, requested):
     return numpy.where(MAX_SCORE < score, MAX_SCORE, score)
 
 
-def weigh_all(batch, spec):
-    """Raw weights of every host of ``batch``."""
-    capacity = batch.capacity
-    used = batch.used
+def _unused(capacity, requested):
+    # Kubernetes 1.9 calculateUnusedScore, on integers.
+    if capacity <= 0 or requested > capacity:
+        return 0
+    return (capacity - requested) * int(MAX_SCORE) // capacity
+
+
+def _unused_all(capacity, requested):
+    score = numpy.zeros(len(capacity), dtype=numpy.int64)
+    room = (capacity > 0) & (requested <= capacity)
+    score[room] = ((capacity[room] - requested[room]) * int(MAX_SCORE) //
+                   capacity[room])
+    return score
+
+
+def integers(values, unit):
+    """``values`` (a float, a tuple of floats or an array) in Kubernetes'
+    integer ``unit`` per unit of ours (:data:`MILLICORES`,
+    :data:`BYTES_PER_MB`).
+    """
+    if isinstance(values, numpy.ndarray):
+        return numpy.rint(values * unit).astype(numpy.int64)
+    if isinstance(values, tuple):
+        return tuple(int(round(value * unit)) for value in values)
+    return int(round(values * unit))
+
+
+def score(cpu, cpu_requested, memory, memory_requested, integer=False):
+    """The raw weight of one host: capacities and requested amounts (the
+    request included) of CPU (vCPUs) and memory (MB), as Python floats.
+    """
+    if integer:
+        return float((
+            _unused(integers(cpu, MILLICORES),
+                    integers(cpu_requested, MILLICORES)) +
+            _unused(integers(memory, BYTES_PER_MB),
+                    integers(memory_requested, BYTES_PER_MB))) // 2)
+    return (_score(cpu, cpu_requested) +
+            _score(memory, memory_requested)) / 2.0
+
+
+def weigh_all(batch, spec, integer=False):
+    """Raw weights of every host of ``batch``; ``integer``: as Kubernetes
+    computes them (see :class:`LeastRequestedWeigher`).
+    """
     resources = spec.resources
     if len(batch) <= ranking.SMALL:
-        # A few hosts: the scalar formula on Python floats is cheaper.
-        return numpy.array([
-            (_score(cpu, cpu_requested) +
-             _score(memory, memory_requested)) / 2.0
-            for cpu, cpu_requested, memory, memory_requested
-            in batch.requested(resources)])
+        # A few hosts: the scalar formula on Python numbers is cheaper.
+        return numpy.array([score(*host, integer=integer)
+                            for host in batch.requested(resources)])
+    capacity, used = batch.capacity, batch.used
+    if integer:
+        cpu = _unused_all(integers(capacity[0], MILLICORES),
+                          integers(used[0] + resources.vcpus, MILLICORES))
+        memory = _unused_all(
+            integers(capacity[1], BYTES_PER_MB),
+            integers(used[1] + resources.memory_mb, BYTES_PER_MB))
+        return ((cpu + memory) // 2).astype(float)
     return (scores(capacity[0], used[0] + resources.vcpus) +
             scores(capacity[1], used[1] + resources.memory_mb)) / 2.0
 
@@ -64,6 +114,12 @@ class LeastRequestedWeigher(weighers.BaseHostWeigher):
     (spread). Set the multiplier negative to prefer the fullest hosts (much
     like Kubernetes' ``MostRequested``).
 
+    With ``[filter_scheduler] kubernetes_integer_scores`` (the default) it
+    is computed as Kubernetes 1.9 does: CPU in millicores and memory in
+    bytes, each score ``(capacity - requested) * 10 // capacity`` (0 when
+    the request does not fit), and their mean in integer division, so
+    hosts Kubernetes would tie are tied here too.
+
     ``minval``/``maxval`` are fixed at 0 and 10 instead of the observed
     extremes: the normalised weight is then score / 10, a fixed scale, so the
     weighted sum with ``balanced_allocation`` ranks hosts exactly as the
@@ -77,11 +133,14 @@ class LeastRequestedWeigher(weighers.BaseHostWeigher):
     minval = 0.0
     maxval = MAX_SCORE
 
+    def __init__(self):
+        self.integer = CONF.filter_scheduler.kubernetes_integer_scores
+
     def _weigh_object(self, host_view, spec):
         capacity = host_view.host.capacity
         requested = host_view.used + spec.resources
-        return (_score(capacity.vcpus, requested.vcpus) +
-                _score(capacity.memory_mb, requested.memory_mb)) / 2.0
+        return score(capacity.vcpus, requested.vcpus, capacity.memory_mb,
+                     requested.memory_mb, self.integer)
 
     def weigh_all(self, batch, spec, context):
-        return weigh_all(batch, spec)
+        return weigh_all(batch, spec, self.integer)

@@ -205,7 +205,8 @@ class TestExperiment(base.TestCase):
         header = per_class[0]
         self.assertEqual(['Class', 'Policy', 'Requests', 'SLO (%)',
                           'Mean availability (%)', 'SLO fulfilment (%)',
-                          'QoS deficit (pp)', 'Gini of availability'],
+                          'Strict SLO fulfilment (%)', 'QoS deficit (pp)',
+                          'Gini of availability', 'Gini, windowed'],
                          header)
         # Grouped by class, the policies of a class one under the other.
         self.assertEqual([(name, policy) for name in CLASSES

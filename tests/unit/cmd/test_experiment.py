@@ -329,7 +329,8 @@ class TestAggregation(base.TestCase):
         self.assertEqual(
             ['workload', 'size_factor', 'policy', 'seeds',
              'gold_mean_availability', 'gold_slo_fulfillment',
-             'gold_qos_deficit', 'gold_gini', 'preemptions', 'terminations',
+             'gold_slo_fulfillment_strict', 'gold_qos_deficit', 'gold_gini',
+             'gold_gini_windowed', 'preemptions', 'terminations',
              'latency_p99_ms', 'wall_time_s'], header)
 
     def read_md(self, summaries, classes):
@@ -367,13 +368,15 @@ class TestAggregation(base.TestCase):
         self.assertEqual(
             ['Class', 'Policy', 'Requests', 'SLO (%)',
              'Mean availability (%)', 'SLO fulfilment (%)',
-             'QoS deficit (pp)', 'Gini of availability'], per_class[0])
+             'Strict SLO fulfilment (%)', 'QoS deficit (pp)',
+             'Gini of availability', 'Gini, windowed'], per_class[0])
         self.assertEqual(
             ['gold', 'qos', '10', '100.0', '90.0 ± 10.0', '50.0 ± 25.0',
-             '10.0 ± 10.0', '0.100 ± 0.100'], per_class[1])
+             'n/a', '10.0 ± 10.0', '0.100 ± 0.100', 'n/a'], per_class[1])
         # One seed: no std.
         self.assertEqual(['gold', 'priority', '10', '100.0', '100.0',
-                          '100.0', '0.0', '0.000'], per_class[2])
+                          '100.0', 'n/a', '0.0', '0.000', 'n/a'],
+                         per_class[2])
         self.assertEqual(
             ['Policy', 'Preemptions', 'Terminations',
              'Scheduling latency p99 (ms)', 'Wall time of a run (s)'],

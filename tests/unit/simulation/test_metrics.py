@@ -12,6 +12,8 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
+import dataclasses
+
 from preemptible_sched.simulation import metrics
 from tests import base
 
@@ -24,6 +26,11 @@ def record(record_id, service_class, availability):
         submit_s=0.0, end_s=100.0, running_s=0.0, pending_s=0.0,
         overhead_s=0.0, availability=availability, preemptions=0,
         terminated=False, host=None)
+
+
+def spanned(record_id, submit_s, end_s, availability):
+    return dataclasses.replace(record(record_id, 'bronze', availability),
+                               submit_s=float(submit_s), end_s=end_s)
 
 
 class TestGini(base.TestCase):
@@ -82,20 +89,55 @@ class TestClassSummary(base.TestCase):
         self.assertEqual(1.0, summary['bronze']['slo_fulfillment'])
         self.assertEqual(0.0, summary['bronze']['qos_deficit'])
 
+    def test_strict_fulfilment_ignores_the_tolerance(self):
+        # 0.895 is within the 0.01 tolerance of 0.9, not at it.
+        records = [record('a', 'silver', 0.895), record('b', 'silver', 0.9),
+                   record('c', 'silver', 0.95), record('d', 'silver', 0.85)]
+        silver = metrics.class_summary(records, SLOS, tolerance=0.01)[
+            'silver']
+        self.assertEqual(0.75, silver['slo_fulfillment'])
+        self.assertEqual(0.5, silver['slo_fulfillment_strict'])
+
+    def test_windowed_gini_compares_requests_of_the_same_window(self):
+        # Window [0, 3600): a (1.0) and b (0.5): Gini 0.5 / (2 * 1.5) =
+        # 1/6; window [3600, 7200): c and d, both 0.2: 0. Mean 1/12,
+        # where the Gini of all four is 2.7 / (4 * 1.9) = 0.3553.
+        records = [spanned('a', 0, 100, 1.0), spanned('b', 50, 150, 0.5),
+                   spanned('c', 4000, 4100, 0.2),
+                   spanned('d', 4050, None, 0.2)]
+        bronze = metrics.class_summary(records, SLOS, window=3600.0,
+                                       until=4200.0)['bronze']
+        self.assertAlmostEqual(1 / 12, bronze['gini_windowed'])
+        self.assertAlmostEqual(2.7 / 7.6, bronze['gini'])
+
+    def test_windowed_gini_counts_a_request_in_every_window_it_spans(self):
+        # a runs through three windows of 100 s; b in the first, c in
+        # the third: Ginis of (1.0, 0.5), (1.0 alone: skipped), (1.0,
+        # 0.0) = 1/6 and 1/2, mean 1/3.
+        spans = [(0, 300, 1.0), (10, 20, 0.5), (250, 260, 0.0)]
+        self.assertAlmostEqual(1 / 3, metrics.windowed_gini(spans, 100.0))
+        self.assertIsNone(metrics.windowed_gini(spans[:1], 100.0))
+        self.assertIsNone(metrics.windowed_gini(
+            [(0, 10, 1.0), (500, 510, 0.5)], 100.0))
+
     def test_records_without_a_class(self):
         summary = metrics.class_summary(
             [record('a', None, 0.4), record('b', None, 0.4)], SLOS)
         self.assertEqual(['none'], list(summary))
         self.assertEqual({'count': 2, 'unmeasured': 0, 'slo': None,
                           'mean_availability': 0.4, 'slo_fulfillment': None,
-                          'qos_deficit': None, 'gini': 0.0},
+                          'slo_fulfillment_strict': None,
+                          'qos_deficit': None, 'gini': 0.0,
+                          'gini_windowed': None},
                          summary['none'])
 
     def test_class_with_nothing_measured(self):
         summary = metrics.class_summary([record('a', 'bronze', None)], SLOS)
         self.assertEqual({'count': 0, 'unmeasured': 1, 'slo': 0.5,
                           'mean_availability': None, 'slo_fulfillment': None,
-                          'qos_deficit': None, 'gini': None},
+                          'slo_fulfillment_strict': None,
+                          'qos_deficit': None, 'gini': None,
+                          'gini_windowed': None},
                          summary['bronze'])
 
     def test_only_classes_with_requests(self):

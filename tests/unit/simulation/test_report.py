@@ -366,13 +366,17 @@ class TestRunTables(base.TestCase):
         classes, operations, stages = report.run_tables(self.SUMMARY)
         self.assertEqual(
             ['Class', 'Requests', 'SLO (%)', 'Mean availability (%)',
-             'SLO fulfilment (%)', 'QoS deficit (pp)',
-             'Gini of availability'], classes.headers)
+             'SLO fulfilment (%)', 'Strict SLO fulfilment (%)',
+             'QoS deficit (pp)', 'Gini of availability', 'Gini, windowed'],
+            classes.headers)
         # Configured classes first, in their order; no class last.
         self.assertEqual(
-            [['gold', '3', '99.0', '99.5', '100.0', '0.0', '0.001'],
-             ['bronze', '3', '50.0', '40.0', '50.0', '20.0', '0.125'],
-             ['no class', '1', 'n/a', '50.0', 'n/a', 'n/a', '0.000']],
+            [['gold', '3', '99.0', '99.5', '100.0', 'n/a', '0.0', '0.001',
+              'n/a'],
+             ['bronze', '3', '50.0', '40.0', '50.0', 'n/a', '20.0', '0.125',
+              'n/a'],
+             ['no class', '1', 'n/a', '50.0', 'n/a', 'n/a', 'n/a', '0.000',
+              'n/a']],
             classes.rows)
         values = dict(operations.rows)
         self.assertEqual('12', values['Preemptions'])

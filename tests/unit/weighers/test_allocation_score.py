@@ -22,6 +22,8 @@ class TestAllocationScoreWeigher(base.TestCase):
 
     def setUp(self):
         super().setUp()
+        # The real-valued formulas (the integer ones: TestIntegerScores).
+        self.flags(group='filter_scheduler', kubernetes_integer_scores=False)
         self.weigher = allocation_score.AllocationScoreWeigher()
         self.weigher.name = 'allocation_score'
 

@@ -22,6 +22,8 @@ class TestBalancedAllocationWeigher(base.TestCase):
 
     def setUp(self):
         super().setUp()
+        # The real-valued formulas (the integer ones: TestIntegerScores).
+        self.flags(group='filter_scheduler', kubernetes_integer_scores=False)
         self.weigher = balanced_allocation.BalancedAllocationWeigher()
         self.weigher.name = 'balanced_allocation'
 

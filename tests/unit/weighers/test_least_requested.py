@@ -22,6 +22,8 @@ class TestLeastRequestedWeigher(base.TestCase):
 
     def setUp(self):
         super().setUp()
+        # The real-valued formulas (the integer ones: TestIntegerScores).
+        self.flags(group='filter_scheduler', kubernetes_integer_scores=False)
         self.weigher = least_requested.LeastRequestedWeigher()
         self.weigher.name = 'least_requested'
 
