@@ -83,7 +83,8 @@ def check_run(items, until, source='--until'):
         until = limits.finite_number(until, source, None, minimum=0,
                                      maximum=limits.MAX_TIME)
         return until
-    open_ended = [item.id for item in items if item.duration_s is None]
+    open_ended = [item.id for item in items if item.duration_s is None and
+                  item.sequential_s is None]
     if open_ended:
         raise exception.InvalidInput(
             source, None, 'required: %d request(s) have no duration and '
@@ -242,7 +243,8 @@ class Simulation:
             id=item.id, resources=item.resources,
             preemptible=item.preemptible, constraints=item.constraints,
             service_class=item.service_class,
-            priority=0.0)
+            priority=0.0, sla=item.sla, sequential_s=item.sequential_s,
+            user=item.user)
         self.loop.submit(spec, duration=item.duration_s)
         self.submitted += 1
         if self.on_event is not None:
