@@ -32,7 +32,7 @@ def _kind(spec):
     when its placement depends on more (constraints, zones, groups).
     """
     if spec.constraints or spec.availability_zone or spec.group or \
-            spec.num_instances != 1:
+            spec.num_instances != 1 or spec.sla is not None:
         return None
     return (spec.preemptible, spec.service_class, spec.priority)
 
