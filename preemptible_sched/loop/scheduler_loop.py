@@ -313,8 +313,10 @@ class SchedulerLoop:
             if spec is None:
                 continue
             started = time.perf_counter()
+            # The strategies plan victims for the pending entry's spec.
             decision = self.scheduler.select_destinations(
-                spec, pending=entry, context=context)
+                spec, pending=entry if spec is entry.spec else
+                dataclasses.replace(entry, spec=spec), context=context)
             stats.add_decision(time.perf_counter() - started)
             if decision.placed:
                 placed = True
