@@ -90,6 +90,29 @@ class TestSizingInTheLoop(SLALoopTestCase):
         # Alone on a 9-core low host: min(9, 3) = 3 cores.
         self.assertEqual(3, row.vcpus)
 
+    def test_sized_request_displaces_preemptible_instances(self):
+        # Every host full of preemptible instances: wc = 0, so the request
+        # gets the bottom of its band (7 of N = 9) and dual_state
+        # terminates an instance of its category for each of its copies.
+        for index in range(4):
+            self.loop.submit(objects.RequestSpec(
+                'spot-%d' % index, objects.Resources(9, 1024, 0),
+                preemptible=True), duration=3600)
+        self.run_for(5)
+        self.loop.submit(request('c', 'premium', replicas='advanced'))
+        self.run_for(10)
+        copies = self.loop.store.list_instances(request_id='c')
+        self.assertEqual([('running', 7.0)] * 2,
+                         [(row.state, row.vcpus) for row in copies])
+        terminated = [self.instance('spot-%d' % index) for index in range(4)
+                      if self.state('spot-%d' % index) == 'terminated']
+        self.assertEqual(sorted(row.host for row in copies),
+                         sorted(spot.host for spot in terminated))
+        # Right the first time: the victims were planned for 7 cores, not
+        # for the 0 the request was submitted with.
+        self.assertEqual([], self.driver.refused)
+        self.assertEqual(0, self.loop.store.get_request('c').attempts)
+
 
 class TestCopies(SLALoopTestCase):
 
