@@ -212,45 +212,51 @@ class Sizing:
                 'raw_r': self.raw, 'r': self.cores}
 
 
-def reference_cores(states, wanted, conf=CONF):
-    """N for category ``wanted`` over host states ``states``, or None when
-    no up host is there to measure.
-    """
-    if conf.sla.reference_cores == 'configured':
-        return conf.sla.reference_cores_value
-    per_category = conf.sla.reference_cores == 'per_category'
-    sizes = [state.capacity.vcpus for state in states if state.up and
-             (not per_category or host_category(state) == wanted)]
-    return int(math.floor(min(sizes))) if sizes else None
-
-
 def size(spec, states, queued, conf=CONF):
-    """The :class:`Sizing` of moldable ``spec`` now; None if it has no SLA
-    or its category has no up host.
+    """The :class:`Sizing` of moldable ``spec`` on host states ``states``
+    (their full views say what is idle); see :func:`size_on`.
+    """
+    states = list(states)
+    return size_on(
+        spec, numpy.array([state.capacity.vcpus for state in states]),
+        numpy.array([state.full.free_vcpus for state in states]),
+        numpy.array([state.up for state in states], dtype=bool),
+        numpy.array([host_category(state) for state in states],
+                    dtype=object), queued, conf)
 
-    ``states`` are the host states (their full views say what is idle);
-    ``queued`` the specs still waiting in the queue (``spec`` among them):
-    the moldable ones with the same reputation level share the idle cores
-    of the category by priority of their resources level.
+
+def size_on(spec, cores, idle, up, categories, queued, conf=CONF):
+    """The :class:`Sizing` of moldable ``spec`` now; None if it has no SLA
+    or no up host to measure N on.
+
+    The hosts are columns: their ``cores``, ``idle`` vCPUs (on the full
+    view), whether they are ``up`` and their reputation ``categories``.
+    ``queued`` are the specs still waiting in the queue (``spec`` among
+    them): the moldable ones with the same reputation level share the idle
+    cores of the category by the priority of their resources level.
     """
     if spec.sla is None:
         return None
     wanted = category(spec)
-    states = list(states)
-    cores = reference_cores(states, wanted, conf)
-    if cores is None:
-        return None
-    band = bands(cores)[spec.sla.resources]
-    idle = sum(max(0.0, state.full.free_vcpus) for state in states
-               if state.up and host_category(state) == wanted)
+    in_category = up & (categories == wanted)
+    if conf.sla.reference_cores == 'configured':
+        reference = conf.sla.reference_cores_value
+    else:
+        pool = cores[in_category if conf.sla.reference_cores ==
+                     'per_category' else up]
+        if not pool.size:
+            return None
+        reference = int(math.floor(pool.min()))
+    band = bands(reference)[spec.sla.resources]
+    wc = int(math.floor(numpy.maximum(idle[in_category], 0.0).sum()))
     priority = PRIORITY[spec.sla.resources]
     total = sum(PRIORITY[other.sla.resources] for other in queued
                 if other.moldable and other.sla is not None and
                 other.sla.reputation == spec.sla.reputation and
                 other.id != spec.id) + priority
-    raw, clamped = share(priority, idle, total, band)
-    return Sizing(wanted, cores, band, int(math.floor(idle)), total,
-                  priority, raw, clamped)
+    raw, clamped = share(priority, wc, total, band)
+    return Sizing(wanted, reference, band, wc, total, priority, raw,
+                  clamped)
 
 
 def sized(spec, sizing):

@@ -32,6 +32,8 @@ store, so a copy placed again later (its host lost) has the same cores.
 import dataclasses
 import logging
 
+import numpy
+
 from preemptible_sched import sla
 
 LOG = logging.getLogger(__name__)
@@ -47,7 +49,15 @@ def size(entry, queue, host_manager):
     if spec.sla is None:
         return dataclasses.replace(spec, sized=True), None
     queued = [other.spec for other in queue.entries.values()]
-    sizing = sla.size(spec, host_manager.get_all_host_states(), queued)
+    # The host table's columns: a few vector operations, whatever the
+    # number of hosts (categories are looked up once per host profile).
+    table = host_manager.table
+    categories = numpy.array([sla.host_category(profile)
+                              for profile in table.profiles] + [None],
+                             dtype=object)[table.profile]
+    sizing = sla.size_on(spec, table.capacity[0],
+                         table.capacity[0] - table.full_used[0], table.up,
+                         categories, queued)
     if sizing is None:
         return None, None
     return sla.sized(spec, sizing), sizing

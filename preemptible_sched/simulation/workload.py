@@ -424,20 +424,24 @@ def _read_csv(path, class_map, default_class, skipped):
             raise record.error('duration_s', 'a moldable request (with '
                                'sequential_s) runs sequential_s / cores: '
                                'leave duration_s empty')
+        levels = _sla_levels(record)
+        vcpus = record.size('vcpus', default=_REQUIRED if sequential is None
+                            else 0.0)
+        if sequential is not None and levels is None and not vcpus:
+            raise record.error('vcpus', 'a moldable request without SLA '
+                               'levels runs on the vCPUs it gives: '
+                               'must be > 0')
         yield WorkloadItem(
             id=record.identifier('id', seen),
             submit_s=record.number('submit_s'),
             duration_s=duration,
             resources=objects.Resources(
-                record.size('vcpus',
-                            default=_REQUIRED if sequential is None else 0.0),
-                record.size('memory_mb'),
+                vcpus, record.size('memory_mb'),
                 record.size('disk_gb', default=0.0)),
             service_class=record.text('service_class') or default_class,
             preemptible=_BOOLEANS[flag],
             constraints=record.pairs('constraints'),
-            sla=_sla_levels(record),
-            sequential_s=sequential,
+            sla=levels, sequential_s=sequential,
             user=record.text('user') or None)
 
 

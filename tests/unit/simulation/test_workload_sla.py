@@ -62,3 +62,13 @@ class TestSLAColumns(test_workload.TraceFileMixin, base.TestCase):
             exception.InvalidInput, self.read, 'w.csv', HEADER +
             'p1,0,20,,512,,,,,,\n')
         self.assertIn('line 2: field vcpus', str(error))
+
+    def test_moldable_without_sla_needs_its_vcpus(self):
+        error = self.assertRaises(
+            exception.InvalidInput, self.read, 'w.csv', HEADER +
+            'm,0,,,512,,,,,300,\n')
+        self.assertIn('line 2: field vcpus: a moldable request without SLA',
+                      str(error))
+        item, = self.read('w.csv', HEADER + 'm,0,,4,512,,,,,300,\n')
+        self.assertEqual((4.0, 300.0, None),
+                         (item.resources.vcpus, item.sequential_s, item.sla))
