@@ -118,13 +118,18 @@ def promethee(rows, weights):
     count = len(rows)
     if count < 2:
         return [Flows(0.0, 0.0, 0.0)] * count
-    values = numpy.asarray(rows, dtype=float)
+    # The alternatives take few distinct values (81 at most for four
+    # services of three levels): compare the distinct ones, each counted
+    # as often as it occurs (pi(a, a) = 0), not every pair of a long queue.
+    values, which, counts = numpy.unique(
+        numpy.asarray(rows, dtype=float), axis=0, return_inverse=True,
+        return_counts=True)
     share = numpy.asarray(weights, dtype=float)
     share = share / share.sum()
     beats = values[:, None, :] > values[None, :, :]
     preference = beats @ share            # preference[a, b] = pi(a, b)
-    plus = preference.sum(axis=1) / (count - 1)
-    minus = preference.sum(axis=0) / (count - 1)
+    plus = (preference @ counts)[which.ravel()] / (count - 1)
+    minus = (counts @ preference)[which.ravel()] / (count - 1)
     return [Flows(p, m, p - m) for p, m in zip(plus.tolist(),
                                                minus.tolist())]
 

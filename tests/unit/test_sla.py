@@ -70,6 +70,23 @@ class TestPromethee(base.TestCase):
         self.assertAlmostEqual(0.0, sum(f.net for f in flows))
         self.assertEqual(max(f.net for f in flows), flows[0].net)
 
+    def test_equal_to_every_pair_compared(self):
+        # Duplicates counted once per occurrence, as a pairwise sum does.
+        rows = [(3, 1, 2, 1), (2, 2, 2, 2), (3, 1, 2, 1), (1, 3, 1, 3),
+                (2, 2, 2, 2), (3, 3, 3, 3), (3, 1, 2, 1)]
+        weights = (1, 2, 3, 4)
+        n = len(rows)
+
+        def pi(a, b):
+            return sum(w for x, y, w in zip(a, b, weights) if x > y) / 10.0
+        expected = [(sum(pi(a, b) for b in rows) / (n - 1),
+                     sum(pi(b, a) for b in rows) / (n - 1)) for a in rows]
+        got = sla.promethee(rows, weights)
+        for (plus, minus), flows in zip(expected, got):
+            self.assertAlmostEqual(plus, flows.plus)
+            self.assertAlmostEqual(minus, flows.minus)
+            self.assertAlmostEqual(plus - minus, flows.net)
+
     def test_weights_from_the_options(self):
         self.flags(group='sla', resources_weight=5.0)
         self.assertEqual((1.0, 1.0, 5.0, 1.0), sla.weights())
