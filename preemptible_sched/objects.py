@@ -138,6 +138,25 @@ class Host:
         default_factory=dict)
 
 
+#: The levels of an SLA service, best first.
+SLA_LEVELS = ('premium', 'advanced', 'best_effort')
+
+#: The four SLA services a request carries a level of.
+SLA_SERVICES = ('satisfaction_time', 'reputation', 'resources', 'replicas')
+
+
+class SLALevels(typing.NamedTuple):
+    """The level (one of :data:`SLA_LEVELS`) of each SLA service of a
+    request: how soon it is served, the reputation of the hosts it runs
+    on, how many cores it gets and how many copies of it run.
+    """
+
+    satisfaction_time: str = 'best_effort'
+    reputation: str = 'best_effort'
+    resources: str = 'best_effort'
+    replicas: str = 'best_effort'
+
+
 @dataclasses.dataclass(frozen=True)
 class RequestSpec:
     """A request for ``num_instances`` identical instances.
@@ -147,6 +166,12 @@ class RequestSpec:
     server group with policy ``affinity`` or ``anti-affinity``;
     ``group_hosts`` is filled by the scheduler with the hosts that already
     hold a member of the group.
+
+    ``sla`` (:class:`SLALevels`), when set, makes it an SLA request (see
+    :mod:`preemptible_sched.sla`). ``sequential_s`` makes it moldable: its
+    cores are sized when it is scheduled and it runs ``sequential_s /
+    cores``; ``sized`` says that was done. ``user`` names who submitted
+    it, for the accounts.
     """
 
     id: str
@@ -163,6 +188,15 @@ class RequestSpec:
     service_class: typing.Optional[str] = None
     priority: float = 0.0
     instance_ids: typing.Sequence[str] = ()
+    sla: typing.Optional[SLALevels] = None
+    sequential_s: typing.Optional[float] = None
+    sized: bool = False
+    user: typing.Optional[str] = None
+
+    @property
+    def moldable(self):
+        """Whether its cores are still to be sized (see ``sequential_s``)."""
+        return self.sequential_s is not None and not self.sized
 
     def instance_id(self, index):
         """The id of the ``index``-th instance this request creates."""

@@ -95,6 +95,12 @@ _HOST = {
     'additionalProperties': False,
 }
 
+_LEVEL = {'enum': list(objects.SLA_LEVELS)}
+_SLA = {'type': 'object',
+        'required': list(objects.SLA_SERVICES),
+        'properties': {service: _LEVEL for service in objects.SLA_SERVICES},
+        'additionalProperties': False}
+
 _REQUEST = dict({
     'type': 'object',
     'properties': dict({
@@ -109,9 +115,15 @@ _REQUEST = dict({
         'group_policy': {'enum': ['affinity', 'anti-affinity']},
         'service_class': {'type': 'string'},
         'priority': _PRIORITY,
+        'sla': _SLA,
+        'sequential_s': _TIME,
+        'user': {'type': 'string'},
     }, **_SIZES),
     'additionalProperties': False,
-}, **_SIZED)
+    # A moldable request (sequential_s) is sized by the scheduler.
+    'anyOf': _SIZED['anyOf'] + [{'required': ['sequential_s',
+                                              'memory_mb']}],
+})
 
 SCHEMA = {
     'type': 'object',
@@ -124,6 +136,9 @@ SCHEMA = {
             'properties': _SIZES, 'additionalProperties': False}},
         'hosts': {'type': 'array', 'items': _HOST},
         'request': _REQUEST,
+        # The other requests pending with it (SLA explanations: their
+        # PROMETHEE flows and their share of the idle cores).
+        'queue': {'type': 'array', 'items': _REQUEST},
         'config': {'type': 'object', 'additionalProperties': {
             'type': 'object'}},
     },
@@ -133,6 +148,9 @@ SCHEMA = {
 
 class Scenario:
     """A validated scenario: hosts with their instances, and the request."""
+
+    #: the other pending requests (RequestSpecs), in admission order
+    queue = ()
 
     def __init__(self, path, now, hosts, placements, request, config):
         self.path = path
@@ -182,6 +200,8 @@ def _validate_schema(path, data):
                 error.validator_value, type(error.instance).__name__))
     if error.validator == 'anyOf' and 'flavor' in str(error.schema):
         message = 'needs a "flavor" or "vcpus" and "memory_mb"'
+        if 'sequential_s' in str(error.schema):
+            message += ' (or, moldable, "sequential_s" and "memory_mb")'
     elif error.validator == 'required':
         missing = error.message.split("'")[1]
         field = _path(list(error.absolute_path) + [missing])
@@ -211,7 +231,7 @@ def _resources(path, field, item, flavors):
         float(item.get('disk_gb', base.disk_gb)))
 
 
-def _constraints(path, value):
+def _constraints(path, value, field='request'):
     if isinstance(value, dict):
         return {key: str(val) for key, val in value.items()}
     constraints = {}
@@ -219,7 +239,7 @@ def _constraints(path, value):
         key, sep, val = pair.partition('=')
         if not sep or not key.strip():
             raise exception.InvalidInput(
-                path, 'request.constraints',
+                path, field + '.constraints',
                 'expected key=value;key=value, got %r' % pair)
         constraints[key.strip()] = val.strip()
     return constraints
@@ -344,22 +364,15 @@ def load(path, conf):
                 service_class=inst.get('service_class'),
                 priority=float(inst.get('priority', 0)),
                 group=inst.get('group'))))
-    req = data['request']
-    num_instances = limits.positive_int(
-        req.get('num_instances', 1), path, 'request.num_instances',
-        maximum=limits.MAX_INSTANCES_PER_REQUEST)
-    request = objects.RequestSpec(
-        id=req.get('id', 'request'),
-        resources=_resources(path, 'request', req, flavors),
-        preemptible=req.get('preemptible', False),
-        num_instances=num_instances,
-        flavor=req.get('flavor'),
-        constraints=_constraints(path, req.get('constraints', {})),
-        availability_zone=req.get('availability_zone'),
-        group=req.get('group'),
-        group_policy=req.get('group_policy'),
-        service_class=req.get('service_class'),
-        priority=float(req.get('priority', 0)))
+    request = _request(path, 'request', data['request'], flavors)
+    queue = [_request(path, 'queue[%d]' % index, item, flavors,
+                      'queued-%d' % index)
+             for index, item in enumerate(data.get('queue', ()))]
+    ids = [spec.id for spec in [request] + queue]
+    twice = sorted({spec_id for spec_id in ids if ids.count(spec_id) > 1})
+    if twice:
+        raise exception.InvalidInput(path, 'queue', 'request id %r given '
+                                     'twice' % twice[0])
     for index in range(request.num_instances):
         new_id = request.instance_id(index)
         if new_id in instance_ids:
@@ -373,4 +386,29 @@ def load(path, conf):
     config = {group: dict(values)
               for group, values in data.get('config', {}).items()}
     _check_config(path, config, conf)
-    return Scenario(path, now, hosts, placements, request, config)
+    scenario = Scenario(path, now, hosts, placements, request, config)
+    scenario.queue = tuple(queue)
+    return scenario
+
+
+def _request(path, field, req, flavors, default_id='request'):
+    num_instances = limits.positive_int(
+        req.get('num_instances', 1), path, field + '.num_instances',
+        maximum=limits.MAX_INSTANCES_PER_REQUEST)
+    sla = req.get('sla')
+    return objects.RequestSpec(
+        id=req.get('id', default_id),
+        resources=_resources(path, field, req, flavors),
+        preemptible=req.get('preemptible', False),
+        num_instances=num_instances,
+        flavor=req.get('flavor'),
+        constraints=_constraints(path, req.get('constraints', {}), field),
+        availability_zone=req.get('availability_zone'),
+        group=req.get('group'),
+        group_policy=req.get('group_policy'),
+        service_class=req.get('service_class'),
+        priority=float(req.get('priority', 0)),
+        sla=None if sla is None else objects.SLALevels(**sla),
+        sequential_s=(None if req.get('sequential_s') is None
+                      else float(req['sequential_s'])),
+        user=req.get('user'))

@@ -48,11 +48,19 @@ from preemptible_sched.cmd import testbed
 from preemptible_sched.conf import CONF
 from preemptible_sched import exception
 from preemptible_sched import limits
+from preemptible_sched import objects
+from preemptible_sched import sla
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
 #: Statuses a request does not leave.
 FINAL_STATUSES = ('placed', 'failed', 'deleted')
+
+#: The option of each SLA service, as in the workload CSV's columns.
+SLA_OPTIONS = {'satisfaction_time': '--sla-satisfaction',
+               'reputation': '--sla-reputation',
+               'resources': '--sla-resources',
+               'replicas': '--sla-replicas'}
 
 #: Attempts to reach the message broker before giving up (exit 1), and
 #: seconds to wait for its TCP port.
@@ -136,6 +144,21 @@ def add_parser(subparsers):
     submit.add_argument('--group-policy',
                         choices=('affinity', 'anti-affinity'),
                         help='Policy of --group (default: anti-affinity).')
+    sla_group = submit.add_argument_group(
+        'SLA classes', 'The level of each of the four SLA services (all '
+        'four or none); see the SLA classes page of the documentation.')
+    for service, flag in SLA_OPTIONS.items():
+        sla_group.add_argument(flag, choices=objects.SLA_LEVELS,
+                               dest='sla_' + service,
+                               help='Level of the %s service.'
+                               % service.replace('_', ' '))
+    sla_group.add_argument('--sequential-s', type=float, metavar='SECONDS',
+                           help='A moldable request: its run time on one '
+                           'core; the scheduler sizes its cores and it runs '
+                           'SECONDS / cores (give --memory-mb, not --vcpus '
+                           'or --duration).')
+    sla_group.add_argument('--user', help='Who submits it, for the '
+                           'accounts.')
     submit.add_argument('--image', help='Image the instances boot from.')
     submit.add_argument('--id', dest='request_id',
                         help='Request id (default: generated). Instances '
@@ -178,6 +201,16 @@ def request_spec(args):
 
     explicit = {'vcpus': args.vcpus, 'memory_mb': args.memory_mb,
                 'disk_gb': args.disk_gb}
+    sla_levels = sla.levels(
+        {service: getattr(args, 'sla_' + service)
+         for service in SLA_OPTIONS}, 'submit', SLA_OPTIONS.get)
+    if args.sequential_s is not None:
+        limits.finite_number(args.sequential_s, 'submit', '--sequential-s',
+                             minimum=0, maximum=limits.MAX_TIME,
+                             exclusive_minimum=True)
+        if args.duration is not None:
+            raise bad('--duration', 'a moldable request runs '
+                      '--sequential-s / cores: give one of them')
     if args.flavor:
         given = [name for name, value in explicit.items()
                  if value is not None]
@@ -186,7 +219,12 @@ def request_spec(args):
                       % ', '.join('--' + n.replace('_', '-') for n in given))
         resources = testbed.FLAVORS[args.flavor].resources._asdict()
     else:
-        if args.vcpus is None or args.memory_mb is None:
+        if args.sequential_s is not None:
+            if args.vcpus is not None and sla_levels is not None:
+                raise bad('--vcpus', 'a moldable SLA request is sized by '
+                          'the scheduler: give --memory-mb only')
+            explicit['vcpus'] = args.vcpus or 0.0
+        if explicit['vcpus'] is None or args.memory_mb is None:
             raise bad('--flavor', 'give --flavor, or --vcpus and '
                       '--memory-mb')
         resources = dict(explicit, disk_gb=args.disk_gb or 0.0)
@@ -211,7 +249,7 @@ def request_spec(args):
         constraints[key.strip()] = value.strip()
     if args.group_policy and not args.group:
         raise bad('--group-policy', 'needs --group')
-    return {'id': args.request_id, 'resources': resources,
+    spec = {'id': args.request_id, 'resources': resources,
             'preemptible': args.preemptible_instances,
             'num_instances': args.num_instances, 'flavor': args.flavor,
             'priority': args.priority,
@@ -221,6 +259,13 @@ def request_spec(args):
             'group': args.group,
             'group_policy': (args.group_policy or 'anti-affinity')
             if args.group else None}
+    # Only when given: a service that predates SLA classes refuses fields
+    # it does not know.
+    extra = {'sla': None if sla_levels is None else sla_levels._asdict(),
+             'sequential_s': args.sequential_s, 'user': args.user}
+    spec.update((key, value) for key, value in extra.items()
+                if value is not None)
+    return spec
 
 
 # -- talking to the service --------------------------------------------------

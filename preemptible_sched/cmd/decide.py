@@ -22,7 +22,9 @@ from preemptible_sched.conf import checks
 from preemptible_sched.conf import CONF
 from preemptible_sched.driver import scheduler
 from preemptible_sched import exception
+from preemptible_sched.policies import promethee
 from preemptible_sched import scenario as scenario_mod
+from preemptible_sched import sla
 
 
 def add_parser(subparsers):
@@ -37,15 +39,77 @@ def add_parser(subparsers):
 
 
 def decide(scenario):
-    """Run the configured scheduler on ``scenario``: a Decision."""
+    """Run the configured scheduler on ``scenario``: a Decision.
+
+    For an SLA request, the decision's ``sla`` attribute explains the
+    queue, the sizing and the copies (see :func:`explain_sla`).
+    """
     checks.require_valid(CONF, scenario.path)
     sched = scheduler.FilterScheduler()
     for host in scenario.hosts:
         sched.host_manager.add_host(host)
     for host_name, instance in scenario.placements:
         sched.host_manager.add_instance(host_name, instance)
-    return sched.select_destinations(scenario.request, now=scenario.now,
-                                     explain=True), sched.strategy.name
+    spec, explained = explain_sla(scenario, sched.host_manager)
+    if spec is None:
+        decision = scheduler.Decision(scenario.request, [], [],
+                                      explained['skipped'])
+    else:
+        decision = sched.select_destinations(spec, now=scenario.now,
+                                             explain=True)
+    if explained is not None:
+        explained['copies'] = [
+            {'copy': index, 'candidates': [host.name for host in report
+                                           if host.passed]}
+            for index, report in enumerate(decision.reports)]
+        if not decision.placed and spec is not None:
+            explained['skipped'] = _why_skipped(spec, explained['copies'])
+    decision.sla = explained
+    return decision, sched.strategy.name
+
+
+def explain_sla(scenario, host_manager):
+    """``(spec to place, explanation)`` of the scenario's request.
+
+    The explanation (None without an SLA) holds the PROMETHEE II flows of
+    the request and of the scenario's ``queue``, highest first, and for a
+    moldable request its sizing (N, band, wc, sum of p, raw and clamped
+    r); the spec is the request with its copies and cores, or None (the
+    explanation's ``skipped`` says why) when it cannot be sized.
+    """
+    request = scenario.request
+    if request.sla is None:
+        return request, None
+    queue = [request] + list(scenario.queue)
+    flows = sla.promethee([sla.criteria(spec.sla or promethee.BEST_EFFORT)
+                           for spec in queue], sla.weights())
+    ranked = sorted(zip(queue, flows), key=lambda pair: -pair[1].net)
+    explained = {'queue': [{'id': spec.id, 'phi_plus': flow.plus,
+                            'phi_minus': flow.minus, 'phi': flow.net}
+                           for spec, flow in ranked],
+                 'sizing': None, 'skipped': None}
+    spec = sla.with_copies(request)
+    if spec.moldable:
+        sizing = sla.size(spec, host_manager.get_all_host_states(), queue)
+        if sizing is None:
+            explained['skipped'] = (
+                'not sized: no host up in category %s to measure N on'
+                % sla.category(spec))
+            return None, explained
+        explained['sizing'] = sizing.as_dict()
+        spec = sla.sized(spec, sizing)
+    return spec, explained
+
+
+def _why_skipped(spec, copies):
+    for entry in copies:
+        if not entry['candidates']:
+            return ('copy %d of %d: no host of category %s can take %g '
+                    'cores now (the others hold its earlier copies or '
+                    'lack room); it waits' % (
+                        entry['copy'] + 1, spec.num_instances,
+                        sla.category(spec), spec.resources.vcpus))
+    return None
 
 
 def _hosts(report):
@@ -73,6 +137,8 @@ def to_dict(decision):
         result['passes'] = [_hosts(report) for report in decision.reports]
     if decision.reason:
         result['reason'] = decision.reason
+    if getattr(decision, 'sla', None) is not None:
+        result['sla'] = decision.sla
     return result
 
 
@@ -93,6 +159,7 @@ def to_table(decision, spec, strategy):
                 s.instance.id, s.host, ', '.join(s.terminate) or 'nothing'))
     else:
         lines.append('Result: no valid host (%s)' % decision.reason)
+    lines += _sla_lines(getattr(decision, 'sla', None))
     for number, report in enumerate(decision.reports):
         weigher_names = []
         for host in report:
@@ -124,6 +191,27 @@ def to_table(decision, spec, strategy):
     return '\n'.join(lines)
 
 
+def _sla_lines(explained):
+    if explained is None:
+        return []
+    lines = ['', 'SLA queue (PROMETHEE II, highest phi first):']
+    for entry in explained['queue']:
+        lines.append('  %-20s phi+ %.4f  phi- %.4f  phi %+.4f' % (
+            entry['id'], entry['phi_plus'], entry['phi_minus'],
+            entry['phi']))
+    sizing = explained['sizing']
+    if sizing:
+        lines.append('Sizing: N %(N)d, band %(band)s, wc %(wc)d, sum p '
+                     '%(sum_p)d, p %(p)d: raw r %(raw_r)d, r %(r)d'
+                     % sizing)
+    for entry in explained.get('copies', ()):
+        lines.append('Copy %d candidates: %s' % (
+            entry['copy'] + 1, ', '.join(entry['candidates']) or 'none'))
+    if explained['skipped']:
+        lines.append('Skipped: %s' % explained['skipped'])
+    return lines
+
+
 def run(args):
     scenario = scenario_mod.load(args.scenario, CONF)
     scenario.apply_config(CONF)
@@ -144,5 +232,5 @@ def run(args):
     if args.format == 'json':
         print(json.dumps(to_dict(decision), indent=2))
     else:
-        print(to_table(decision, scenario.request, strategy))
+        print(to_table(decision, decision.spec, strategy))
     return 0 if decision.placed else 1

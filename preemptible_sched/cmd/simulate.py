@@ -46,6 +46,7 @@ from preemptible_sched.simulation import metrics
 from preemptible_sched.simulation import plots
 from preemptible_sched.simulation import report
 from preemptible_sched.simulation import runner
+from preemptible_sched.simulation import sla_accounts
 from preemptible_sched.simulation import workload
 
 LOG = logging.getLogger(__name__)
@@ -294,6 +295,8 @@ def summarise(result, extra=None):
         'utilisation': metrics.utilisation_series(result.utilisation,
                                                   end=result.until),
     })
+    if result.invoices:
+        extra['sla'] = sla_accounts.totals(result.invoices)
     return report.build_summary(
         result.policy, result.records, result.slos, result.preemptions,
         result.terminations, result.latencies_s, result.stage_time_ms,
@@ -369,7 +372,8 @@ def _run(args):
     write_outputs(
         args.output, result.records, summary, plots=not args.no_plots,
         plot_data={'utilisation': metrics.utilisation_fractions(
-            result.utilisation)}, stages=result.stage_rows)
+            result.utilisation)}, stages=result.stage_rows,
+        invoices=[priced.row() for priced in result.invoices])
     if not args.no_plots and not plots.available():
         sys.stderr.write(plots.skipped_note() + '\n')
     sys.stdout.write(report.render_text(report.run_tables(summary)))

@@ -38,6 +38,7 @@ from preemptible_sched.conf import preemptible
 from preemptible_sched.conf import qos
 from preemptible_sched.conf import scheduler
 from preemptible_sched.conf import service
+from preemptible_sched.conf import sla
 
 CONF = parsing.ConfigOpts()
 
@@ -49,3 +50,4 @@ preemptible.register_opts(CONF)
 qos.register_opts(CONF)
 scheduler.register_opts(CONF)
 service.register_opts(CONF)
+sla.register_opts(CONF)

@@ -40,6 +40,7 @@ from preemptible_sched.conf import parsing
 from preemptible_sched.conf import plugins
 from preemptible_sched.conf import qos
 from preemptible_sched.conf import service
+from preemptible_sched.conf import sla
 from preemptible_sched import exception
 
 #: ``[scheduler] preemption_policy`` (deprecated) as a strategy; ``billing``
@@ -375,6 +376,9 @@ def problems(conf, defaults_source=None):
     found += _database_problems(conf, at)
     found += _transport_problems(conf, at)
     found += _on_victim_problem(conf, strategy, at)
+    found += _unknown(plugins.SLA_PRICES, [conf.sla.price],
+                      at('sla', 'price'))
+    found += sla.problems(conf, at)
     return found
 
 

@@ -23,9 +23,10 @@ from preemptible_sched.conf import preemptible
 from preemptible_sched.conf import qos
 from preemptible_sched.conf import scheduler
 from preemptible_sched.conf import service
+from preemptible_sched.conf import sla
 
 _MODULES = (compute, database, fake_driver, filter_scheduler, preemptible,
-            qos, scheduler, service)
+            qos, scheduler, service, sla)
 
 
 def list_opts():

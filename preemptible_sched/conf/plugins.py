@@ -42,6 +42,7 @@ WEIGHERS = 'preemptible_sched.weighers'
 TERMINATION_COSTS = 'preemptible_sched.termination_costs'
 QUEUE_POLICIES = 'preemptible_sched.queue_policies'
 PREEMPTION_STRATEGIES = 'preemptible_sched.preemption_strategies'
+SLA_PRICES = 'preemptible_sched.sla_prices'
 
 
 #: ``{namespace: [entry points]}``: the installed distributions do not

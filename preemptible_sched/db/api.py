@@ -446,6 +446,25 @@ class Store:
             request.updated_at = at
         return request
 
+    def set_request_size(self, request_id, spec, duration_s, at):
+        """Fix the size of a moldable request once it is placed: its spec
+        (``spec``, with the cores it was given), its run time and the
+        resources of its instances still waiting to be spawned.
+        """
+        resources = spec.resources
+        with self._changes() as unit:
+            request = self._edit(unit, models.Request, request_id)
+            request.spec = models.spec_to_dict(spec)
+            request.duration_s = duration_s
+            request.updated_at = at
+            for instance_id in spec.instance_ids:
+                instance = self._edit(unit, models.Instance, instance_id)
+                instance.vcpus = resources.vcpus
+                instance.memory_mb = resources.memory_mb
+                instance.disk_gb = resources.disk_gb
+                instance.updated_at = at
+        return request
+
     def increment_attempts(self, request_id):
         """Count one more scheduling attempt; returns the new count."""
         with self._changes() as unit:

@@ -329,6 +329,10 @@ def spec_to_dict(spec):
         'service_class': spec.service_class,
         'priority': spec.priority,
         'instance_ids': list(spec.instance_ids),
+        'sla': None if spec.sla is None else spec.sla._asdict(),
+        'sequential_s': spec.sequential_s,
+        'sized': bool(spec.sized),
+        'user': spec.user,
     }
 
 
@@ -347,4 +351,6 @@ def spec_from_dict(data):
         fields['group_hosts'] = frozenset(fields['group_hosts'] or ())
     if 'instance_ids' in fields:
         fields['instance_ids'] = tuple(fields['instance_ids'] or ())
+    if fields.get('sla') is not None:
+        fields['sla'] = objects.SLALevels(**fields['sla'])
     return objects.RequestSpec(**fields)

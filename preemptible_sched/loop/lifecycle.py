@@ -537,10 +537,42 @@ class Lifecycle:
             if decision.host == host:
                 self.abandon(decision, 'host %s went down' % host)
         for instance_id in list(state.instances):
-            self.deleting.pop(instance_id, None)
+            if self.deleting.pop(instance_id, None) is None and \
+                    self.copy_lost(host, instance_id, at):
+                continue
             self.finish(instance_id, 'error', at,
                         reason='host %s went down' % host)
         self.loop.request_pass()
+
+    def copy_lost(self, host, instance_id, at):
+        """A copy of an SLA request was lost with ``host``: report it
+        (``instance.copy_lost``) and queue it again, to be re-created on
+        another host of its category, distinct from its other copies, with
+        the cores it had; its request is served meanwhile by the copies
+        still running. False (nothing done) for any other instance.
+        """
+        row = self.row(instance_id)
+        if row is None or row.state not in ('building', 'running'):
+            return False
+        request = self.store.get_request(row.request_id)
+        if request.status not in ('pending', 'placed') or \
+                request.request_spec().sla is None:
+            return False
+        reason = 'copy lost: host %s went down' % host
+        # Through ``preempted``, the way back to the queue the instance
+        # state machine allows; its run so far stays in its account.
+        self.finish(instance_id, 'preempted', at, reason=reason)
+        self.store.update_instance(
+            instance_id, at=at, state='pending', host=None,
+            decision_id=None, scheduled_at=None, started_at=None,
+            ended_at=None)
+        self.store.set_request_status(row.request_id, 'pending', at)
+        self.requeue(instance_id, at, request.attempts, reason=reason,
+                     preempted=True)
+        self.loop.notify('instance.copy_lost', {
+            'instance_id': instance_id, 'request_id': row.request_id,
+            'host': host})
+        return True
 
     def host_unreachable(self, host, at):
         """The host's agent stopped answering: no new instances there,

@@ -29,10 +29,11 @@ from preemptible_sched import objects
 
 def _kind(spec):
     """What, besides size, decides whether a request can be placed; None
-    when its placement depends on more (constraints, zones, groups).
+    when its placement depends on more (constraints, zones, groups, SLA
+    levels, whose category and sized cores vary).
     """
     if spec.constraints or spec.availability_zone or spec.group or \
-            spec.num_instances != 1:
+            spec.num_instances != 1 or spec.sla is not None:
         return None
     return (spec.preemptible, spec.service_class, spec.priority)
 

@@ -54,10 +54,12 @@ from preemptible_sched.loop import executor as executor_mod
 from preemptible_sched.loop import lifecycle as lifecycle_mod
 from preemptible_sched.loop import queue as queue_mod
 from preemptible_sched.loop import recovery
+from preemptible_sched.loop import sizing
 from preemptible_sched.loop import timing
 from preemptible_sched import objects
 from preemptible_sched import policies
 from preemptible_sched import qos
+from preemptible_sched import sla
 
 LOG = logging.getLogger(__name__)
 
@@ -193,6 +195,7 @@ class SchedulerLoop:
         if spec.service_class is not None and not spec.priority:
             spec = dataclasses.replace(
                 spec, priority=self.classes.get(spec.service_class).priority)
+        spec = sla.with_copies(spec)
         spec = dataclasses.replace(spec, instance_ids=tuple(
             spec.instance_id(i) for i in range(spec.num_instances)))
         self.store.add_request(spec, now, duration_s=duration, image=image)
@@ -307,14 +310,23 @@ class SchedulerLoop:
                 continue
             with lap('T1', 1):
                 eligible = eligibility.eligible(entry)
-            if not eligible:
+                # A moldable request's cores are fixed here, before
+                # filtering (loop/sizing.py).
+                spec, size = sizing.size(entry, self.queue,
+                                         self.host_manager) \
+                    if eligible else (None, None)
+            if spec is None:
                 continue
             started = time.perf_counter()
+            # The strategies plan victims for the pending entry's spec.
             decision = self.scheduler.select_destinations(
-                entry.spec, pending=entry, context=context)
+                spec, pending=entry if spec is entry.spec else
+                dataclasses.replace(entry, spec=spec), context=context)
             stats.add_decision(time.perf_counter() - started)
             if decision.placed:
                 placed = True
+                if spec is not entry.spec:
+                    sizing.fix(entry, spec, size, self.store, now)
                 self.queue.remove(entry)
                 for observer in self.decision_observers:
                     observer(entry, decision, now)

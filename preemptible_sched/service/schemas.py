@@ -58,6 +58,7 @@ import oslo_messaging
 from preemptible_sched.db import models
 from preemptible_sched import exception
 from preemptible_sched import limits
+from preemptible_sched import objects
 
 LOG = logging.getLogger(__name__)
 
@@ -176,6 +177,13 @@ REQUEST_SPEC = _object({
     'instance_ids': _nullable({'type': 'array', 'items': INSTANCE_ID,
                                'maxItems': MAX_INSTANCES_PER_REQUEST,
                                'uniqueItems': True}),
+    'sla': _nullable(_object(
+        {service: {'enum': list(objects.SLA_LEVELS)}
+         for service in objects.SLA_SERVICES},
+        required=objects.SLA_SERVICES)),
+    'sequential_s': DURATION,
+    'sized': {'type': 'boolean'},
+    'user': OPTIONAL_NAME,
 })
 
 #: The context of a call: who asks (see :mod:`preemptible_sched.policy`).

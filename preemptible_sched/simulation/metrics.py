@@ -56,6 +56,13 @@ class InstanceRecord:
     preemptions: int
     terminated: bool
     host: typing.Optional[str]
+    #: who submitted it, the vCPUs of each instance (a moldable request's
+    #: cores), the hosts of an SLA request's copies (';'-separated) and
+    #: when it (its first copy) started
+    user: typing.Optional[str] = None
+    cores: typing.Optional[float] = None
+    copies: typing.Optional[str] = None
+    start_s: typing.Optional[float] = None
 
 
 def gini(values):

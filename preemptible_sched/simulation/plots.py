@@ -427,3 +427,43 @@ def fulfilment_by_size_factor(path, rows, classes, colours=None):
         figure.suptitle('SLO fulfilment by cloud size', x=0.02,
                         horizontalalignment='left')
     return figure
+
+
+def sla_gantt(path, records, title):
+    """When each SLA request ran, one bar per request, coloured by user.
+
+    ``records`` are the run's per-request records; those with ``copies``
+    (SLA requests) are drawn, in order of start (the largest first among
+    those that started together), from their first copy's
+    start to their last copy's end, each bar as thick as its share of the
+    largest allocation (its cores). Requests that never started are left
+    out.
+    """
+    if not available():
+        return None
+    shown = sorted((r for r in records if r.copies and r.start_s is not None),
+                   key=lambda r: (r.start_s, -(r.cores or 0.0), r.id))
+    users = sorted({r.user or '' for r in shown})
+    colours = dict(zip(users, PALETTE))
+    largest = max([r.cores or 0.0 for r in shown] + [1.0])
+    with _figure(path, figsize=(7, max(3.0, 0.06 * len(shown) + 1.5)),
+                 layout='constrained') as figure:
+        ax = figure.subplots()
+        for row, record in enumerate(shown):
+            end = record.end_s if record.end_s is not None else \
+                record.start_s + record.running_s
+            ax.barh(row, end - record.start_s, left=record.start_s,
+                    height=0.9 * (record.cores or 0.0) / largest,
+                    color=colours[record.user or ''])
+        mpl = _matplotlib()
+        ax.legend(handles=[mpl.Line2D([], [], color=colours[user],
+                                      linewidth=6, label=user or 'no user')
+                           for user in users], loc='best')
+        ax.set_ylim(-1, max(len(shown), 1))
+        ax.invert_yaxis()
+        ax.set_yticks([])
+        ax.grid(axis='x', linewidth=0.3)
+        ax.set_xlabel('Simulated time (s)')
+        ax.set_ylabel('Requests, by start (bar height: cores)')
+        ax.set_title(title)
+    return figure

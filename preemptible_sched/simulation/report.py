@@ -47,12 +47,15 @@ import tqdm
 from preemptible_sched.loop import timing
 from preemptible_sched.simulation import metrics
 from preemptible_sched.simulation import plots as plotting
+from preemptible_sched.simulation import sla_accounts
 
 INSTANCES_FILE = 'instances.csv'
 STAGES_FILE = 'stages.csv'
 SUMMARY_FILE = 'summary.json'
 AVAILABILITY_BY_INSTANCE_FILE = 'availability_by_instance.png'
 AVAILABILITY_CDF_FILE = 'availability_cdf.png'
+SLA_GANTT_FILE = 'sla_gantt.png'
+INVOICES_FILE = 'invoices.csv'
 UTILISATION_FILE = 'utilisation.png'
 
 _TEXT, _FLOAT, _INT, _BOOL = 'text', 'float', 'int', 'bool'
@@ -71,6 +74,10 @@ INSTANCE_COLUMNS = (
     ('preemptions', _INT),
     ('terminated', _BOOL),
     ('host', _TEXT),
+    ('user', _TEXT),
+    ('cores', _FLOAT),
+    ('copies', _TEXT),
+    ('start_s', _FLOAT),
 )
 
 #: What ``plot_data`` of :func:`write_outputs` may hold.
@@ -109,7 +116,7 @@ def build_summary(policy, records, slos, preemptions, terminations,
 
 
 def write_outputs(directory, records, summary, plots=True, plot_data=None,
-                  stages=None):
+                  stages=None, invoices=None):
     """Write a run's results into ``directory``, all or nothing.
 
     Writes instances.csv (one row per record), summary.json (indented,
@@ -120,7 +127,9 @@ def write_outputs(directory, records, summary, plots=True, plot_data=None,
     (``(t, cpu_fraction, memory_fraction)`` tuples; no utilisation figure
     without it). ``stages``, if given, are the per-pass stage rows of
     :meth:`~preemptible_sched.loop.timing.StageStats.rows`, written to
-    stages.csv.
+    stages.csv. ``invoices`` (rows of
+    :data:`~.sla_accounts.INVOICE_COLUMNS`), if any, are written to
+    invoices.csv, and the SLA requests are drawn in sla_gantt.png.
 
     ``directory`` is created if missing; files of an earlier run not
     rewritten stay. Raises on bad input (a NaN, an unknown ``plot_data``
@@ -142,8 +151,15 @@ def write_outputs(directory, records, summary, plots=True, plot_data=None,
         _write_instances(os.path.join(staging, INSTANCES_FILE), records)
         if stages is not None:
             _write_stages(os.path.join(staging, STAGES_FILE), stages)
+        if invoices:
+            _write_invoices(os.path.join(staging, INVOICES_FILE), invoices)
         if plots and plotting.available():
             _write_plots(staging, records, summary, plot_data)
+            if invoices:
+                policy = summary.get('policy') or 'run'
+                plotting.sla_gantt(os.path.join(staging, SLA_GANTT_FILE),
+                                   records, 'SLA requests (policy %s)'
+                                   % policy)
         _write_summary(os.path.join(staging, SUMMARY_FILE), summary)
         os.makedirs(directory, exist_ok=True)
         names = sorted(os.listdir(staging),
@@ -183,6 +199,16 @@ def _write_instances(path, records):
         for record in records:
             writer.writerow([_format(getattr(record, name), kind, name)
                              for name, kind in INSTANCE_COLUMNS])
+
+
+def _write_invoices(path, invoices):
+    with open(path, 'w', newline='') as stream:
+        writer = csv.writer(stream, lineterminator='\n')
+        writer.writerow(sla_accounts.INVOICE_COLUMNS)
+        for row in invoices:
+            writer.writerow([_format(value, _FLOAT if isinstance(
+                value, float) else _TEXT, column) for column, value in zip(
+                    sla_accounts.INVOICE_COLUMNS, row)])
 
 
 def _write_stages(path, rows):
@@ -437,6 +463,7 @@ def run_tables(summary):
                if row[1] not in ('n/a', 'n/a / n/a / n/a')],
               ['left', 'right']),
     ]
+    tables += sla_tables(summary.get('sla'))
     if stage_rows:
         tables.append(Table(
             'Scheduling time per stage',
@@ -444,6 +471,34 @@ def run_tables(summary):
              'Total (ms)'], stage_rows, ['left'] + ['right'] * 4,
             STAGE_NOTE))
     return tables
+
+
+def sla_tables(totals):
+    """The SLA requests per user and per class (summary.json's ``sla``),
+    or no table.
+    """
+    if not totals:
+        return []
+    headers = ['Requests', 'Copies', 'Mean cores', 'Mean start (s)',
+               'Mean wait (s)', 'Core-hours', 'Price']
+
+    def rows(entries):
+        return [[name or 'no user', count(entry['requests']),
+                 count(entry['copies']), number(entry['mean_cores'], 2),
+                 number(entry['mean_start_s'], 1),
+                 number(entry['mean_wait_s'], 1),
+                 number(entry['core_seconds'], 2, 1 / 3600.0),
+                 number(entry['price'], 2)]
+                for name, entry in entries.items()]
+    align = ['left'] + ['right'] * len(headers)
+    return [Table('SLA requests per user', ['User'] + headers,
+                  rows(totals.get('per_user', {})), align,
+                  'Start: when the first copy started; wait: from '
+                  'submission to that start; price: the `[sla] price` '
+                  'function over every copy\'s core-hours.'),
+            Table('SLA requests per class', ['Class'] + headers,
+                  rows(totals.get('per_class', {})), align,
+                  'Class: the level of the reputation service.')]
 
 
 # -- Progress ----------------------------------------------------------------

@@ -51,8 +51,10 @@ from preemptible_sched import exception
 from preemptible_sched import limits
 from preemptible_sched.loop import scheduler_loop
 from preemptible_sched import objects
+from preemptible_sched import prices
 from preemptible_sched import qos
 from preemptible_sched.simulation import metrics
+from preemptible_sched.simulation import sla_accounts
 
 LOG = logging.getLogger(__name__)
 
@@ -83,7 +85,8 @@ def check_run(items, until, source='--until'):
         until = limits.finite_number(until, source, None, minimum=0,
                                      maximum=limits.MAX_TIME)
         return until
-    open_ended = [item.id for item in items if item.duration_s is None]
+    open_ended = [item.id for item in items if item.duration_s is None and
+                  item.sequential_s is None]
     if open_ended:
         raise exception.InvalidInput(
             source, None, 'required: %d request(s) have no duration and '
@@ -125,6 +128,8 @@ class Result:
     normal_acceptance: typing.Optional[float]
     never_placed: int
     preemptible_cpu_hours_lost: float
+    #: one sla_accounts.Priced per SLA request
+    invoices: list = dataclasses.field(default_factory=list)
 
 
 def memory_store():
@@ -191,9 +196,12 @@ class Simulation:
         self.store.flush()
         rows = self.store.list_instances()
         normal = [row for row in rows if not row.preemptible]
+        records, invoices = sla_accounts.records(
+            self._records(end), {item.id: item for item in self.items},
+            prices.load(CONF.sla.price))
         return Result(
             policy=self.policy or self.loop.scheduler.strategy.name,
-            until=end, records=self._records(end),
+            until=end, records=records, invoices=invoices,
             slos={cls.name: cls.slo for cls in classes},
             preemptions=sum(row.preemptions for row in rows),
             terminations=len([row for row in rows
@@ -242,7 +250,8 @@ class Simulation:
             id=item.id, resources=item.resources,
             preemptible=item.preemptible, constraints=item.constraints,
             service_class=item.service_class,
-            priority=0.0)
+            priority=0.0, sla=item.sla, sequential_s=item.sequential_s,
+            user=item.user)
         self.loop.submit(spec, duration=item.duration_s)
         self.submitted += 1
         if self.on_event is not None:
@@ -268,6 +277,8 @@ class Simulation:
                                  priority=clock_mod.LATE)
 
     def _records(self, end):
+        """``(request id, InstanceRecord)`` of every instance."""
+        users = {item.id: item.user for item in self.items if item.user}
         records = []
         for row in self.store.list_instances():
             running = row.running_s
@@ -278,7 +289,7 @@ class Simulation:
             stop = end if alive or row.ended_at is None else row.ended_at
             span = stop - row.created_at
             overhead = row.overhead_s
-            records.append(metrics.InstanceRecord(
+            records.append((row.request_id, metrics.InstanceRecord(
                 id=row.id, service_class=row.service_class,
                 preemptible=row.preemptible, submit_s=row.created_at,
                 end_s=None if alive else row.ended_at,
@@ -287,5 +298,7 @@ class Simulation:
                 overhead_s=overhead,
                 availability=running / span if span > 0 else None,
                 preemptions=row.preemptions,
-                terminated=row.state == 'terminated', host=row.host))
+                terminated=row.state == 'terminated', host=row.host,
+                user=users.get(row.request_id), cores=row.vcpus,
+                copies=row.host, start_s=row.started_at)))
         return records

@@ -31,7 +31,13 @@ Formats (``FORMATS``; ``auto`` asks :func:`detect_format`):
     four columns may be left out or empty: disk 0, ``default_class``,
     not preemptible (true/false, yes/no, 1/0), no constraints
     (``key=value;key=value``). An empty ``duration_s`` runs until
-    ``--until``. Unknown columns are an error: they are usually typos.
+    ``--until``. Optional SLA columns: ``sla_satisfaction,
+    sla_reputation,sla_resources,sla_replicas`` (``premium``,
+    ``advanced`` or ``best_effort``, the four together or none),
+    ``sequential_s`` (a moldable request: its cores are sized by the
+    scheduler and it runs ``sequential_s / cores``; ``vcpus`` may then
+    be empty and ``duration_s`` must be) and ``user``. Unknown columns
+    are an error: they are usually typos.
 ``alibaba``
     Alibaba GPU 2023 pod list (``openb_pod_list_*.csv``). vCPUs are
     ``cpu_milli / 1000``; ``memory_mib`` is taken as MB, the unit the
@@ -107,6 +113,7 @@ import zlib
 from preemptible_sched import exception
 from preemptible_sched import limits
 from preemptible_sched import objects
+from preemptible_sched import sla
 
 LOG = logging.getLogger(__name__)
 
@@ -136,6 +143,11 @@ class WorkloadItem:
     constraints: typing.Mapping[str, str] = dataclasses.field(
         default_factory=dict)
     priority: typing.Optional[float] = None
+    #: SLA levels (objects.SLALevels), a moldable request's sequential
+    #: run time and who submitted it (canonical CSV only)
+    sla: typing.Optional[objects.SLALevels] = None
+    sequential_s: typing.Optional[float] = None
+    user: typing.Optional[str] = None
 
 
 # -- Reading helpers, shared with infrastructure ----------------------------
@@ -387,7 +399,13 @@ def _known(record, column, maximum=limits.MAX_TIME):
 # -- Format readers: yield WorkloadItems in file order ----------------------
 
 _CSV_REQUIRED = ('id', 'submit_s', 'duration_s', 'vcpus', 'memory_mb')
-_CSV_OPTIONAL = ('disk_gb', 'service_class', 'preemptible', 'constraints')
+_CSV_OPTIONAL = ('disk_gb', 'service_class', 'preemptible', 'constraints',
+                 'sla_satisfaction', 'sla_reputation', 'sla_resources',
+                 'sla_replicas', 'sequential_s', 'user')
+#: The SLA service of each SLA column of the canonical CSV.
+_SLA_COLUMNS = {'satisfaction_time': 'sla_satisfaction',
+                'reputation': 'sla_reputation',
+                'resources': 'sla_resources', 'replicas': 'sla_replicas'}
 _BOOLEANS = {'': False, 'false': False, 'no': False, '0': False,
              'true': True, 'yes': True, '1': True}
 
@@ -400,16 +418,40 @@ def _read_csv(path, class_map, default_class, skipped):
         if flag not in _BOOLEANS:
             raise record.error('preemptible', 'expected true/false, yes/no '
                                'or 1/0, got %r' % record.text('preemptible'))
+        sequential = record.number('sequential_s', default=None)
+        duration = record.number('duration_s', default=None)
+        if sequential is not None and duration is not None:
+            raise record.error('duration_s', 'a moldable request (with '
+                               'sequential_s) runs sequential_s / cores: '
+                               'leave duration_s empty')
+        levels = _sla_levels(record)
+        vcpus = record.size('vcpus', default=_REQUIRED if sequential is None
+                            else 0.0)
+        if sequential is not None and levels is None and not vcpus:
+            raise record.error('vcpus', 'a moldable request without SLA '
+                               'levels runs on the vCPUs it gives: '
+                               'must be > 0')
         yield WorkloadItem(
             id=record.identifier('id', seen),
             submit_s=record.number('submit_s'),
-            duration_s=record.number('duration_s', default=None),
+            duration_s=duration,
             resources=objects.Resources(
-                record.size('vcpus'), record.size('memory_mb'),
+                vcpus, record.size('memory_mb'),
                 record.size('disk_gb', default=0.0)),
             service_class=record.text('service_class') or default_class,
             preemptible=_BOOLEANS[flag],
-            constraints=record.pairs('constraints'))
+            constraints=record.pairs('constraints'),
+            sla=levels, sequential_s=sequential,
+            user=record.text('user') or None)
+
+
+def _sla_levels(record):
+    return sla.levels(
+        {service: record.text(column)
+         for service, column in _SLA_COLUMNS.items()},
+        record.path, lambda service: 'line %d: field %s' % (
+            record.line, record.names.get(_SLA_COLUMNS[service],
+                                          _SLA_COLUMNS[service])))
 
 
 _ALIBABA_REQUIRED = ('name', 'cpu_milli', 'memory_mib', 'qos',

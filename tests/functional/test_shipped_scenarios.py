@@ -29,6 +29,9 @@ EXPECTED = {
     'paper-snapshot-1.json': (0, [('host-B', ['BP1'])]),
     # Two small victims (10 + 20 minutes) beat the large one (50).
     'mixed-flavors.json': (0, [('host-A', ['AS1', 'AS2'])]),
+    # The sizing example of the SLA classes: c1 gets 9 cores, on the one
+    # high host with 9 idle.
+    'sla-sizing.json': (0, [('high-1', [])]),
 }
 
 

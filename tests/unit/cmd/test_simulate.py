@@ -90,7 +90,8 @@ class TestSimulate(SimulateTestCase):
         self.assertEqual(['id', 'service_class', 'preemptible', 'submit_s',
                           'end_s', 'running_s', 'pending_s', 'overhead_s',
                           'availability', 'preemptions', 'terminated',
-                          'host'], list(next(iter(rows.values()))))
+                          'host', 'user', 'cores', 'copies', 'start_s'],
+                         list(next(iter(rows.values()))))
         # One host holds one instance: silver a runs from t=0; bronze c
         # waits (same size, lower priority); at t=20 gold b preempts a,
         # which then waits for b forever, and c behind it.

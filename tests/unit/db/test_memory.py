@@ -290,6 +290,7 @@ class TestBatches(base.TestCase):
         # from memory, or flush first. Writes go through the hooks.
         through_hooks = {
             'save_host', 'set_host_up', 'add_request', 'set_request_status',
+            'set_request_size',
             'increment_attempts', 'update_instance', 'journal_decision',
             'confirm_termination', 'set_decision_state',
             'roll_back_decision', 'record_event',

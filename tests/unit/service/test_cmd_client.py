@@ -25,6 +25,11 @@ from preemptible_sched.cmd import sched
 from tests import base
 
 
+#: The SLA options of ``submit``, not given.
+NO_SLA = dict({'sla_' + service: None for service in client.SLA_OPTIONS},
+              sequential_s=None, user=None)
+
+
 class CLITestCase(base.TestCase):
 
     def run_cli(self, *argv):
@@ -74,7 +79,7 @@ class TestSubmitArguments(CLITestCase):
                          priority=1.0, service_class='gold',
                          constraint=['rack=r1', 'gpu = yes'],
                          availability_zone='az1', group='g',
-                         group_policy=None)
+                         group_policy=None, **NO_SLA)
         self.assertEqual(
             {'id': 'r', 'resources': {'vcpus': 4, 'memory_mb': 8000,
                                       'disk_gb': 80},
@@ -91,7 +96,7 @@ class TestSubmitArguments(CLITestCase):
                          num_instances=1, duration=60.0, request_id=None,
                          priority=0.0, service_class=None, constraint=[],
                          availability_zone=None, group=None,
-                         group_policy=None)
+                         group_policy=None, **NO_SLA)
         spec = client.request_spec(args)
         self.assertEqual({'vcpus': 0.5, 'memory_mb': 512.0, 'disk_gb': 0.0},
                          spec['resources'])

@@ -26,7 +26,8 @@ from preemptible_sched.simulation import report
 from tests import base
 
 HEADER = ('id,service_class,preemptible,submit_s,end_s,running_s,'
-          'pending_s,overhead_s,availability,preemptions,terminated,host')
+          'pending_s,overhead_s,availability,preemptions,terminated,host,'
+          'user,cores,copies,start_s')
 
 FINISHED = metrics.InstanceRecord(
     id='vm-1', service_class='gold', preemptible=False, submit_s=0.0,
@@ -84,8 +85,8 @@ class TestWriteOutputs(base.TestCase):
                              plots=False)
         self.assertEqual(
             HEADER + '\n'
-            'vm-1,gold,false,0,120.5,100,20,0.5,0.25,2,false,host-1\n'
-            'vm-2,,true,10,,0,0,0,,0,true,\n',
+            'vm-1,gold,false,0,120.5,100,20,0.5,0.25,2,false,host-1,,,,\n'
+            'vm-2,,true,10,,0,0,0,,0,true,,,,,\n',
             self.read('instances.csv'))
 
     def test_columns_follow_the_record(self):

@@ -1,0 +1,172 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""SLA requests through the scheduler loop: sizing, copies, reputation."""
+
+from preemptible_sched import objects
+from tests.functional.loop import fixtures
+
+
+def host(name, category, cores=9):
+    return objects.Host(name=name, vcpus=cores, memory_mb=65536,
+                        disk_gb=500, attributes={'reputation': category})
+
+
+def request(name, resources, replicas='best_effort', reputation='premium',
+            satisfaction='premium', sequential_s=90.0):
+    return objects.RequestSpec(
+        name, objects.Resources(0, 1024, 0), sequential_s=sequential_s,
+        user='u', sla=objects.SLALevels(satisfaction, reputation, resources,
+                                        replicas))
+
+
+class SLALoopTestCase(fixtures.LoopTestCase):
+
+    cloud = [host('h1', 'high'), host('h2', 'high'), host('h3', 'high'),
+             host('l1', 'low')]
+
+    def setUp(self):
+        super().setUp()
+        self.flags(group='filter_scheduler',
+                   enabled_filters=['compute', 'resources', 'reputation',
+                                    'anti_affinity'],
+                   weighers=['cpu'], cpu_weight_multiplier=-1.0)
+        self.flags(group='scheduler', queue_policy='promethee',
+                   on_no_valid_host='wait')
+        self.loop.stop()
+        self.driver = fixtures.CountingDriver(self.clock, hosts=self.cloud,
+                                              seed=1)
+        self.loop = self.new_loop()
+
+    def instance(self, instance_id):
+        return self.loop.store.get_instance(instance_id)
+
+
+class TestSizingInTheLoop(SLALoopTestCase):
+
+    def test_published_example_sized_one_after_another(self):
+        # Three premium-reputation hosts of 9 idle cores (wc = 27, N = 9):
+        # c1 gets min(13, 9) = 9, then wc = 18 and c2 min(12, 6) = 6, then
+        # wc = 12 and c3 min(12, 3) = 3.
+        for name, level in (('c3', 'best_effort'), ('c1', 'premium'),
+                            ('c2', 'advanced')):
+            self.loop.submit(request(name, level))
+        self.run_for(1)
+        cores = {name: self.instance(name).vcpus
+                 for name in ('c1', 'c2', 'c3')}
+        self.assertEqual({'c1': 9, 'c2': 6, 'c3': 3}, cores)
+        # Bin packing: c3 goes where c2 left 3 cores, not to an idle host.
+        self.assertEqual(self.instance('c2').host, self.instance('c3').host)
+        self.assertNotEqual(self.instance('c1').host,
+                            self.instance('c2').host)
+        self.run_for(100)
+        for name in ('c1', 'c2', 'c3'):
+            row = self.instance(name)
+            self.assertEqual('ended', row.state)
+            # A moldable request runs sequential_s / cores.
+            self.assertAlmostEqual(90.0 / cores[name], row.running_s)
+            self.assertEqual(90.0 / cores[name],
+                             self.loop.store.get_request(name).duration_s)
+            self.assertTrue(
+                self.loop.store.get_request(name).request_spec().sized)
+
+    def test_only_hosts_of_its_category(self):
+        self.loop.submit(request('b', 'best_effort',
+                                 reputation='best_effort'))
+        self.run_for(1)
+        row = self.instance('b')
+        self.assertEqual('l1', row.host)
+        # Alone on a 9-core low host: min(9, 3) = 3 cores.
+        self.assertEqual(3, row.vcpus)
+
+    def test_sized_request_displaces_preemptible_instances(self):
+        # Every host full of preemptible instances: wc = 0, so the request
+        # gets the bottom of its band (7 of N = 9) and dual_state
+        # terminates an instance of its category for each of its copies.
+        for index in range(4):
+            self.loop.submit(objects.RequestSpec(
+                'spot-%d' % index, objects.Resources(9, 1024, 0),
+                preemptible=True), duration=3600)
+        self.run_for(5)
+        self.loop.submit(request('c', 'premium', replicas='advanced'))
+        self.run_for(10)
+        copies = self.loop.store.list_instances(request_id='c')
+        self.assertEqual([('running', 7.0)] * 2,
+                         [(row.state, row.vcpus) for row in copies])
+        terminated = [self.instance('spot-%d' % index) for index in range(4)
+                      if self.state('spot-%d' % index) == 'terminated']
+        self.assertEqual(sorted(row.host for row in copies),
+                         sorted(spot.host for spot in terminated))
+        # Right the first time: the victims were planned for 7 cores, not
+        # for the 0 the request was submitted with.
+        self.assertEqual([], self.driver.refused)
+        self.assertEqual(0, self.loop.store.get_request('c').attempts)
+
+
+class TestCopies(SLALoopTestCase):
+
+    def copies(self, name):
+        return [row for row in self.loop.store.list_instances(
+            request_id=name)]
+
+    def test_copies_on_distinct_hosts_of_the_category(self):
+        self.loop.submit(request('r1', 'premium', replicas='premium'))
+        self.loop.submit(request('r2', 'premium', replicas='premium'))
+        self.run_for(1)
+        first = self.copies('r1')
+        self.assertEqual(3, len(first))
+        self.assertEqual({'h1', 'h2', 'h3'}, {row.host for row in first})
+        self.assertEqual({9}, {row.vcpus for row in first})
+        # r2 needs three hosts with 7+ free cores: it waits, pending.
+        self.assertEqual({None}, {row.host for row in self.copies('r2')})
+        self.run_for(60)
+        second = self.copies('r2')
+        self.assertEqual({'h1', 'h2', 'h3'}, {row.host for row in second})
+        ends = max(row.ended_at for row in self.copies('r1'))
+        self.assertGreaterEqual(min(row.started_at for row in second),
+                                ends)
+        # Sized again when it was placed: alone then, 27 idle -> 9.
+        self.assertEqual({9}, {row.vcpus for row in second})
+
+    def test_waits_while_too_few_hosts_fit(self):
+        self.loop.submit(request('r', 'advanced', replicas='premium',
+                                 reputation='best_effort'))
+        self.run_for(30)
+        # Three copies, one low host: it waits (on_no_valid_host = wait).
+        self.assertEqual('pending', self.request_status('r'))
+        self.assertEqual({None}, {row.host for row in self.copies('r')})
+
+    def test_lost_copy_reported_and_recreated_elsewhere(self):
+        self.loop.submit(request('r', 'advanced', replicas='advanced',
+                                 sequential_s=600.0))
+        self.run_for(5)
+        before = {row.id: row.host for row in self.copies('r')}
+        self.assertEqual(2, len(set(before.values())))
+        lost_id, lost_host = sorted(before.items())[0]
+        kept_id, kept_host = sorted(before.items())[1]
+        self.driver.host_down(lost_host)
+        self.run_for(5)
+        events = self.loop.store.list_events(kind='instance.copy_lost')
+        self.assertEqual([(lost_id, lost_host)],
+                         [(event.instance_id, event.host)
+                          for event in events])
+        rows = {row.id: row for row in self.copies('r')}
+        # The other copy ran on meanwhile; the lost one runs again on the
+        # one high host left, with the cores it had.
+        self.assertEqual(('running', kept_host),
+                         (rows[kept_id].state, rows[kept_id].host))
+        third = ({'h1', 'h2', 'h3'} - set(before.values())).pop()
+        self.assertEqual(('running', third, 6.0),
+                         (rows[lost_id].state, rows[lost_id].host,
+                          rows[lost_id].vcpus))
