@@ -27,7 +27,8 @@ What it emulates:
   ``host-B``, ... of ``vcpus`` / ``memory_mb`` / ``disk_gb``, unless it is
   given its hosts (a compute agent owns one).
 * **Boot**: an instance is ``building`` for a boot time drawn from
-  ``boot_times_hot`` when its host has already run its image, else from
+  ``boot_times_hot`` when it has run on that host before (or, with
+  ``hot_start = image``, when the host has run its image), else from
   ``boot_times_cold``, then ``running`` (``instance_started``). With a
   ``duration`` it ends on its own that long after it started
   (``instance_ended``).
@@ -171,6 +172,8 @@ class _FakeHost:
         #: id -> InstanceReport of the instances that finished here
         self.finished = collections.OrderedDict()
         self.images = set()
+        #: ids of the instances that have started here (hot restarts)
+        self.started = set()
         self.fail_spawns = 0
         self.fail_terminations = 0
 
@@ -222,6 +225,7 @@ class FakeDriver(compute.ComputeDriver):
         self._utilization_rng = random.Random('utilization:%s' % (seed,))
         self.boot_times_hot = _boot_times('boot_times_hot')
         self.boot_times_cold = _boot_times('boot_times_cold')
+        self.hot_by_image = conf.hot_start == 'image'
         self.termination_seconds = conf.termination_seconds
         self.utilization = utilization_model()
         self._fail_spawns = 0
@@ -270,7 +274,8 @@ class FakeDriver(compute.ComputeDriver):
                          reason, **_boot(instance))
             return
         fake_host = self._hosts[host]
-        hot = image in fake_host.images
+        hot = (image in fake_host.images if self.hot_by_image
+               else instance.id in fake_host.started)
         boot_time = self._boot_rng.choice(self.boot_times_hot if hot
                                           else self.boot_times_cold)
         fake = _FakeInstance(instance=instance, image=image)
@@ -509,6 +514,7 @@ class FakeDriver(compute.ComputeDriver):
         fake.started_at = self.clock.now()
         fake.track = self.utilization.start(self._utilization_rng)
         fake_host.images.add(fake.image)
+        fake_host.started.add(fake.instance.id)
         if duration is not None:
             fake.end = self._later(duration, self._ended, fake_host, fake)
         self.events.instance_started(fake_host.spec.name, fake.instance.id,

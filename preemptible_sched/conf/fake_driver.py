@@ -130,8 +130,7 @@ Related options:
 Boot times, in seconds, of an instance whose image is new to the host.
 
 The image must be fetched first, so these are slower than the hot ones.
-After the first instance of an image has started on a host, later boots of
-that image on that host are hot.
+Which boots are hot is ``hot_start``'s choice.
 
 Possible values:
 
@@ -139,7 +138,33 @@ Possible values:
 
 Related options:
 
-* ``boot_times_hot``
+* ``boot_times_hot``, ``hot_start``
+"""),
+    cfg.StrOpt('hot_start',
+               default='instance',
+               choices=[
+                   ('instance', 'a boot is hot when this instance has run '
+                    'on this host before (a restart in place); its first '
+                    'boot on any host, a preempted instance restarting on '
+                    'another host included, is cold'),
+                   ('image', 'a boot is hot when the host has run an '
+                    'instance of the same image before (an image cache '
+                    'shared by every instance)'),
+               ],
+               help="""
+When a boot draws from ``boot_times_hot`` rather than ``boot_times_cold``.
+
+The QoS paper's allocation overhead is hot when the instance itself ran on
+the host before (its container and image are there) and cold otherwise, so
+a preempted instance restarting elsewhere pays a cold start: ``instance``,
+the default. ``image`` models a host-wide image cache instead, where every
+instance of an image the host has run starts hot (the behaviour of releases
+before this option), which makes almost every boot hot when the workload
+names no images.
+
+Related options:
+
+* ``boot_times_hot``, ``boot_times_cold``
 """),
     cfg.FloatOpt('termination_seconds',
                  default=0.5,

@@ -63,12 +63,40 @@ When the cloud is full every class sits near its SLO and the times to
 violation of all instances bunch up at the safety margin; the literal
 policy then preempts an instance that will itself be at risk a few seconds
 later, and the allocation overhead of that churn eats the capacity the
-SLOs need. This bounds how often one slot can change hands. 0 gives the
-literal policy.
+SLOs need. This bounds how often one slot can change hands. Ignored (0)
+under ``literal_policy``.
 
 Related options:
 
 * ``[service_class_<name>] safety_margin``
+* ``literal_policy``
+"""),
+    cfg.BoolOpt('literal_policy',
+                default=False,
+                help="""
+Run the QoS-driven policy as the paper states it, without the two rules this
+project adds.
+
+The published rule lets any pending request displace the instances it
+precedes in the queue order whenever it does not fit, and has no exempt
+time. This project adds two rules by default: only an at-risk request (time
+to violation below its class's safety margin) may preempt, and an instance
+may not be preempted again within ``preempt_exempt_seconds`` of its start.
+On a saturated cloud the literal policy makes instances change hands every
+few seconds, and the allocation overhead of that churn costs the classes
+their SLOs (see the simulation guide's figures on the validation workload).
+True turns both rules off, for studying the published policy: every request
+may preempt and the exempt time is 0. Its passes also run on every
+``[scheduler] watchdog_interval`` while requests wait, since the queue order
+between a request and a running instance can change with time alone.
+
+Possible values:
+
+* False (the two rules, the default) or True (the literal policy).
+
+Related options:
+
+* ``preempt_exempt_seconds``
 """),
     cfg.FloatOpt('slo_tolerance',
                  default=0.01,

@@ -21,6 +21,10 @@ A request p may displace a running instance k on a host when
 * k is safe (its time to violation is at least its safety margin), or p's
   class is more important than k's.
 
+Two rules go beyond the published policy (``[qos] literal_policy`` turns
+both off): only an at-risk request preempts, and an instance is exempt for
+``[qos] preempt_exempt_seconds`` after each start.
+
 Among the feasible hosts the smallest preemption cost score wins:
 ``(s_1, ..., s_m, s_safe)`` compared lexicographically, where ``s_i`` sums
 ``margin - Q_k`` over the at-risk victims of the i-th most important class
@@ -45,8 +49,12 @@ class QoSStrategy(preemption.ClassBasedStrategy):
 
     default_queue_policy = 'qos_slack'
 
-    def __init__(self, classes=None, exempt=None):
+    def __init__(self, classes=None, exempt=None, literal=None):
         self.classes = classes or qos.Classes()
+        self.literal = (CONF.qos.literal_policy if literal is None
+                        else literal)
+        if self.literal:
+            exempt = 0.0
         self.exempt = (CONF.qos.preempt_exempt_seconds if exempt is None
                        else exempt)
         self.importances = sorted({cls.importance for cls in self.classes})
@@ -62,7 +70,14 @@ class QoSStrategy(preemption.ClassBasedStrategy):
         below the threshold. (The queue order between a request and a
         candidate never decides alone: an at-risk request precedes every
         safe instance and every instance of a less important class.)
+
+        Under the literal policy a request that is not at risk may preempt
+        too, and the order between it and a safe instance changes with
+        time alone: any moment may change the outcome (the loop then
+        passes on its watchdog).
         """
+        if self.literal and pending:
+            return now
         horizon = math.inf
         for entry in pending:
             account = qos.request_account(entry, self.classes, now)
@@ -92,11 +107,12 @@ class QoSStrategy(preemption.ClassBasedStrategy):
         return max(horizon, now)
 
     def may_preempt(self, request, now):
-        return qos.request_account(request, self.classes, now).at_risk
+        return self.literal or qos.request_account(
+            request, self.classes, now).at_risk
 
     def displaceable(self, state, request, now):
         mine = qos.request_account(request, self.classes, now)
-        if not mine.at_risk:
+        if not mine.at_risk and not self.literal:
             return []
         key = mine.slack_key()
         importance = mine.service_class.importance

@@ -147,8 +147,9 @@ class TestHosts(FakeDriverTestCase):
         names = {opt.name for opt in groups['fake_driver']}
         self.assertLessEqual({'host_count', 'vcpus', 'memory_mb', 'disk_gb',
                               'boot_times_hot', 'boot_times_cold',
-                              'termination_seconds', 'utilization_model',
-                              'utilization_share', 'utilization_trace',
+                              'hot_start', 'termination_seconds',
+                              'utilization_model', 'utilization_share',
+                              'utilization_trace',
                               'random_seed'}, names)
 
     def test_empty_boot_times_rejected(self):
@@ -170,7 +171,27 @@ class TestBoot(FakeDriverTestCase):
             [compute.InstanceReport('i1', 'running', 5.0, 0.5)],
             self.driver.list_instances('host-A'))
 
+    def by_image(self):
+        self.flags(group='fake_driver', hot_start='image')
+        self.driver = self.make_driver()
+
+    def test_first_boot_of_an_instance_is_cold_wherever_it_runs(self):
+        # hot_start = instance (the default): hot only for an instance
+        # that ran on that host before, whatever the images.
+        self.driver.spawn('host-A', medium('i1'), duration=10.0)
+        self.driver.spawn('host-A', medium('i2'), duration=10.0)
+        self.clock.run()                    # both start at 5, end at 15
+        self.spawn_at(20, 'host-A', 'i1')   # back on host-A: hot
+        self.spawn_at(20, 'host-B', 'i2')   # moved to host-B: cold
+        self.spawn_at(20, 'host-A', 'i3')   # new, image run before: cold
+        self.clock.run()
+        self.assertEqual([('host-A', 'i1', 21.0), ('host-B', 'i2', 25.0),
+                          ('host-A', 'i3', 25.0)],
+                         [entry[1:4] for entry in self.events.log
+                          if entry[0] == 'started' and entry[3] > 15])
+
     def test_cold_until_the_image_has_run_on_that_host(self):
+        self.by_image()
         self.spawn_at(0, 'host-A', 'i1', image='cirros')
         # Same image while the first one is still building: still cold.
         self.spawn_at(1, 'host-A', 'i2', image='cirros')
@@ -188,6 +209,7 @@ class TestBoot(FakeDriverTestCase):
         self.assertEqual({'cirros'}, self.driver.images('host-B'))
 
     def test_no_image_is_the_default_image(self):
+        self.by_image()
         self.spawn_at(0, 'host-A', 'i1')
         self.spawn_at(10, 'host-A', 'i2', image='default')
         self.clock.run()
@@ -255,10 +277,17 @@ class TestDefaultBootTimes(base.TestCase):
         self.assertGreater(min(COLD), sorted(HOT)[len(HOT) // 2])
 
     def test_first_boot_per_host_cold_then_hot(self):
+        # A host-wide image cache: the first boot per blade is cold.
+        self.flags(group='fake_driver', hot_start='image')
         times = self.boot_times(self.run_testbed(seed=11))
         for index, boot in enumerate(times):
             expected = COLD if index < 4 else HOT
             self.assertIn(round(boot, 6), expected)
+
+    def test_first_boot_of_every_instance_cold(self):
+        # hot_start = instance: sixteen instances, sixteen first boots.
+        for boot in self.boot_times(self.run_testbed(seed=11)):
+            self.assertIn(round(boot, 6), COLD)
 
     def test_same_seed_same_events(self):
         self.assertEqual(self.run_testbed(seed=7), self.run_testbed(seed=7))
@@ -303,8 +332,8 @@ class TestCapacity(FakeDriverTestCase):
         # m0 started at 5.0 and ended at 15.0.
         self.assertEqual(['started'] * 4 + ['ended'], self.events.names())
         self.driver.spawn('host-A', medium('m4'))
-        self.clock.run(until=16.0)
-        self.assertEqual(('started', 'host-A', 'm4', 16.0),
+        self.clock.run(until=20.0)                  # a first boot: cold
+        self.assertEqual(('started', 'host-A', 'm4', 20.0),
                          self.events.log[-1])
 
     def test_memory_alone_refuses(self):
@@ -574,10 +603,12 @@ class TestHostDownUp(FakeDriverTestCase):
         self.driver.spawn('host-A', medium('again'))
         self.driver.spawn('host-A', medium('running'))
         self.clock.run()
+        # 'running' ran here before the host went down: hot; 'again' is
+        # new: cold.
         self.assertEqual([('host_down', 'host-A', 10.0),
                           ('host_up', 'host-A', 20.0),
-                          ('started', 'host-A', 'again', 21.0),
-                          ('started', 'host-A', 'running', 21.0)],
+                          ('started', 'host-A', 'running', 21.0),
+                          ('started', 'host-A', 'again', 25.0)],
                          self.events.log)
 
     def test_up_host_up_does_nothing(self):

@@ -117,6 +117,29 @@ class TestCandidates(QoSPolicyTestCase):
     def test_request_not_at_risk_takes_nothing(self):
         self.assertEqual([], self._candidates(BRONZE_SAFE))
 
+    def test_literal_policy_lets_a_safe_request_preempt(self):
+        # [qos] literal_policy: BRONZE_SAFE (Q = 100) precedes the safe
+        # instances with more slack, 'recent' included (no exempt time);
+        # not po-below (Q = 50), nor anyone at risk.
+        literal = qos_policy.QoSStrategy(qos.Classes(), exempt=120,
+                                         literal=True)
+        self.assertEqual(0.0, literal.exempt)
+        self.assertTrue(literal.may_preempt(BRONZE_SAFE, NOW))
+        self.assertFalse(self.policy.may_preempt(BRONZE_SAFE, NOW))
+        self.assertEqual(['exempt-over', 'recent'],
+                         self._candidates(BRONZE_SAFE, literal))
+        self.assertEqual(
+            ['exempt-over', 'po-below', 'recent', 'risky-bronze',
+             'risky-silver'], self._candidates(GOLD_AT_RISK, literal))
+
+    def test_literal_policy_comes_from_the_configuration(self):
+        self.flags(group='qos', literal_policy=True,
+                   preempt_exempt_seconds=300)
+        policy = qos_policy.QoSStrategy(qos.Classes())
+        self.assertEqual((True, 0.0), (policy.literal, policy.exempt))
+        self.assertEqual(NOW, policy.next_change([self.state],
+                                                 [BRONZE_SAFE], NOW))
+
     def test_request_just_at_the_margin_takes_nothing(self):
         # bronze: Q = 55 / 0.5 - 100 = 10, not below the margin 10
         self.assertEqual([], self._candidates(request('bronze', 900, 55)))
