@@ -240,7 +240,9 @@ def load_workload(args):
     return workload.read_workload(
         args.workload, args.workload_format,
         class_map=parse_class_map(args.class_map),
-        default_class=args.default_class, limit=args.limit)
+        default_class=args.default_class, limit=args.limit,
+        time_origin=CONF.replay.time_origin,
+        task_submit=CONF.replay.task_submit)
 
 
 def load_hosts(args, items, size_factor, seed):
@@ -281,6 +283,8 @@ def check_classes(items, source):
 def summarise(result, extra=None):
     """summary.json of a :class:`runner.Result`."""
     extra = dict(extra or {})
+    if result.workflow_metrics is not None:
+        extra['workflow_metrics'] = result.workflow_metrics
     extra.update({
         'requests': len(result.records),
         'hosts': result.hosts,
@@ -367,7 +371,8 @@ def _run(args):
     write_outputs(
         args.output, result.records, summary, plots=not args.no_plots,
         plot_data={'utilisation': metrics.utilisation_fractions(
-            result.utilisation)}, stages=result.stage_rows)
+            result.utilisation)}, stages=result.stage_rows,
+        jobs=result.jobs)
     if not args.no_plots and not plots.available():
         sys.stderr.write(plots.skipped_note() + '\n')
     sys.stdout.write(report.render_text(report.run_tables(summary)))

@@ -21,11 +21,12 @@ from preemptible_sched.conf import filter_scheduler
 from preemptible_sched.conf import plugins
 from preemptible_sched.conf import preemptible
 from preemptible_sched.conf import qos
+from preemptible_sched.conf import replay
 from preemptible_sched.conf import scheduler
 from preemptible_sched.conf import service
 
 _MODULES = (compute, database, fake_driver, filter_scheduler, preemptible,
-            qos, scheduler, service)
+            qos, replay, scheduler, service)
 
 
 def list_opts():

@@ -47,8 +47,10 @@ import tqdm
 from preemptible_sched.loop import timing
 from preemptible_sched.simulation import metrics
 from preemptible_sched.simulation import plots as plotting
+from preemptible_sched.simulation import workflows
 
 INSTANCES_FILE = 'instances.csv'
+JOBS_FILE = 'jobs.csv'
 STAGES_FILE = 'stages.csv'
 SUMMARY_FILE = 'summary.json'
 AVAILABILITY_BY_INSTANCE_FILE = 'availability_by_instance.png'
@@ -105,7 +107,7 @@ def build_summary(policy, records, slos, preemptions, terminations,
 
 
 def write_outputs(directory, records, summary, plots=True, plot_data=None,
-                  stages=None):
+                  stages=None, jobs=None):
     """Write a run's results into ``directory``, all or nothing.
 
     Writes instances.csv (one row per record), summary.json (indented,
@@ -116,7 +118,9 @@ def write_outputs(directory, records, summary, plots=True, plot_data=None,
     (``(t, cpu_fraction, memory_fraction)`` tuples; no utilisation figure
     without it). ``stages``, if given, are the per-pass stage rows of
     :meth:`~preemptible_sched.loop.timing.StageStats.rows`, written to
-    stages.csv.
+    stages.csv. ``jobs``, if given, are the per-job rows of
+    :func:`~preemptible_sched.simulation.workflows.workflow_metrics`,
+    written to jobs.csv.
 
     ``directory`` is created if missing; files of an earlier run not
     rewritten stay. Raises on bad input (a NaN, an unknown ``plot_data``
@@ -138,6 +142,8 @@ def write_outputs(directory, records, summary, plots=True, plot_data=None,
         _write_instances(os.path.join(staging, INSTANCES_FILE), records)
         if stages is not None:
             _write_stages(os.path.join(staging, STAGES_FILE), stages)
+        if jobs:
+            _write_jobs(os.path.join(staging, JOBS_FILE), jobs)
         if plots and plotting.available():
             _write_plots(staging, records, summary, plot_data)
         _write_summary(os.path.join(staging, SUMMARY_FILE), summary)
@@ -189,6 +195,16 @@ def _write_stages(path, rows):
             writer.writerow([number, '%.6f' % at, stage, iterations, size,
                              '%.6f' % wall, '%.6f' % cpu,
                              timing.STAGE_NAMES.get(stage, stage)])
+
+
+def _write_jobs(path, rows):
+    with open(path, 'w', newline='') as stream:
+        writer = csv.writer(stream, lineterminator='\n')
+        writer.writerow(workflows.JOB_COLUMNS)
+        for row in rows:
+            writer.writerow([_format(row[name], _INT if isinstance(
+                row[name], int) else _FLOAT if isinstance(row[name], float)
+                else _TEXT, name) for name in workflows.JOB_COLUMNS])
 
 
 def _format(value, kind, column):
