@@ -30,6 +30,7 @@ once when its task is admitted and once when its dependency ends, however
 many passes the task waits.
 """
 
+import collections
 import itertools
 
 from preemptible_sched import objects
@@ -57,26 +58,30 @@ class Eligibility:
     waiting for one is not in the ordered queue at all.)
 
     ``kinds`` maps entry sequences to their kind when the queue knows it
-    already (see :meth:`PendingQueue.eligibility`).
+    already, and ``shapes`` counts the queue's entries by (kind, size)
+    (see :meth:`PendingQueue.eligibility`).
     """
 
-    def __init__(self, kinds=None):
+    def __init__(self, kinds=None, shapes=None):
         self.failed = {}
         self.kinds = {} if kinds is None else kinds
+        self.shapes = shapes
+
+    def _shape_blocked(self, kind, size):
+        if kind is None or kind not in self.failed:
+            return False
+        return any(smaller.vcpus <= size.vcpus and
+                   smaller.memory_mb <= size.memory_mb and
+                   smaller.disk_gb <= size.disk_gb
+                   for smaller in self.failed[kind])
 
     def _kind_of(self, entry):
         kind = self.kinds.get(entry.sequence, _kind)
         return _kind(entry.spec) if kind is _kind else kind
 
     def eligible(self, entry):
-        kind = self._kind_of(entry)
-        if kind is None or kind not in self.failed:
-            return True
-        size = entry.spec.resources
-        return not any(smaller.vcpus <= size.vcpus and
-                       smaller.memory_mb <= size.memory_mb and
-                       smaller.disk_gb <= size.disk_gb
-                       for smaller in self.failed[kind])
+        return not self._shape_blocked(self._kind_of(entry),
+                                       entry.spec.resources)
 
     def failed_to_place(self, entry):
         kind = self._kind_of(entry)
@@ -88,8 +93,13 @@ class Eligibility:
         after each failure instead of a check per entry: a long queue on
         a full cloud is dropped in one sweep).
         """
-        # eligible() inlined: this runs over the whole queue in every
-        # pass of a saturated cloud.
+        # On a saturated cloud every shape of the queue has usually
+        # failed: then nothing is left, whatever the order.
+        if self.shapes is not None and all(
+                self._shape_blocked(kind, size)
+                for kind, size in self.shapes):
+            return []
+        # eligible() inlined: this runs over the whole queue.
         failed, kinds = self.failed, self.kinds
         kept = []
         for entry in entries:
@@ -134,6 +144,7 @@ class PendingQueue:
         # policy's keys do not change while a request waits: computed
         # once, when the entry joins the ordered queue.
         self._kinds = {}
+        self._shapes = collections.Counter()
         self._keys = {} if getattr(policy, 'time_invariant', False) \
             else None
 
@@ -217,19 +228,25 @@ class PendingQueue:
     def _enter(self, entry):
         """``entry`` joins the ordered queue."""
         self.entries[entry.sequence] = entry
-        self._kinds[entry.sequence] = _kind(entry.spec)
+        kind = self._kinds[entry.sequence] = _kind(entry.spec)
+        self._shapes[kind, entry.spec.resources] += 1
         if self._keys is not None:
             self._keys[entry.sequence] = self.policy.sort_key(entry, None)
 
     def _forget(self, sequence):
-        self.entries.pop(sequence, None)
-        self._kinds.pop(sequence, None)
+        entry = self.entries.pop(sequence, None)
+        if entry is None:
+            return
+        shape = (self._kinds.pop(sequence), entry.spec.resources)
+        self._shapes[shape] -= 1
+        if not self._shapes[shape]:
+            del self._shapes[shape]
         if self._keys is not None:
             self._keys.pop(sequence, None)
 
     def eligibility(self):
         """A new :class:`Eligibility` for a pass over this queue."""
-        return Eligibility(self._kinds)
+        return Eligibility(self._kinds, self._shapes)
 
     def dependents(self, request_id):
         """The ids of the blocked requests waiting for ``request_id``."""

@@ -14,10 +14,14 @@
 
 """A random order, drawn again in every pass."""
 
+import operator
 import random
 
 from preemptible_sched.conf import CONF
 from preemptible_sched import policies
+
+
+_ARRIVAL = operator.attrgetter('submitted_at', 'sequence')
 
 
 class RandomPolicy(policies.BaseQueuePolicy):
@@ -36,7 +40,6 @@ class RandomPolicy(policies.BaseQueuePolicy):
     def order(self, requests, now):
         # Sorted first so the permutation depends only on the seed and
         # the requests, not on the order the queue holds them in.
-        ordered = sorted(requests, key=lambda request: (
-            request.submitted_at, request.sequence))
+        ordered = sorted(requests, key=_ARRIVAL)
         self.rng.shuffle(ordered)
         return ordered
