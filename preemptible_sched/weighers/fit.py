@@ -33,7 +33,7 @@ def ranks(keys):
     keys = numpy.asarray(keys, dtype=float)
     order = numpy.lexsort((numpy.arange(len(keys)), keys))
     weights = numpy.empty(len(keys))
-    weights[order] = -numpy.arange(len(keys), dtype=float)
+    weights[order] = 0.0 - numpy.arange(len(keys), dtype=float)
     return weights
 
 
