@@ -58,5 +58,9 @@ class TestRandomPolicy(base.TestCase):
         self.assertEqual(ids(self.policy(3).order(queue(), 1.0)),
                          ids(self.policy(3).order(queue()[::-1], 1.0)))
 
+    def test_negative_seed(self):
+        self.assertEqual(ids(self.policy(-5).order(queue(), 1.0)),
+                         ids(self.policy(5).order(queue(), 1.0)))
+
     def test_not_time_invariant(self):
         self.assertFalse(self.policy(0).time_invariant)
