@@ -75,6 +75,10 @@ INSTANCE_COLUMNS = (
     ('host', _TEXT),
 )
 
+#: The kind of the values of each column of jobs.csv.
+_JOB_KINDS = dict.fromkeys(workflows.JOB_COLUMNS, _FLOAT)
+_JOB_KINDS.update(job=_TEXT, tasks=_INT, njsl=_INT)
+
 #: What ``plot_data`` of :func:`write_outputs` may hold.
 PLOT_DATA_KEYS = frozenset(['runs', 'slos', 'utilisation'])
 
@@ -202,9 +206,8 @@ def _write_jobs(path, rows):
         writer = csv.writer(stream, lineterminator='\n')
         writer.writerow(workflows.JOB_COLUMNS)
         for row in rows:
-            writer.writerow([_format(row[name], _INT if isinstance(
-                row[name], int) else _FLOAT if isinstance(row[name], float)
-                else _TEXT, name) for name in workflows.JOB_COLUMNS])
+            writer.writerow([_format(row[name], _JOB_KINDS[name], name)
+                             for name in workflows.JOB_COLUMNS])
 
 
 def _format(value, kind, column):
