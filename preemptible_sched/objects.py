@@ -116,6 +116,9 @@ class Host:
 
     Capacities are raw; allocation ratios and reserved amounts left as
     ``None`` take the ``[compute]`` defaults when the host state is built.
+    ``cpu_mhz`` is the speed of its cores, when known: the fake driver
+    scales a workload's run times (given for ``[fake_driver]
+    reference_cpu_mhz``) by it.
     """
 
     name: str
@@ -136,6 +139,7 @@ class Host:
     reserved_disk_gb: typing.Optional[float] = None
     metrics: typing.Mapping[str, typing.Any] = dataclasses.field(
         default_factory=dict)
+    cpu_mhz: typing.Optional[float] = None
 
 
 #: The levels of an SLA service, best first.
@@ -225,7 +229,10 @@ class PendingRequest:
     keeps its request's); ``sequence`` orders entries admitted at the
     same time. ``running_s`` and ``overhead_s`` are the running time and
     allocation overhead an instance accumulated before it was displaced
-    and queued again (its QoS account).
+    and queued again (its QoS account). ``depends_on`` names the requests
+    (workflow tasks) that must have ended before this one may be placed
+    (stage T1); ``admitted_at`` is the time of the pass that admitted it
+    (its recorded submit time when passes run on a quantum).
     """
 
     spec: RequestSpec
@@ -241,6 +248,8 @@ class PendingRequest:
     #: an instance displaced for another request: it waits for room
     #: whatever ``[scheduler] on_no_valid_host`` says
     preempted: bool = False
+    depends_on: typing.Tuple[str, ...] = ()
+    admitted_at: typing.Optional[float] = None
 
     @property
     def id(self):

@@ -241,7 +241,9 @@ def load_workload(args):
     return workload.read_workload(
         args.workload, args.workload_format,
         class_map=parse_class_map(args.class_map),
-        default_class=args.default_class, limit=args.limit)
+        default_class=args.default_class, limit=args.limit,
+        time_origin=CONF.replay.time_origin,
+        task_submit=CONF.replay.task_submit)
 
 
 def load_hosts(args, items, size_factor, seed):
@@ -282,6 +284,8 @@ def check_classes(items, source):
 def summarise(result, extra=None):
     """summary.json of a :class:`runner.Result`."""
     extra = dict(extra or {})
+    if result.workflow_metrics is not None:
+        extra['workflow_metrics'] = result.workflow_metrics
     extra.update({
         'requests': len(result.records),
         'hosts': result.hosts,
@@ -373,7 +377,8 @@ def _run(args):
         args.output, result.records, summary, plots=not args.no_plots,
         plot_data={'utilisation': metrics.utilisation_fractions(
             result.utilisation)}, stages=result.stage_rows,
-        invoices=[priced.row() for priced in result.invoices])
+        invoices=[priced.row() for priced in result.invoices],
+        jobs=result.jobs)
     if not args.no_plots and not plots.available():
         sys.stderr.write(plots.skipped_note() + '\n')
     sys.stdout.write(report.render_text(report.run_tables(summary)))

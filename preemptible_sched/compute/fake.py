@@ -32,6 +32,10 @@ What it emulates:
   ``boot_times_cold``, then ``running`` (``instance_started``). With a
   ``duration`` it ends on its own that long after it started
   (``instance_ended``).
+* **Host speed**: with ``[fake_driver] reference_cpu_mhz``, a duration is
+  the run time at that speed, and a host of known ``cpu_mhz`` runs it in
+  ``duration * reference / cpu_mhz`` seconds (rounded down to whole
+  seconds with ``integer_durations``); see :func:`scaled_duration`.
 * **No overcommit**: a spawn the host cannot hold, counting every instance
   it has (building or running, full sizes), fails with the reason. The
   capacity is the one the scheduler is promised, ``(total - reserved) *
@@ -63,6 +67,7 @@ elsewhere).
 
 import collections
 import dataclasses
+import math
 import random
 import string
 
@@ -103,6 +108,21 @@ def default_hosts():
     return [objects.Host(name=blade_name(index), vcpus=conf.vcpus,
                          memory_mb=conf.memory_mb, disk_gb=conf.disk_gb)
             for index in range(conf.host_count)]
+
+
+def scaled_duration(duration, cpu_mhz, reference_mhz, integer=False):
+    """How long a run of ``duration`` seconds at ``reference_mhz`` takes
+    on a core of ``cpu_mhz`` (either unknown: ``duration`` as it is).
+
+    With ``integer``, whole seconds rounded down, as the SC18 simulator
+    counts them: ``floor(duration * reference_mhz / cpu_mhz)``. The
+    product is taken before the division so that whole numbers stay
+    exact (11 s at 4000 MHz on 4100 MHz: 44000 / 4100 -> 10 s).
+    """
+    if duration is None or not cpu_mhz or not reference_mhz:
+        return duration
+    scaled = duration * reference_mhz / cpu_mhz
+    return float(math.floor(scaled)) if integer else scaled
 
 
 def _capacity(host):
@@ -227,6 +247,8 @@ class FakeDriver(compute.ComputeDriver):
         self.boot_times_cold = _boot_times('boot_times_cold')
         self.hot_by_image = conf.hot_start == 'image'
         self.termination_seconds = conf.termination_seconds
+        self.reference_cpu_mhz = conf.reference_cpu_mhz
+        self.integer_durations = conf.integer_durations
         self.utilization = utilization_model()
         self._fail_spawns = 0
         self._fail_terminations = 0
@@ -274,6 +296,9 @@ class FakeDriver(compute.ComputeDriver):
                          reason, **_boot(instance))
             return
         fake_host = self._hosts[host]
+        duration = scaled_duration(duration, fake_host.spec.cpu_mhz,
+                                   self.reference_cpu_mhz,
+                                   self.integer_durations)
         hot = (image in fake_host.images if self.hot_by_image
                else instance.id in fake_host.started)
         boot_time = self._boot_rng.choice(self.boot_times_hot if hot

@@ -36,6 +36,7 @@ from preemptible_sched.conf import filter_scheduler
 from preemptible_sched.conf import parsing
 from preemptible_sched.conf import preemptible
 from preemptible_sched.conf import qos
+from preemptible_sched.conf import replay
 from preemptible_sched.conf import scheduler
 from preemptible_sched.conf import service
 from preemptible_sched.conf import sla
@@ -48,6 +49,7 @@ fake_driver.register_opts(CONF)
 filter_scheduler.register_opts(CONF)
 preemptible.register_opts(CONF)
 qos.register_opts(CONF)
+replay.register_opts(CONF)
 scheduler.register_opts(CONF)
 service.register_opts(CONF)
 sla.register_opts(CONF)

@@ -288,6 +288,39 @@ Possible values:
 
 * Any integer.
 """),
+    cfg.FloatOpt('reference_cpu_mhz',
+                 min=1.0,
+                 max=1e6,
+                 help="""
+Core speed, in MHz, that the run times of a workload are given for.
+
+When set, an instance with a duration of ``d`` seconds on a host whose
+``cpu_mhz`` is known runs ``d * reference_cpu_mhz / cpu_mhz`` seconds
+(faster hosts finish sooner); hosts of unknown speed run it in ``d``.
+Unset (the default), every host runs it in ``d``. The SC18 experiments
+use 4000 MHz.
+
+Possible values:
+
+* A speed in MHz from 1 to 1000000, or unset.
+
+Related options:
+
+* ``integer_durations``
+"""),
+    cfg.BoolOpt('integer_durations',
+                default=False,
+                help="""
+Round the scaled run time down to whole seconds.
+
+``floor(d * reference_cpu_mhz / cpu_mhz)``, as the SC18 simulator does
+(an 11 s task takes 10 s at 4100 MHz and 12 s at 3500 MHz for a
+reference of 4000 MHz). Only used with ``reference_cpu_mhz``.
+
+Related options:
+
+* ``reference_cpu_mhz``
+"""),
 ]
 
 

@@ -21,12 +21,13 @@ from preemptible_sched.conf import filter_scheduler
 from preemptible_sched.conf import plugins
 from preemptible_sched.conf import preemptible
 from preemptible_sched.conf import qos
+from preemptible_sched.conf import replay
 from preemptible_sched.conf import scheduler
 from preemptible_sched.conf import service
 from preemptible_sched.conf import sla
 
 _MODULES = (compute, database, fake_driver, filter_scheduler, preemptible,
-            qos, scheduler, service, sla)
+            qos, replay, scheduler, service, sla)
 
 
 def list_opts():

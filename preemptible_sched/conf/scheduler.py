@@ -144,6 +144,62 @@ Possible values:
 
 * A number of seconds from 0.1 to 86400.
 """),
+    cfg.StrOpt('pass_mode',
+               default='event',
+               choices=[
+                   ('event', 'A pass soon after every event, and at least '
+                    'every watchdog_interval while requests wait.'),
+                   ('quantum', 'Passes only at pass_phase + k * '
+                    'pass_quantum, while something waits or runs.'),
+               ],
+               help="""
+When scheduling passes run.
+
+``event`` is what a live scheduler does: every event (a request, an
+instance that started or ended, a host that changed) asks for a pass.
+``quantum`` runs passes on a fixed grid of times instead, as the
+reference-architecture simulator of the SC18 experiments does: a request
+arriving between two passes waits for the next one, and the time of that
+pass is its recorded submit time.
+
+Related options:
+
+* ``pass_quantum``, ``pass_phase``
+"""),
+    cfg.FloatOpt('pass_quantum',
+                 default=10.0,
+                 min=0.001,
+                 max=86400.0,
+                 help="""
+Seconds between two passes when ``pass_mode = quantum``.
+
+Possible values:
+
+* A number of seconds from 0.001 to 86400.
+
+Related options:
+
+* ``pass_mode``, ``pass_phase``
+"""),
+    cfg.FloatOpt('pass_phase',
+                 default=0.0,
+                 min=0.0,
+                 max=86400.0,
+                 help="""
+Time of the first pass when ``pass_mode = quantum``: passes run at
+``pass_phase + k * pass_quantum`` seconds of the loop's clock, k = 0, 1, ...
+
+The SC18 experiments use a phase of 1 s and a quantum of 10 s on the
+trace's own clock (``[replay] time_origin = trace``).
+
+Possible values:
+
+* A number of seconds from 0 to 86400.
+
+Related options:
+
+* ``pass_mode``, ``pass_quantum``
+"""),
     cfg.StrOpt('on_no_valid_host',
                default='fail',
                choices=[

@@ -673,6 +673,7 @@ class Lifecycle:
         self.store.update_instance(instance_id, at=at, **fields)
         if release and instance_id in self.hosts.instance_hosts:
             self.hosts.remove_instance(instance_id)
+        self.loop.instance_finished(row.request_id, state)
         if state in ('ended', 'deleted'):
             self.loop.notify('instance.%s' % state, {
                 'instance_id': instance_id, 'host': row.host,

@@ -20,8 +20,17 @@ failed spawn) and wait in ``arrivals`` until the next pass admits them
 checked for eligibility (T1) before the filter scheduler is asked. The
 queue holds plain :class:`~preemptible_sched.objects.PendingRequest`
 entries and touches neither the database nor the hosts.
+
+Workflow tasks (entries with ``depends_on``) are held back, outside the
+ordered queue, until every request they depend on has ended: the queue is
+told when a request ends (:meth:`PendingQueue.request_ended`) and a pass
+releases the tasks whose last dependency ended (:meth:`PendingQueue.release`,
+stage T1). The work is incremental: each dependency edge is looked at
+once when its task is admitted and once when its dependency ends, however
+many passes the task waits.
 """
 
+import collections
 import itertools
 
 from preemptible_sched import objects
@@ -46,26 +55,71 @@ class Eligibility:
     so it could displace at least the instances this one could (policies
     only narrow the candidates further down the queue); if it found no
     host, neither will this one. This keeps a pass over a long queue on a
-    full cloud cheap. Workflow dependencies plug in here.
+    full cloud cheap. (Workflow dependencies are the queue's: a task
+    waiting for one is not in the ordered queue at all.)
+
+    ``kinds`` maps entry sequences to their kind when the queue knows it
+    already, and ``shapes`` counts the queue's entries by (kind, size)
+    (see :meth:`PendingQueue.eligibility`).
     """
 
-    def __init__(self):
+    def __init__(self, kinds=None, shapes=None):
         self.failed = {}
+        self.kinds = {} if kinds is None else kinds
+        self.shapes = shapes
+
+    def _shape_blocked(self, kind, size):
+        if kind is None or kind not in self.failed:
+            return False
+        return any(smaller.vcpus <= size.vcpus and
+                   smaller.memory_mb <= size.memory_mb and
+                   smaller.disk_gb <= size.disk_gb
+                   for smaller in self.failed[kind])
+
+    def _kind_of(self, entry):
+        kind = self.kinds.get(entry.sequence, _kind)
+        return _kind(entry.spec) if kind is _kind else kind
 
     def eligible(self, entry):
-        kind = _kind(entry.spec)
-        if kind is None or kind not in self.failed:
-            return True
-        size = entry.spec.resources
-        return not any(smaller.vcpus <= size.vcpus and
-                       smaller.memory_mb <= size.memory_mb and
-                       smaller.disk_gb <= size.disk_gb
-                       for smaller in self.failed[kind])
+        return not self._shape_blocked(self._kind_of(entry),
+                                       entry.spec.resources)
 
     def failed_to_place(self, entry):
-        kind = _kind(entry.spec)
+        kind = self._kind_of(entry)
         if kind is not None:
             self.failed.setdefault(kind, []).append(entry.spec.resources)
+
+    def keep(self, entries):
+        """The entries of ``entries`` still eligible, in order (one call
+        after each failure instead of a check per entry: a long queue on
+        a full cloud is dropped in one sweep).
+        """
+        # On a saturated cloud every shape of the queue has usually
+        # failed: then nothing is left, whatever the order.
+        if self.shapes is not None and all(
+                self._shape_blocked(kind, size)
+                for kind, size in self.shapes):
+            return []
+        # eligible() inlined: this runs over the whole queue.
+        failed, kinds = self.failed, self.kinds
+        kept = []
+        for entry in entries:
+            kind = kinds.get(entry.sequence, _kind)
+            if kind is _kind:
+                kind = _kind(entry.spec)
+            smaller_ones = failed.get(kind) if kind is not None else None
+            if smaller_ones is not None:
+                vcpus, memory_mb, disk_gb = entry.spec.resources
+                for smaller in smaller_ones:
+                    if smaller.vcpus <= vcpus and \
+                            smaller.memory_mb <= memory_mb and \
+                            smaller.disk_gb <= disk_gb:
+                        break
+                else:
+                    kept.append(entry)
+                continue
+            kept.append(entry)
+        return kept
 
 
 class PendingQueue:
@@ -76,40 +130,155 @@ class PendingQueue:
         self.entries = {}
         self.arrivals = []
         self._sequence = itertools.count()
+        #: entries waiting for dependencies, by sequence (stage T1)
+        self.blocked = {}
+        # sequence -> dependencies not ended yet; request id -> blocked
+        # entries waiting for it
+        self._unmet = {}
+        self._dependents = {}
+        # Requests that ended (all their instances), and those that ended
+        # since the last release.
+        self._ended = set()
+        self._newly_ended = []
+        self._instances_left = {}
+        # sequence -> kind (see Eligibility), and -> sort key when the
+        # policy's keys do not change while a request waits: computed
+        # once, when the entry joins the ordered queue.
+        self._kinds = {}
+        self._shapes = collections.Counter()
+        self._keys = {} if getattr(policy, 'time_invariant', False) \
+            else None
 
     def add(self, spec, submitted_at, duration=None, image=None,
             attempts=0, running_s=0.0, overhead_s=0.0, reason=None,
-            preempted=False):
-        """A request arrives; the next pass admits it."""
+            preempted=False, depends_on=()):
+        """A request arrives; the next pass admits it.
+
+        ``depends_on`` names the requests that must have ended before it
+        may be placed.
+        """
         entry = objects.PendingRequest(spec, submitted_at,
                                        next(self._sequence), duration,
                                        image, attempts, running_s,
-                                       overhead_s, reason, preempted)
+                                       overhead_s, reason, preempted,
+                                       tuple(depends_on))
         self.arrivals.append(entry)
         return entry
 
     def admit(self, accept):
         """J2: move the arrivals in; ``accept(entry)`` may refuse one
-        (it then handles it). Returns how many arrived.
+        (it then handles it). An entry with dependencies that have not all
+        ended is held back (see :meth:`release`). Returns how many arrived.
         """
         arrivals, self.arrivals = self.arrivals, []
         for entry in arrivals:
-            if accept(entry):
-                self.entries[entry.sequence] = entry
+            if not accept(entry):
+                continue
+            unmet = [request_id for request_id in set(entry.depends_on)
+                     if request_id not in self._ended]
+            if not unmet:
+                self._enter(entry)
+                continue
+            self.blocked[entry.sequence] = entry
+            self._unmet[entry.sequence] = len(unmet)
+            for request_id in unmet:
+                self._dependents.setdefault(request_id, []).append(entry)
         return len(arrivals)
 
+    def expect(self, request_id, instances):
+        """``request_id`` ends once ``instances`` instances ended."""
+        self._instances_left[request_id] = instances
+
+    def instance_ended(self, request_id):
+        """One instance of ``request_id`` ended (state ``ended``)."""
+        left = self._instances_left.get(request_id, 1) - 1
+        if left > 0:
+            self._instances_left[request_id] = left
+            return
+        self._instances_left.pop(request_id, None)
+        self.request_ended(request_id)
+
+    def request_ended(self, request_id):
+        """Every instance of ``request_id`` ended: its dependents may go
+        at the next :meth:`release`.
+        """
+        if request_id not in self._ended:
+            self._ended.add(request_id)
+            if request_id in self._dependents:
+                self._newly_ended.append(request_id)
+
+    def release(self):
+        """T1: admit the blocked entries whose last dependency ended
+        since the last call. Returns how many dependency edges it looked
+        at (the stage's input size).
+        """
+        examined = 0
+        newly_ended, self._newly_ended = self._newly_ended, []
+        for request_id in newly_ended:
+            for entry in self._dependents.pop(request_id, ()):
+                examined += 1
+                sequence = entry.sequence
+                if sequence not in self.blocked:
+                    continue        # withdrawn meanwhile
+                self._unmet[sequence] -= 1
+                if not self._unmet[sequence]:
+                    del self._unmet[sequence]
+                    self._enter(self.blocked.pop(sequence))
+        return examined
+
+    def _enter(self, entry):
+        """``entry`` joins the ordered queue."""
+        self.entries[entry.sequence] = entry
+        kind = self._kinds[entry.sequence] = _kind(entry.spec)
+        self._shapes[kind, entry.spec.resources] += 1
+        if self._keys is not None:
+            self._keys[entry.sequence] = self.policy.sort_key(entry, None)
+
+    def _forget(self, sequence):
+        entry = self.entries.pop(sequence, None)
+        if entry is None:
+            return
+        shape = (self._kinds.pop(sequence), entry.spec.resources)
+        self._shapes[shape] -= 1
+        if not self._shapes[shape]:
+            del self._shapes[shape]
+        if self._keys is not None:
+            self._keys.pop(sequence, None)
+
+    def eligibility(self):
+        """A new :class:`Eligibility` for a pass over this queue."""
+        return Eligibility(self._kinds, self._shapes)
+
+    def dependents(self, request_id):
+        """The ids of the blocked requests waiting for ``request_id``."""
+        return [entry.id for entry in self._dependents.get(request_id, ())
+                if entry.sequence in self.blocked]
+
     def order(self, now):
-        """T2: the admitted entries, first to be considered first."""
-        return self.policy.order(list(self.entries.values()), now)
+        """T2: the admitted entries, first to be considered first.
+
+        A policy whose keys do not depend on time
+        (``time_invariant``) is sorted on the keys it gave when each entry
+        joined: the same order, without a Python call per entry and pass.
+        """
+        if self._keys is None:
+            return self.policy.order(list(self.entries.values()), now)
+        entries = self.entries
+        return [entries[sequence] for sequence
+                in sorted(self._keys, key=self._keys.__getitem__)]
 
     def remove(self, entry):
-        self.entries.pop(entry.sequence, None)
+        self._forget(entry.sequence)
 
     def remove_request(self, request_id):
         """Forget every entry of ``request_id``, admitted or not."""
         for key, entry in list(self.entries.items()):
             if entry.id == request_id:
-                del self.entries[key]
+                self._forget(key)
+        for key, entry in list(self.blocked.items()):
+            if entry.id == request_id:
+                del self.blocked[key]
+                self._unmet.pop(key, None)
         self.arrivals = [entry for entry in self.arrivals
                          if entry.id != request_id]
 
@@ -117,11 +286,12 @@ class PendingQueue:
         return entry.sequence in self.entries
 
     def __len__(self):
-        return len(self.entries) + len(self.arrivals)
+        return len(self.entries) + len(self.arrivals) + len(self.blocked)
 
     def signature(self):
         """What a pass depends on in the queue (for pass pruning)."""
         return tuple(self.entries) + tuple(e.sequence for e in self.arrivals)
 
     def values(self):
-        return list(self.entries.values()) + list(self.arrivals)
+        return (list(self.entries.values()) + list(self.arrivals) +
+                list(self.blocked.values()))

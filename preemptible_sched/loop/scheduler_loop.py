@@ -30,10 +30,13 @@ T4    submission              journal the decision, hand it to the
                               executor (terminate victims, then spawn)
 ====  ======================  =============================================
 
-R1 to T10 run inside the filter scheduler, once per instance. Passes run on
+R1 to T10 run inside the filter scheduler, once per instance. T1 also
+releases the workflow tasks whose dependencies all ended. Passes run on
 every event (request submitted or deleted, instance started, ended or
 failed, termination done, host up or down) and at least every
-``[scheduler] watchdog_interval`` seconds while requests wait.
+``[scheduler] watchdog_interval`` seconds while requests wait; or, with
+``[scheduler] pass_mode = quantum``, only at ``pass_phase + k *
+pass_quantum`` seconds, as the reference architecture's simulator does.
 
 The loop knows nothing of real time: it runs on the clock it is given, so
 the service (real clock) and the simulator (virtual clock) share it. The
@@ -93,6 +96,8 @@ class SchedulerLoop:
         self.stats = timing.StageStats()
         self._pass_handle = None
         self._watchdog_handle = None
+        # Time of the last pass on the quantum grid (pass_mode = quantum).
+        self._last_slot = None
         self.alive = False
         self.passes = 0
         # (host generation, queue) after the last pass that placed
@@ -170,7 +175,8 @@ class SchedulerLoop:
         # meanwhile is ended, not lost.
         self.call_later(0, recovery.settle_unaccounted, self, unaccounted,
                         priority=clock_mod.LATE)
-        self._arm_watchdog()
+        if not self._quantum:
+            self._arm_watchdog()
         self.request_pass()
 
     def stop(self):
@@ -183,11 +189,13 @@ class SchedulerLoop:
 
     # -- requests --------------------------------------------------------
 
-    def submit(self, spec, duration=None, image=None):
+    def submit(self, spec, duration=None, image=None, depends_on=()):
         """Journal a request; the next pass admits it.
 
         A request of a service class without a priority of its own takes
         its class's priority. An unknown class is InvalidInput.
+        ``depends_on`` (workflow tasks) names the requests that must have
+        ended before this one is placed; they are kept in memory only.
         """
         now = self.clock.now()
         self.classes.require(spec.service_class, 'request %s' % spec.id,
@@ -199,7 +207,8 @@ class SchedulerLoop:
         spec = dataclasses.replace(spec, instance_ids=tuple(
             spec.instance_id(i) for i in range(spec.num_instances)))
         self.store.add_request(spec, now, duration_s=duration, image=image)
-        self.queue.add(spec, now, duration, image)
+        self.queue.expect(spec.id, spec.num_instances)
+        self.queue.add(spec, now, duration, image, depends_on=depends_on)
         self.notify('request.submitted', {'request_id': spec.id})
         self.request_pass()
         return spec.id
@@ -226,15 +235,44 @@ class SchedulerLoop:
 
     # -- passes ----------------------------------------------------------
 
+    @property
+    def _quantum(self):
+        return CONF.scheduler.pass_mode == 'quantum'
+
     def request_pass(self):
-        """Run a pass soon (several events in a row make one pass)."""
+        """Run a pass soon (several events in a row make one pass); on
+        a quantum, at the next time of the grid.
+        """
         if not self.alive:
+            return
+        if self._quantum:
+            if self._pass_handle is None:
+                self._pass_handle = self.clock.call_at(
+                    self._next_slot(), self._slot, priority=clock_mod.LATE)
             return
         if self._pass_handle is None:
             self._pass_handle = self.call_later(
                 0, self._pass, priority=clock_mod.LATE)
         if self._watchdog_handle is None and self.queue:
             self._arm_watchdog()
+
+    def _next_slot(self):
+        """The first time ``pass_phase + k * pass_quantum`` (k >= 0)
+        not before now and after the last pass of the grid.
+        """
+        conf = CONF.scheduler
+        phase, quantum = conf.pass_phase, conf.pass_quantum
+        k = max(0, math.ceil((self.clock.now() - phase) / quantum))
+        if self._last_slot is not None:
+            k = max(k, round((self._last_slot - phase) / quantum) + 1)
+        # Multiplied from the phase each time: no drift from repeated sums.
+        return phase + k * quantum
+
+    def _slot(self):
+        if not self.alive:
+            return
+        self._last_slot = self.clock.now()
+        self._pass()
 
     def _arm_watchdog(self):
         """Wake up in ``watchdog_interval``, or when the preemption
@@ -292,7 +330,10 @@ class SchedulerLoop:
                 self.host_manager.occupied_host_states(), waiting, now)
                 if waiting else math.inf)
         if self.queue:
-            self._arm_watchdog()
+            if self._quantum:
+                self.request_pass()
+            else:
+                self._arm_watchdog()
 
     def _run_stages(self, now, stats):
         """One pass; True when it placed or changed anything."""
@@ -300,23 +341,28 @@ class SchedulerLoop:
         generation = self.host_manager.generation
         with lap('J2', len(self.queue.arrivals)):
             self.queue.admit(self._admit)
+        with lap('T1', len(self.queue.blocked)):
+            self.queue.release()
         with lap('T2', len(self.queue.entries)):
             ordered = self.queue.order(now)
         context = objects.PassContext(now=now, stopwatch=lap)
-        eligibility = queue_mod.Eligibility()
+        eligibility = self.queue.eligibility()
         placed = False
-        for entry in ordered:
+        index = 0
+        while index < len(ordered):
+            entry = ordered[index]
+            index += 1
             if entry not in self.queue:
                 continue
-            with lap('T1', 1):
-                eligible = eligibility.eligible(entry)
-                # A moldable request's cores are fixed here, before
-                # filtering (loop/sizing.py).
-                spec, size = sizing.size(entry, self.queue,
-                                         self.host_manager) \
-                    if eligible else (None, None)
-            if spec is None:
-                continue
+            spec, size = entry.spec, None
+            if spec.moldable:
+                # T1 fixes a moldable request's cores, before filtering
+                # (loop/sizing.py).
+                with lap('T1', 1):
+                    spec, size = sizing.size(entry, self.queue,
+                                             self.host_manager)
+                if spec is None:
+                    continue
             started = time.perf_counter()
             # The strategies plan victims for the pending entry's spec.
             decision = self.scheduler.select_destinations(
@@ -337,14 +383,22 @@ class SchedulerLoop:
                 self.queue.remove(entry)
                 self._fail_request(entry, decision.reason)
             else:
+                # T1: what is left of the order, without the requests this
+                # failure shows cannot be placed either.
                 eligibility.failed_to_place(entry)
+                with lap('T1', len(ordered) - index):
+                    ordered = eligibility.keep(ordered[index:])
+                index = 0
         return placed or generation != self.host_manager.generation
 
     def _admit(self, entry):
         """J2 for one arrival: False when it leaves the queue instead.
 
         Deleted requests never get here (their entries are withdrawn).
+        The time of the pass is recorded as the entry's ``admitted_at``.
         """
+        if entry.admitted_at is None:
+            entry.admitted_at = self.clock.now()
         if entry.attempts >= CONF.scheduler.max_attempts:
             self.fail_request(entry.id, 'gave up after %d attempts: %s' % (
                 entry.attempts, entry.reason or 'no reason given'))
@@ -378,6 +432,18 @@ class SchedulerLoop:
 
     def _fail_request(self, entry, reason):
         self.fail_request(entry.id, reason)
+
+    def instance_finished(self, request_id, state):
+        """An instance of ``request_id`` reached final ``state``: its
+        request's dependents may go (``ended``) or never can (any other
+        state), and then fail.
+        """
+        if state == 'ended':
+            self.queue.instance_ended(request_id)
+            return
+        for dependent in self.queue.dependents(request_id):
+            self.fail_request(dependent, 'dependency %s ended in state %s'
+                              % (request_id, state))
 
     def fail_request(self, request_id, reason):
         """Fail a request as a whole (all or nothing): its waiting

@@ -29,6 +29,11 @@ class BaseQueuePolicy:
 
     #: Entry-point name, set when the policy is loaded.
     name = None
+    #: True when :meth:`sort_key` depends neither on ``now`` nor on
+    #: anything that changes while the request waits (and :meth:`order`
+    #: is not overridden): the queue then asks for each key once, when
+    #: the request joins it, instead of in every pass.
+    time_invariant = False
 
     def sort_key(self, request, now):
         """Key of ``request`` (a

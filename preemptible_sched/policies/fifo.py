@@ -25,5 +25,7 @@ class FifoPolicy(policies.BaseQueuePolicy):
     simply tried again in the next pass).
     """
 
+    time_invariant = True
+
     def sort_key(self, request, now):
         return (request.submitted_at, request.sequence)

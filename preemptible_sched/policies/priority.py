@@ -25,6 +25,8 @@ class PriorityPolicy(policies.BaseQueuePolicy):
     when some tenants must not wait behind a batch of less important work.
     """
 
+    time_invariant = True
+
     def sort_key(self, request, now):
         return (-request.spec.priority, request.submitted_at,
                 request.sequence)

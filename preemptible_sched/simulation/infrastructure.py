@@ -19,7 +19,9 @@ Three ways to get them:
 - :func:`read_infrastructure`: the canonical CSV
   ``name,vcpus,memory_mb,disk_gb,attributes`` (``disk_gb`` may be left
   out; ``attributes`` is ``key=value;key=value``, matched by request
-  constraints);
+  constraints), with an optional ``cpu_mhz`` column (the speed of the
+  host's cores, > 0; empty: unknown) that scales run times (see
+  ``[fake_driver] reference_cpu_mhz``);
 - :func:`hosts_from_flavor`: N identical hosts (``--hosts N
   --host-flavor VCPUS:MEMORY_MB[:DISK_GB]``);
 - :func:`read_machines` then :func:`size_from_workload`: a real machine
@@ -51,16 +53,26 @@ MACHINE_FORMATS = ('csv', 'alibaba', 'google2011')
 
 _RESOURCES = objects.Resources._fields
 
+#: Fastest core speed accepted in ``cpu_mhz`` (1 THz: anything above is a
+#: typo, or a unit mistake).
+MAX_MHZ = 1e6
+
 
 def read_infrastructure(path):
     """The hosts of a canonical infrastructure CSV, in file order."""
     seen = {}
     hosts = []
     for record in workload.header_records(
-            path, ('name', 'vcpus', 'memory_mb'), ('disk_gb', 'attributes'),
+            path, ('name', 'vcpus', 'memory_mb'),
+            ('disk_gb', 'attributes', 'cpu_mhz'),
             strict=True, max_bytes=limits.MAX_INPUT_BYTES):
         _check_count(path, record, hosts)
+        cpu_mhz = record.number('cpu_mhz', default=None, maximum=MAX_MHZ)
+        if cpu_mhz is not None and cpu_mhz <= 0:
+            raise record.error('cpu_mhz', 'must be > 0, got %s'
+                               % record.text('cpu_mhz'))
         hosts.append(objects.Host(
+            cpu_mhz=cpu_mhz,
             name=record.identifier('name', seen),
             vcpus=record.size('vcpus'),
             memory_mb=record.size('memory_mb'),

@@ -48,8 +48,10 @@ from preemptible_sched.loop import timing
 from preemptible_sched.simulation import metrics
 from preemptible_sched.simulation import plots as plotting
 from preemptible_sched.simulation import sla_accounts
+from preemptible_sched.simulation import workflows
 
 INSTANCES_FILE = 'instances.csv'
+JOBS_FILE = 'jobs.csv'
 STAGES_FILE = 'stages.csv'
 SUMMARY_FILE = 'summary.json'
 AVAILABILITY_BY_INSTANCE_FILE = 'availability_by_instance.png'
@@ -79,6 +81,10 @@ INSTANCE_COLUMNS = (
     ('copies', _TEXT),
     ('start_s', _FLOAT),
 )
+
+#: The kind of the values of each column of jobs.csv.
+_JOB_KINDS = dict.fromkeys(workflows.JOB_COLUMNS, _FLOAT)
+_JOB_KINDS.update(job=_TEXT, tasks=_INT, njsl=_INT)
 
 #: What ``plot_data`` of :func:`write_outputs` may hold.
 PLOT_DATA_KEYS = frozenset(['runs', 'slos', 'utilisation'])
@@ -116,7 +122,7 @@ def build_summary(policy, records, slos, preemptions, terminations,
 
 
 def write_outputs(directory, records, summary, plots=True, plot_data=None,
-                  stages=None, invoices=None):
+                  stages=None, invoices=None, jobs=None):
     """Write a run's results into ``directory``, all or nothing.
 
     Writes instances.csv (one row per record), summary.json (indented,
@@ -130,6 +136,9 @@ def write_outputs(directory, records, summary, plots=True, plot_data=None,
     stages.csv. ``invoices`` (rows of
     :data:`~.sla_accounts.INVOICE_COLUMNS`), if any, are written to
     invoices.csv, and the SLA requests are drawn in sla_gantt.png.
+    ``jobs``, if given, are the per-job rows of
+    :func:`~preemptible_sched.simulation.workflows.workflow_metrics`,
+    written to jobs.csv.
 
     ``directory`` is created if missing; files of an earlier run not
     rewritten stay. Raises on bad input (a NaN, an unknown ``plot_data``
@@ -153,6 +162,8 @@ def write_outputs(directory, records, summary, plots=True, plot_data=None,
             _write_stages(os.path.join(staging, STAGES_FILE), stages)
         if invoices:
             _write_invoices(os.path.join(staging, INVOICES_FILE), invoices)
+        if jobs:
+            _write_jobs(os.path.join(staging, JOBS_FILE), jobs)
         if plots and plotting.available():
             _write_plots(staging, records, summary, plot_data)
             if invoices:
@@ -219,6 +230,15 @@ def _write_stages(path, rows):
             writer.writerow([number, '%.6f' % at, stage, iterations, size,
                              '%.6f' % wall, '%.6f' % cpu,
                              timing.STAGE_NAMES.get(stage, stage)])
+
+
+def _write_jobs(path, rows):
+    with open(path, 'w', newline='') as stream:
+        writer = csv.writer(stream, lineterminator='\n')
+        writer.writerow(workflows.JOB_COLUMNS)
+        for row in rows:
+            writer.writerow([_format(row[name], _JOB_KINDS[name], name)
+                             for name in workflows.JOB_COLUMNS])
 
 
 def _format(value, kind, column):

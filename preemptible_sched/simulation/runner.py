@@ -33,6 +33,11 @@ policy, weighers and victim action unless the configuration sets them
 Every run waits for room (``on_no_valid_host = wait``): a trace request is
 never dropped. Without a policy the configuration is used as it is.
 
+Workflow tasks (items with ``depends_on``) are submitted with their
+dependencies: the loop places a task once those have ended (stage T1).
+When the workload has workflows, the result carries the workflow metrics
+of :mod:`.workflows` and one row per job.
+
 A run that could not end is refused up front (:func:`check_run`): ``until``
 must be finite, within ``0..limits.MAX_TIME``, and is required when a
 request has no duration (it would run, and the clock with it, for ever).
@@ -55,6 +60,7 @@ from preemptible_sched import prices
 from preemptible_sched import qos
 from preemptible_sched.simulation import metrics
 from preemptible_sched.simulation import sla_accounts
+from preemptible_sched.simulation import workflows
 
 LOG = logging.getLogger(__name__)
 
@@ -130,6 +136,9 @@ class Result:
     preemptible_cpu_hours_lost: float
     #: one sla_accounts.Priced per SLA request
     invoices: list = dataclasses.field(default_factory=list)
+    #: :func:`workflows.workflow_metrics` of a workload with workflows
+    workflow_metrics: typing.Optional[dict] = None
+    jobs: typing.Sequence[dict] = ()
 
 
 def memory_store():
@@ -165,6 +174,10 @@ class Simulation:
 
     def run(self):
         overrides = apply_policy(self.policy) if self.policy else {}
+        # The run's seed seeds every plugin that draws (the random queue
+        # policy reads it when the loop loads it).
+        CONF.set_override('random_seed', self.seed, group='scheduler')
+        overrides[('scheduler', 'random_seed')] = self.seed
         try:
             checks.require_valid(CONF)
             return self._run()
@@ -181,6 +194,8 @@ class Simulation:
         self.loop = scheduler_loop.SchedulerLoop(self.clock, self.driver,
                                                  self.store)
         self.loop.scheduler.rng.seed(self.seed)
+        self._admitted = {}
+        self.loop.decision_observers.append(self._placed)
         self.loop.start()
         for item in self.items:
             self.clock.call_at(item.submit_s, self._submit, item,
@@ -199,7 +214,9 @@ class Simulation:
         records, invoices = sla_accounts.records(
             self._records(end), {item.id: item for item in self.items},
             prices.load(CONF.sla.price))
+        flow, jobs = self._workflow_metrics(rows)
         return Result(
+            workflow_metrics=flow, jobs=jobs,
             policy=self.policy or self.loop.scheduler.strategy.name,
             until=end, records=records, invoices=invoices,
             slos={cls.name: cls.slo for cls in classes},
@@ -252,10 +269,37 @@ class Simulation:
             service_class=item.service_class,
             priority=0.0, sla=item.sla, sequential_s=item.sequential_s,
             user=item.user)
-        self.loop.submit(spec, duration=item.duration_s)
+        self.loop.submit(spec, duration=item.duration_s,
+                         depends_on=item.depends_on)
         self.submitted += 1
         if self.on_event is not None:
             self.on_event(self.submitted)
+
+    def _placed(self, entry, decision, now):
+        # The pass that first admitted the request: its recorded submit.
+        self._admitted.setdefault(entry.id, entry.admitted_at)
+
+    def _workflow_metrics(self, rows):
+        """(summary, job rows) when the workload has workflows, else
+        (None, []).
+        """
+        tasks = [item for item in self.items if item.workflow is not None]
+        if not tasks:
+            return None, []
+        start, end = {}, {}
+        for row in rows:
+            if row.started_at is not None:
+                start[row.request_id] = min(
+                    start.get(row.request_id, row.started_at), row.started_at)
+            if row.state == 'ended':
+                end[row.request_id] = max(end.get(row.request_id,
+                                                  row.ended_at), row.ended_at)
+        times = [workflows.TaskTimes(
+            id=item.id, workflow=item.workflow,
+            submit_s=self._admitted.get(item.id, item.submit_s),
+            start_s=start.get(item.id), end_s=end.get(item.id))
+            for item in tasks]
+        return workflows.workflow_metrics(times, tasks)
 
     def _sample(self, interval):
         """Record the cloud's use now; recounted only when a host changed

@@ -353,8 +353,10 @@ _CATALOGUE = (
                       'e79aaa90d54a41b83fc6c89b8a9889b7'
                       'ef20e3ca90f5c44c8c1ddfa3ae7c16aa', 2713509),
         ),
-        reader='--workload-format gwf (each job is an independent request; '
-        'dependencies are not enforced yet).',
+        reader='--workload-format gwf (each job is a task of its '
+        'workflow, placed once the jobs it depends on have ended; the SC18 '
+        'experiment runs on it, see etc/preemptible-sched/experiments/'
+        'sc18).',
         notes='File pinned to Timovanmilligen/opendc commit %s.'
         % _TIMO[1]),
     Trace(

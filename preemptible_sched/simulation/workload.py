@@ -17,8 +17,17 @@
 :func:`read_workload` turns a trace into :class:`WorkloadItem` requests
 sorted by submit time (file order breaks ties) and shifts the times so the
 first request is submitted at 0 s: traces start at arbitrary offsets and
-the simulated clock starts at 0. ``limit`` then keeps the first N requests
-("a 1,000-pod prefix").
+the simulated clock starts at 0 (``time_origin='trace'`` keeps the
+trace's times). ``limit`` then keeps the first N requests ("a 1,000-pod
+prefix").
+
+Workflow traces (``gwf``, ``wta``) give each task its ``workflow`` and the
+tasks it ``depends_on``; the scheduler loop places a task only once those
+have ended (stage T1). A task that depends on a skipped task (or on one
+beyond ``limit``) is skipped too; a dependency on a task the trace does
+not have, or a cycle, is an error. With ``task_submit='workflow'`` every
+task enters the queue at its workflow's submit time (the ``workflows``
+table of a WTA trace, else its earliest task's).
 
 Units: seconds, vCPUs (fractional allowed), memory in MB, disk in GB;
 except ``google2011``, whose requests are normalised (see below).
@@ -62,10 +71,21 @@ Formats (``FORMATS``; ``auto`` asks :func:`detect_format`):
     Grid Workloads Archive, the comma-separated variant with the header
     ``WorkflowID, JobID, SubmitTime, RunTime, NProcs, ReqNProcs,
     Dependencies`` (padded fields; blank and ``#`` lines ignored). Each
-    job is an independent request ``<WorkflowID>-<JobID>``: dependencies
-    are not enforced yet. vCPUs = NProcs, or ReqNProcs when NProcs <= 0;
-    memory 0; duration = RunTime; jobs with -1 times are skipped. Class:
-    ``default_class``.
+    job is a request ``<WorkflowID>-<JobID>`` of workflow ``WorkflowID``;
+    ``Dependencies`` lists, separated by spaces, the JobIDs of the same
+    workflow it waits for. vCPUs = NProcs, or ReqNProcs when NProcs <= 0;
+    memory 0; duration = RunTime (zero-length jobs are kept); jobs with
+    -1 times are skipped. Class: ``default_class``.
+``wta``
+    Workflow Trace Archive (parquet), a directory with ``tasks/`` (and
+    optionally ``workflows/`` and ``workload/``), read with pyarrow. A
+    task (``id``, ``workflow_id``, ``ts_submit`` and ``runtime`` in
+    milliseconds, ``resource_amount_requested`` cores, ``parents``) is a
+    request ``<workflow_id>-<id>`` waiting for its ``parents``; times are
+    converted to seconds. Tasks with a negative (unknown) submit time,
+    run time or core count are skipped. ``workflows/`` (``id``,
+    ``ts_submit``) gives the workflows' submit times; ``workload/`` is
+    not read. Class: ``default_class``.
 ``google2011``
     Google clusterdata-2011-2 ``task_events``: 13 columns in the
     documented order, with or without a header row. One request per task
@@ -113,11 +133,13 @@ import zlib
 from preemptible_sched import exception
 from preemptible_sched import limits
 from preemptible_sched import objects
+from preemptible_sched.simulation import workflows
+from preemptible_sched.simulation import wta
 from preemptible_sched import sla
 
 LOG = logging.getLogger(__name__)
 
-FORMATS = ('csv', 'alibaba', 'swf', 'gwf', 'google2011')
+FORMATS = ('csv', 'alibaba', 'swf', 'gwf', 'google2011', 'wta')
 
 #: Alibaba pod QoS -> service class; ``class_map`` adds or overrides.
 ALIBABA_CLASSES = {'Guaranteed': 'gold', 'LS': 'silver',
@@ -126,12 +148,24 @@ ALIBABA_CLASSES = {'Guaranteed': 'gold', 'LS': 'silver',
 _REQUIRED = object()
 
 
+class Skipped(collections.Counter):
+    """Records a reader skipped, by reason, and the ids of the skipped
+    workflow tasks (their dependents are skipped too).
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.ids = set()
+
+
 @dataclasses.dataclass(frozen=True)
 class WorkloadItem:
     """One request of a trace: when it arrives, how long it runs, its size.
 
     ``duration_s`` is the running time it needs (None: until the end of the
     simulation); ``priority`` is the trace's raw priority, when it has one.
+    A workflow task names its ``workflow``, the ids of the items it
+    ``depends_on`` and, when the trace gives it, ``workflow_submit_s``.
     """
 
     id: str
@@ -148,6 +182,9 @@ class WorkloadItem:
     sla: typing.Optional[objects.SLALevels] = None
     sequential_s: typing.Optional[float] = None
     user: typing.Optional[str] = None
+    workflow: typing.Optional[str] = None
+    depends_on: typing.Tuple[str, ...] = ()
+    workflow_submit_s: typing.Optional[float] = None
 
 
 # -- Reading helpers, shared with infrastructure ----------------------------
@@ -550,12 +587,37 @@ def _read_gwf(path, class_map, default_class, skipped):
         procs = _known(record, 'nprocs', limits.MAX_RESOURCE)
         if not procs and record.text('reqnprocs'):
             procs = _known(record, 'reqnprocs', limits.MAX_RESOURCE) or None
+        workflow = record.text('workflowid')
+        depends_on = []
+        for job in record.text('dependencies').split():
+            if not is_number(job) and not job.isidentifier():
+                raise record.error('dependencies', 'expected JobIDs '
+                                   'separated by spaces, got %r' % job)
+            depends_on.append('%s-%s' % (workflow, job))
         if submit is None or run_time is None or not procs:
             skipped['unknown submit time, run time or processors'] += 1
+            skipped.ids.add(ids)
             continue
         yield WorkloadItem(id=ids, submit_s=submit, duration_s=run_time,
                            resources=objects.Resources(procs, 0.0),
-                           service_class=default_class)
+                           service_class=default_class, workflow=workflow,
+                           depends_on=tuple(depends_on))
+
+
+def _read_wta(path, class_map, default_class, skipped):
+    for task in wta.read_tasks(path):
+        ids = '%s-%s' % (task.workflow, task.id)
+        if task.submit_s < 0 or task.runtime_s < 0 or task.cores <= 0:
+            skipped['unknown submit time, run time or processors'] += 1
+            skipped.ids.add(ids)
+            continue
+        yield WorkloadItem(
+            id=ids, submit_s=task.submit_s, duration_s=task.runtime_s,
+            resources=objects.Resources(task.cores, 0.0),
+            service_class=default_class, workflow=task.workflow,
+            depends_on=tuple('%s-%s' % (task.workflow, parent)
+                             for parent in task.parents),
+            workflow_submit_s=task.workflow_submit_s)
 
 
 _GOOGLE_FIELDS = ('timestamp', 'missing info', 'job ID', 'task index',
@@ -638,7 +700,8 @@ def _google_item(record, key, when, class_map):
 
 
 _READERS = {'csv': _read_csv, 'alibaba': _read_alibaba, 'swf': _read_swf,
-            'gwf': _read_gwf, 'google2011': _read_google}
+            'gwf': _read_gwf, 'google2011': _read_google,
+            'wta': _read_wta}
 
 # Columns (as column keys) that tell each CSV-like format; the reader then
 # reports any other column missing.
@@ -651,11 +714,14 @@ _HEADERS = (('csv', {'id', 'submit_s'}),
 def detect_format(path):
     """The format of the workload at ``path``, by extension or header.
 
-    ``.swf``/``.swf.gz`` is swf and ``.gwf`` gwf; otherwise the first row
-    that is not a ``#`` comment decides: a ``;`` comment is swf, a known
-    header names its format, and 13 fields starting with numbers are a
-    header-less Google ``task_events`` file.
+    ``.swf``/``.swf.gz`` is swf, ``.gwf`` gwf and a directory with a
+    ``tasks`` folder wta; otherwise the first row that is not a ``#``
+    comment decides: a ``;`` comment is swf, a known header names its
+    format, and 13 fields starting with numbers are a header-less Google
+    ``task_events`` file.
     """
+    if wta.is_trace(path):
+        return 'wta'
     name = path.lower()
     name = name[:-3] if name.endswith('.gz') else name
     if name.endswith('.swf'):
@@ -677,7 +743,8 @@ def detect_format(path):
 
 
 def read_workload_with_stats(path, fmt='auto', class_map=None,
-                             default_class=None, limit=None):
+                             default_class=None, limit=None,
+                             time_origin='first_request', task_submit='task'):
     """:func:`read_workload`, and what was read: ``{'format': fmt,
     'requests': requests before the limit, 'skipped': {reason: count}}``.
     """
@@ -690,9 +757,21 @@ def read_workload_with_stats(path, fmt='auto', class_map=None,
     if limit is not None and limit < 1:
         raise exception.InvalidInput('limit', None,
                                      'must be >= 1, got %r' % limit)
-    skipped = collections.Counter()
-    items = sorted(_READERS[fmt](path, class_map or {}, default_class,
-                                 skipped), key=lambda item: item.submit_s)
+    skipped = Skipped()
+    items = list(_READERS[fmt](path, class_map or {}, default_class,
+                               skipped))
+    items = workflows.close_dependencies(path, items, skipped.ids, skipped)
+    if task_submit == 'workflow':
+        items = workflows.at_workflow_submit(items)
+    items.sort(key=lambda item: item.submit_s)
+    if limit is not None and limit < len(items):
+        kept = workflows.close_dependencies(path, items[:limit],
+                                            {item.id for item in
+                                             items[limit:]},
+                                            collections.Counter())
+        dropped = limit - len(kept)
+    else:
+        kept, dropped = items, 0
     reasons = ', '.join('%d %s' % (count, reason)
                         for reason, count in sorted(skipped.items()))
     if not items:
@@ -701,21 +780,35 @@ def read_workload_with_stats(path, fmt='auto', class_map=None,
                                         if reasons else ''))
     if skipped:
         LOG.warning('%s: skipped %s', path, reasons)
-    start = items[0].submit_s
+    if dropped:
+        LOG.warning('%s: %d task(s) of the first %d depend on tasks beyond '
+                    'the limit and are left out', path, dropped, limit)
     stats = {'format': fmt, 'requests': len(items), 'skipped': dict(skipped)}
-    return [dataclasses.replace(item, submit_s=item.submit_s - start)
-            for item in items[:limit]], stats
+    if time_origin == 'trace':
+        if items[0].submit_s < 0:
+            raise exception.InvalidInput(
+                path, None, 'request %s is submitted at %g s: negative '
+                'times cannot be kept ([replay] time_origin = trace)'
+                % (items[0].id, items[0].submit_s))
+        return kept, stats
+    start = items[0].submit_s
+    return [dataclasses.replace(
+        item, submit_s=item.submit_s - start,
+        workflow_submit_s=None if item.workflow_submit_s is None
+        else item.workflow_submit_s - start) for item in kept], stats
 
 
 def read_workload(path, fmt='auto', class_map=None, default_class=None,
-                  limit=None):
+                  limit=None, time_origin='first_request', task_submit='task'):
     """The requests of the trace at ``path``, sorted, first at 0 s.
 
     ``fmt`` is one of ``FORMATS`` or ``auto``; ``class_map`` maps the
     trace's classes (Alibaba QoS, SWF queue, Google priority, as written)
     to service classes; ``default_class`` is the class of requests the
     trace gives none (canonical CSV, SWF, GWF); ``limit`` keeps the first
-    N requests. Raises :class:`InvalidInput` on any problem.
+    N requests; ``time_origin`` (``first_request`` or ``trace``) and
+    ``task_submit`` (``task`` or ``workflow``) are those of ``[replay]``.
+    Raises :class:`InvalidInput` on any problem.
     """
     return read_workload_with_stats(path, fmt, class_map, default_class,
-                                    limit)[0]
+                                    limit, time_origin, task_submit)[0]

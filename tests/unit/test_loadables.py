@@ -58,15 +58,16 @@ class TestLoadPlugins(base.TestCase):
         self.assertEqual(WEIGHERS, error.namespace)
         self.assertEqual(['cpus', 'rma'], error.names)
         self.assertEqual(
-            ['allocation_score', 'balanced_allocation', 'cpu', 'disk',
-             'least_requested', 'num_instances', 'preemptible_count', 'ram',
-             'termination_cost'], error.valid)
+            ['allocation_score', 'balanced_allocation', 'best_fit', 'cpu',
+             'disk', 'first_fit', 'least_requested', 'num_instances',
+             'preemptible_count', 'ram', 'termination_cost', 'worst_fit'],
+            error.valid)
         message = str(error)
         self.assertTrue(
             message.startswith('[filter_scheduler] weighers: '), message)
         self.assertIn("'rma'", message)
-        self.assertIn('valid: allocation_score, balanced_allocation, cpu',
-                      message)
+        self.assertIn('valid: allocation_score, balanced_allocation, '
+                      'best_fit, cpu', message)
 
     def test_unknown_namespace(self):
         error = self.assertRaises(exception.UnknownPlugin,

@@ -100,7 +100,9 @@ class TestSimulate(SimulateTestCase):
         self.assertEqual('0', rows['c']['preemptions'])
         # a ran from its boot until t=20, plus the termination time.
         self.assertLess(float(rows['a']['running_s']), 20.0)
-        self.assertGreater(float(rows['b']['availability']), 0.99)
+        # b waits only for its boot (a first boot: cold, at most 6 s of
+        # its 380 s).
+        self.assertGreater(float(rows['b']['availability']), 0.98)
         self.assertEqual('0', rows['c']['running_s'])
         self.assertEqual('0', rows['c']['availability'])
         with open(os.path.join(self.output, 'summary.json')) as stream:

@@ -845,3 +845,52 @@ class TestFinishedInstances(FakeDriverTestCase):
         self.clock.run(until=70)
         self.assertEqual(('started', 'host-A', 'vm', 61.0, 4),  # hot
                          self.events.log[-1])
+
+
+class TestHostSpeed(FakeDriverTestCase):
+    """Run times given for a reference speed, scaled by each host's."""
+
+    HOT = [0.0]
+    COLD = [0.0]
+
+    def test_scaled_duration_formula(self):
+        # The SC18 example: 11 s at 4000 MHz.
+        self.assertEqual(10.0, fake.scaled_duration(11, 4100, 4000, True))
+        self.assertEqual(12.0, fake.scaled_duration(11, 3500, 4000, True))
+        self.assertAlmostEqual(44000 / 4100,
+                               fake.scaled_duration(11, 4100, 4000))
+        # 41 s at 4100 MHz is exactly 40 s: no float shortfall to 39.
+        self.assertEqual(40.0, fake.scaled_duration(41, 4100, 4000, True))
+        self.assertEqual(0.0, fake.scaled_duration(0, 3500, 4000, True))
+
+    def test_unknown_speed_or_reference_runs_as_given(self):
+        self.assertEqual(11, fake.scaled_duration(11, None, 4000, True))
+        self.assertEqual(11, fake.scaled_duration(11, 3500, None, True))
+        self.assertIsNone(fake.scaled_duration(None, 3500, 4000, True))
+
+    def test_each_host_runs_at_its_speed(self):
+        self.flags(group='fake_driver', reference_cpu_mhz=4000.0,
+                   integer_durations=True)
+        driver = self.make_driver(hosts=[
+            objects.Host('fast', 4, 1024, cpu_mhz=4100.0),
+            objects.Host('slow', 2, 1024, cpu_mhz=3500.0),
+            objects.Host('unknown', 2, 1024)])
+        for host in ('fast', 'slow', 'unknown'):
+            driver.spawn(host, objects.Instance(host + '-i',
+                                                objects.Resources(1, 0, 0)),
+                         duration=11.0)
+        self.clock.run()
+        ended = {entry[2]: entry[3] for entry in self.events.log
+                 if entry[0] == 'ended'}
+        self.assertEqual({'fast-i': 10.0, 'slow-i': 12.0,
+                          'unknown-i': 11.0}, ended)
+
+    def test_no_reference_no_scaling(self):
+        driver = self.make_driver(hosts=[
+            objects.Host('fast', 4, 1024, cpu_mhz=4100.0)])
+        driver.spawn('fast', objects.Instance('i', objects.Resources(1, 0,
+                                                                     0)),
+                     duration=11.0)
+        self.clock.run()
+        self.assertEqual([('started', 'fast', 'i', 0.0),
+                          ('ended', 'fast', 'i', 11.0)], self.events.log)

@@ -21,6 +21,7 @@ from preemptible_sched.loop import queue
 from preemptible_sched import objects
 from preemptible_sched.policies import fifo
 from preemptible_sched.policies import priority
+from preemptible_sched.policies import srtf
 
 
 def spec(name, vcpus=1, memory_mb=1000, disk_gb=10, **kw):
@@ -180,3 +181,87 @@ class TestEligibility(testtools.TestCase):
         self.assertEqual({}, eligibility.failed)
         self.assertTrue(eligibility.eligible(
             pending((1, 1, 1), num_instances=2)))
+
+
+class TestDependencies(testtools.TestCase):
+    """Workflow tasks wait outside the ordered queue until the requests
+    they depend on ended (stage T1).
+    """
+
+    def setUp(self):
+        super().setUp()
+        self.queue = queue.PendingQueue(fifo.FifoPolicy())
+
+    def admit(self, name, depends_on=(), instances=1):
+        self.queue.expect(name, instances)
+        self.queue.add(spec(name), 0.0, depends_on=depends_on)
+        self.queue.admit(lambda entry: True)
+
+    def ordered(self):
+        return [entry.id for entry in self.queue.order(0.0)]
+
+    def test_held_until_every_dependency_ended(self):
+        self.admit('a')
+        self.admit('b')
+        self.admit('c', depends_on=('a', 'b'))
+        self.assertEqual(['a', 'b'], self.ordered())
+        self.assertEqual(3, len(self.queue))
+        self.queue.instance_ended('a')
+        self.assertEqual(1, self.queue.release())
+        self.assertEqual(['a', 'b'], self.ordered())
+        self.queue.instance_ended('b')
+        self.assertEqual(1, self.queue.release())
+        self.assertEqual(['a', 'b', 'c'], self.ordered())
+        self.assertEqual({}, self.queue.blocked)
+
+    def test_released_only_by_release(self):
+        self.admit('a')
+        self.admit('b', depends_on=('a',))
+        self.queue.instance_ended('a')
+        # Until the pass's T1 runs, the task stays held back.
+        self.assertEqual(['a'], self.ordered())
+        self.queue.release()
+        self.assertEqual(['a', 'b'], self.ordered())
+
+    def test_dependency_already_ended_at_admission(self):
+        self.admit('a')
+        self.queue.instance_ended('a')
+        self.admit('b', depends_on=('a', 'a'))
+        self.assertEqual(['a', 'b'], self.ordered())
+
+    def test_multi_instance_dependency_ends_with_its_last_instance(self):
+        self.admit('a', instances=2)
+        self.admit('b', depends_on=('a',))
+        self.queue.instance_ended('a')
+        self.queue.release()
+        self.assertEqual(['a'], self.ordered())
+        self.queue.instance_ended('a')
+        self.queue.release()
+        self.assertEqual(['a', 'b'], self.ordered())
+
+    def test_withdrawn_while_held(self):
+        self.admit('a')
+        self.admit('b', depends_on=('a',))
+        self.assertEqual(['b'], self.queue.dependents('a'))
+        self.queue.remove_request('b')
+        self.assertEqual([], self.queue.dependents('a'))
+        self.queue.instance_ended('a')
+        self.queue.release()
+        self.assertEqual(['a'], self.ordered())
+        self.assertEqual(1, len(self.queue))
+
+    def test_cached_keys_give_the_policy_order(self):
+        policy = srtf.SrtfPolicy()
+        pending = queue.PendingQueue(policy)
+        for name, duration in (('a', 30.0), ('b', 10.0), ('c', 30.0),
+                               ('d', 0.0)):
+            pending.add(spec(name), 0.0, duration=duration)
+        pending.admit(lambda entry: True)
+        expected = [entry.id for entry in policy.order(
+            list(pending.entries.values()), 0.0)]
+        self.assertEqual(['d', 'b', 'a', 'c'], expected)
+        self.assertEqual(expected, [entry.id for entry
+                                    in pending.order(0.0)])
+        pending.remove(pending.order(0.0)[0])
+        self.assertEqual(['b', 'a', 'c'], [entry.id for entry
+                                           in pending.order(0.0)])

@@ -19,6 +19,7 @@ import testtools
 
 from preemptible_sched.loop import queue
 from preemptible_sched import objects
+from preemptible_sched.policies import fifo
 
 
 def entry(vcpus, memory_mb, service_class='bronze', **spec_kw):
@@ -59,3 +60,44 @@ class TestPassPruning(testtools.TestCase):
         self.assertTrue(eligibility.eligible(entry(1, 1000,
                                                    availability_zone='z')))
         self.assertEqual({}, eligibility.failed)
+
+
+def numbered(sequence, vcpus, memory_mb=1000, service_class='bronze'):
+    spec = objects.RequestSpec(
+        id='r%d' % sequence, resources=objects.Resources(vcpus, memory_mb, 0),
+        service_class=service_class)
+    return objects.PendingRequest(spec, 0.0, sequence)
+
+
+class TestKeep(testtools.TestCase):
+    """keep() filters the rest of a pass after a failure, as eligible()
+    would one entry at a time.
+    """
+
+    def test_same_entries_as_one_check_each(self):
+        rest = [numbered(1, 1), numbered(2, 2), numbered(3, 1, 500),
+                numbered(4, 4, service_class='gold')]
+        eligibility = queue.Eligibility()
+        eligibility.failed_to_place(numbered(0, 1, 1000))
+        kept = eligibility.keep(rest)
+        self.assertEqual(['r3', 'r4'], [entry.id for entry in kept])
+        self.assertEqual([entry for entry in rest
+                          if eligibility.eligible(entry)], kept)
+
+    def test_nothing_left_when_every_shape_of_the_queue_failed(self):
+        pending = queue.PendingQueue(fifo.FifoPolicy())
+        for name, vcpus in (('a', 1), ('b', 2), ('c', 1)):
+            pending.add(objects.RequestSpec(
+                id=name, resources=objects.Resources(vcpus, 10, 0)), 0.0)
+        pending.admit(lambda entry: True)
+        eligibility = pending.eligibility()
+        ordered = pending.order(0.0)
+        eligibility.failed_to_place(ordered[0])
+        # Every entry asks at least 1 vCPU and 10 MB, like the failed one.
+        self.assertEqual([], eligibility.keep(ordered[1:]))
+        # A smaller shape joins the queue: the sweep keeps it.
+        pending.add(objects.RequestSpec(
+            id='d', resources=objects.Resources(0.5, 10, 0)), 0.0)
+        pending.admit(lambda entry: True)
+        self.assertEqual(['d'], [entry.id for entry in eligibility.keep(
+            pending.order(0.0)[1:])])

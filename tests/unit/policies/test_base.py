@@ -51,8 +51,8 @@ class TestLoad(base.TestCase):
                                   'lifo')
         self.assertEqual(('scheduler', 'queue_policy', ['lifo']),
                          (error.group, error.option, error.names))
-        self.assertEqual(['fifo', 'priority', 'promethee', 'qos_slack'],
-                         error.valid)
+        self.assertEqual(['fifo', 'priority', 'promethee', 'qos_slack',
+                          'random', 'srtf'], error.valid)
 
 
 class TestBasePolicy(base.TestCase):

@@ -410,3 +410,35 @@ class TestHostileHosts(FileMixin, base.TestCase):
                 [item('a', 0, 10, 1e9)], [objects.Host('m', 1, 100)],
                 900.0, 0)
         self.assertIn('needs more than 100000 hosts', str(error))
+
+
+class TestCpuSpeed(FileMixin, base.TestCase):
+
+    def test_optional_cpu_mhz_column(self):
+        path = self.write('hosts.csv', 'name,vcpus,memory_mb,cpu_mhz\n'
+                          'fast,4,0,4100\nslow,2,0,3500.5\nplain,2,0,\n')
+        self.assertEqual(
+            [('fast', 4100.0), ('slow', 3500.5), ('plain', None)],
+            [(host.name, host.cpu_mhz) for host
+             in infrastructure.read_infrastructure(path)])
+
+    def test_zero_speed(self):
+        self.assertInvalid(infrastructure.read_infrastructure,
+                           'name,vcpus,memory_mb,cpu_mhz\na,1,1,0\n',
+                           'line 2: field cpu_mhz', 'must be > 0')
+
+    def test_not_a_speed(self):
+        self.assertInvalid(infrastructure.read_infrastructure,
+                           'name,vcpus,memory_mb,cpu_mhz\na,1,1,nan\n',
+                           'line 2: field cpu_mhz', 'is not a number')
+        self.assertInvalid(infrastructure.read_infrastructure,
+                           'name,vcpus,memory_mb,cpu_mhz\na,1,1,1e7\n',
+                           'line 2: field cpu_mhz', 'must be <=')
+
+    def test_shipped_sc18_machines(self):
+        hosts = infrastructure.read_infrastructure(os.path.join(
+            REPO, 'etc', 'preemptible-sched', 'experiments', 'sc18',
+            'infrastructure.csv'))
+        # 16 x 4 cores at 4100 MHz listed first, then 16 x 2 at 3500.
+        self.assertEqual([(4.0, 4100.0)] * 16 + [(2.0, 3500.0)] * 16,
+                         [(host.vcpus, host.cpu_mhz) for host in hosts])

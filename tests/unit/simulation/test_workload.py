@@ -538,3 +538,73 @@ class TestHostileTraces(TraceFileMixin, base.TestCase):
                                             req_kb=10 ** 9))
         self.assertInvalid(path, 'line 1: field requested_memory',
                            'more than')
+
+
+# A workflow of three tasks (1 then 2 and 3) and one of a zero-length and
+# a two-core task, as the Askalon trace writes them.
+WORKFLOWS_GWF = GWF_HEADER + (
+    '0, 1, 16, 11, 1, 1,\n'
+    '0, 2, 40, 11, 1, 1, 1\n'
+    '0, 3, 40, 0, 1, 1, 1\n'
+    '5, 7, 3, 20, 2, 2,\n'
+    '5, 8, 27, 0, 1, 1, 7\n')
+
+
+class TestGwfWorkflows(TraceFileMixin, base.TestCase):
+
+    def test_dependencies_within_the_workflow(self):
+        items = self.read('w.gwf', WORKFLOWS_GWF, time_origin='trace')
+        self.assertEqual(
+            [('5-7', 3.0, 20.0, (), '5', 2.0), ('0-1', 16.0, 11.0, (), '0',
+                                                1.0),
+             ('5-8', 27.0, 0.0, ('5-7',), '5', 1.0),
+             ('0-2', 40.0, 11.0, ('0-1',), '0', 1.0),
+             ('0-3', 40.0, 0.0, ('0-1',), '0', 1.0)],
+            [(i.id, i.submit_s, i.duration_s, i.depends_on, i.workflow,
+              i.resources.vcpus) for i in items])
+
+    def test_first_request_origin_shifts_every_time(self):
+        items = self.read('w.gwf', WORKFLOWS_GWF)
+        self.assertEqual([0.0, 13.0, 24.0, 37.0, 37.0],
+                         [item.submit_s for item in items])
+
+    def test_tasks_at_their_workflows_submit_time(self):
+        items = self.read('w.gwf', WORKFLOWS_GWF, time_origin='trace',
+                          task_submit='workflow')
+        self.assertEqual({'5-7': 3.0, '5-8': 3.0, '0-1': 16.0, '0-2': 16.0,
+                          '0-3': 16.0},
+                         {item.id: item.submit_s for item in items})
+
+    def test_dependents_of_a_skipped_job_are_skipped(self):
+        items, stats = workload.read_workload_with_stats(self.write(
+            'w.gwf', GWF_HEADER + '0, 1, 16, -1, 1, 1,\n'
+            '0, 2, 40, 11, 1, 1, 1\n0, 3, 41, 11, 1, 1,\n'))
+        self.assertEqual(['0-3'], [item.id for item in items])
+        self.assertEqual({'unknown submit time, run time or processors': 1,
+                          'depends on a skipped task': 1}, stats['skipped'])
+
+    def test_limit_leaves_out_tasks_whose_dependencies_it_cut(self):
+        # Same submit time, dependency later in the file: 0-2 is kept by
+        # the limit, its dependency 0-3 is not.
+        items = self.read('w.gwf', GWF_HEADER + '0, 1, 16, 11, 1, 1,\n'
+                          '0, 2, 40, 11, 1, 1, 3\n0, 3, 40, 1, 1, 1,\n',
+                          limit=2)
+        self.assertEqual(['0-1'], [item.id for item in items])
+
+    def test_unknown_dependency_names_the_file(self):
+        path = self.write('w.gwf', GWF_HEADER + '0, 1, 16, 11, 1, 1, 9\n')
+        error = self.assertRaises(exception.InvalidInput,
+                                  workload.read_workload, path)
+        self.assertIn(path, str(error))
+        self.assertIn('task 0-1 depends on 0-9', str(error))
+
+    def test_malformed_dependency_list(self):
+        path = self.write('w.gwf', GWF_HEADER + '0, 1, 16, 11, 1, 1, 2;3\n')
+        error = self.assertRaises(exception.InvalidInput,
+                                  workload.read_workload, path)
+        self.assertIn('line 2: field Dependencies', str(error))
+
+    def test_negative_trace_times_cannot_be_kept(self):
+        path = self.write('w.csv', CSV_HEADER + 'a,-5,10,1,0\n')
+        self.assertRaises(exception.InvalidInput, workload.read_workload,
+                          path, time_origin='trace')
