@@ -36,6 +36,7 @@ import re
 from oslo_config import cfg
 
 from preemptible_sched.conf import database
+from preemptible_sched.conf import load
 from preemptible_sched.conf import parsing
 from preemptible_sched.conf import plugins
 from preemptible_sched.conf import qos
@@ -371,6 +372,7 @@ def problems(conf, defaults_source=None):
                       at('preemptible', 'termination_costs'))
     found += _class_problems(conf, at)
     found += _fake_driver_problems(conf, at)
+    found += load.problems(conf, at)
     found += _topic_problems(conf, at)
     found += _database_problems(conf, at)
     found += _transport_problems(conf, at)

@@ -59,8 +59,9 @@ class TestLoadPlugins(base.TestCase):
         self.assertEqual(['cpus', 'rma'], error.names)
         self.assertEqual(
             ['allocation_score', 'balanced_allocation', 'cpu', 'disk',
-             'least_requested', 'num_instances', 'preemptible_count', 'ram',
-             'termination_cost'], error.valid)
+             'least_requested', 'load_variation_risk_balancing',
+             'num_instances', 'preemptible_count', 'ram',
+             'target_load_packing', 'termination_cost'], error.valid)
         message = str(error)
         self.assertTrue(
             message.startswith('[filter_scheduler] weighers: '), message)
