@@ -65,6 +65,8 @@ _INSTANCE = dict({
         'service_class': {'type': 'string'},
         'priority': _PRIORITY,
         'group': {'type': 'string'},
+        'expected_vcpus': _SIZE,
+        'placed_s': _TIME,
     }, **_SIZES),
     'additionalProperties': False,
 }, **_SIZED)
@@ -109,6 +111,7 @@ _REQUEST = dict({
         'group_policy': {'enum': ['affinity', 'anti-affinity']},
         'service_class': {'type': 'string'},
         'priority': _PRIORITY,
+        'expected_vcpus': _SIZE,
     }, **_SIZES),
     'additionalProperties': False,
 }, **_SIZED)
@@ -142,6 +145,22 @@ class Scenario:
         self.placements = placements
         self.request = request
         self.config = config
+
+    def load_windows(self):
+        """Host name -> its metrics with ``window_end`` on the scenario's
+        clock (the file gives it relative to ``now``; absent: ``now``).
+        """
+        windows = {}
+        for host in self.hosts:
+            metrics = host.metrics
+            if not metrics:
+                continue
+            metrics = dict(metrics)
+            end = metrics.get('window_end', 0.0)
+            if isinstance(end, (int, float)) and not isinstance(end, bool):
+                metrics['window_end'] = self.now + end
+            windows[host.name] = metrics
+        return windows
 
     def apply_config(self, conf):
         """Make the scenario's option values the defaults of ``conf``."""
@@ -209,6 +228,10 @@ def _resources(path, field, item, flavors):
         float(item.get('vcpus', base.vcpus)),
         float(item.get('memory_mb', base.memory_mb)),
         float(item.get('disk_gb', base.disk_gb)))
+
+
+def _optional_float(value):
+    return None if value is None else float(value)
 
 
 def _constraints(path, value):
@@ -343,7 +366,10 @@ def load(path, conf):
                 flavor=inst.get('flavor'),
                 service_class=inst.get('service_class'),
                 priority=float(inst.get('priority', 0)),
-                group=inst.get('group'))))
+                group=inst.get('group'),
+                expected_vcpus=_optional_float(inst.get('expected_vcpus')),
+                placed_at=(None if 'placed_s' not in inst
+                           else now - float(inst['placed_s'])))))
     req = data['request']
     num_instances = limits.positive_int(
         req.get('num_instances', 1), path, 'request.num_instances',
@@ -359,7 +385,8 @@ def load(path, conf):
         group=req.get('group'),
         group_policy=req.get('group_policy'),
         service_class=req.get('service_class'),
-        priority=float(req.get('priority', 0)))
+        priority=float(req.get('priority', 0)),
+        expected_vcpus=_optional_float(req.get('expected_vcpus')))
     for index in range(request.num_instances):
         new_id = request.instance_id(index)
         if new_id in instance_ids:

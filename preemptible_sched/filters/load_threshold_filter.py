@@ -40,6 +40,9 @@ class LoadThresholdFilter(filters.BaseHostFilter):
     Options: ``[load_threshold] max_cpu_utilization`` (default 90).
     """
 
+    #: ``decide`` shows the hosts' load when a plugin reads it
+    reads_load = True
+
     def host_passes(self, host_view, spec):
         snapshot = load.of_view(host_view)
         if snapshot is None or snapshot.fallback:

@@ -34,6 +34,8 @@ class LoadAwareWeigher(weighers.BaseHostWeigher):
 
     minval = 0.0
     maxval = MAX_SCORE
+    #: ``decide`` shows the hosts' load when a plugin reads it
+    reads_load = True
 
     def _weigh_loaded(self, host_view, spec, snapshot):
         raise NotImplementedError()

@@ -29,6 +29,8 @@ EXPECTED = {
     'paper-snapshot-1.json': (0, [('host-B', ['BP1'])]),
     # Two small victims (10 + 20 minutes) beat the large one (50).
     'mixed-flavors.json': (0, [('host-A', ['AS1', 'AS2'])]),
+    # The host at the target load (X = 50) wins: 75 / 100 / 25.
+    'target-load-packing.json': (0, [('host-2', [])]),
 }
 
 
