@@ -15,6 +15,11 @@
 
 """Hosts with load metrics, for the tests of the load-aware plugins."""
 
+import os
+
+import pyarrow
+from pyarrow import parquet
+
 from preemptible_sched import host_batch
 from preemptible_sched import host_manager
 from preemptible_sched import load
@@ -83,3 +88,40 @@ def weigh_both(test, weigher, manager, spec):
         test.assertAlmostEqual(one, two)
         test.assertAlmostEqual(one, three)
     return vector
+
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+#: The shared Bitbrains sample beside the checkout (see ../shared/data).
+SHARED_BITBRAINS = os.path.join(os.path.dirname(REPO), 'shared', 'data',
+                                'bitbrains_small')
+
+
+def make_bitbrains(path, vms):
+    """Write a Bitbrains trace in the OpenDC layout under ``path``:
+    ``vms`` maps a VM id to (capacity MHz, [usage MHz per 5 minutes]).
+    """
+    tasks = {'id': [], 'cpu_capacity': []}
+    fragments = {'id': [], 'duration': [], 'cpu_usage': []}
+    for vm, (capacity, usages) in vms.items():
+        tasks['id'].append(vm)
+        tasks['cpu_capacity'].append(float(capacity))
+        for usage in usages:
+            fragments['id'].append(vm)
+            fragments['duration'].append(300000)
+            fragments['cpu_usage'].append(float(usage))
+    parquet.write_table(pyarrow.table(tasks),
+                        os.path.join(path, 'tasks.parquet'))
+    parquet.write_table(pyarrow.table(fragments),
+                        os.path.join(path, 'fragments.parquet'))
+    return path
+
+
+#: An epoch time for watcher tests (the payload's times are Unix seconds).
+T0 = 1700000000.0
+
+
+def ramp(now):
+    """Utilisation of two hosts at ``now`` (seconds since :data:`T0`):
+    host-a's CPU is the minutes elapsed, memory 10; host-b 50 / 20.
+    """
+    return {'host-a': ((now - T0) / 60.0, 10.0), 'host-b': (50.0, 20.0)}

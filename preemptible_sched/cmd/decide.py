@@ -23,6 +23,7 @@ from preemptible_sched.conf import CONF
 from preemptible_sched.driver import scheduler
 from preemptible_sched import exception
 from preemptible_sched import load
+from preemptible_sched.loadwatcher import provider
 from preemptible_sched import scenario as scenario_mod
 
 
@@ -56,15 +57,9 @@ def decide(scenario):
     sched.host_manager.table.load = snapshot
     decision = sched.select_destinations(scenario.request, now=scenario.now,
                                          explain=True)
-    explained = (snapshot.explain() if reads_load(sched) or
+    explained = (snapshot.explain() if provider.reads_load(sched) or
                  scenario.load_windows() else None)
     return decision, sched.strategy.name, explained
-
-
-def reads_load(sched):
-    """Whether a filter or weigher of ``sched`` reads the hosts' load."""
-    return any(getattr(plugin, 'reads_load', False) for plugin in
-               sched.filter_handler.filters + sched.weight_handler.weighers)
 
 
 def _hosts(report):

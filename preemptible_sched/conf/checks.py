@@ -163,7 +163,7 @@ def _fake_driver_problems(conf, at):
         if not trace:
             found.append('%s = replay needs [fake_driver] utilization_trace'
                          % at('fake_driver', 'utilization_model'))
-        elif not os.path.isfile(os.path.expanduser(trace)):
+        elif not os.path.exists(os.path.expanduser(trace)):
             found.append('%s: no file %s'
                          % (at('fake_driver', 'utilization_trace'), trace))
     return found

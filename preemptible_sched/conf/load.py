@@ -21,6 +21,9 @@ express (an open interval) are checked by :func:`problems`, which the
 start-up checks call: every bad field is reported at once.
 """
 
+import os
+import re
+
 from oslo_config import cfg
 
 tlp_group = cfg.OptGroup(
@@ -165,6 +168,146 @@ Possible values:
 ]
 
 
+watcher_group = cfg.OptGroup(
+    'load_watcher',
+    title='Load watcher',
+    help="""
+Where the load-aware plugins get the hosts' utilisation: the load watcher
+inside the scheduler (``preemptible-scheduler``, ``simulate``), alone
+(``preemptible-sched load-watcher``), or any compatible watcher over HTTP.
+""")
+
+SOURCES = ('compute', 'fake', 'prometheus')
+
+watcher_opts = [
+    cfg.StrOpt('url',
+               help="""
+URL of a load watcher to read over HTTP (``GET <url>/watcher``), such as
+``http://127.0.0.1:2020``.
+
+Unset, the scheduler runs its own watcher in process on ``source``. Any
+watcher that serves the released Trimaran format will do.
+
+Related options:
+
+* ``cache_seconds``
+"""),
+    cfg.FloatOpt('cache_seconds',
+                 default=10.0,
+                 min=0.0,
+                 max=3600.0,
+                 help="""
+How long a payload read from ``url`` is reused before the watcher is
+asked again, in seconds; the windows change once a minute.
+"""),
+    cfg.StrOpt('source',
+               default='compute',
+               help="""
+Where the in-process or stand-alone watcher collects utilisation.
+
+Possible values:
+
+* ``compute``: each host's compute driver (the fake driver reports it
+  from its instances' emulated or replayed utilisation);
+* ``fake``: ``fake_hosts`` emulated hosts replaying Bitbrains VMs;
+* ``prometheus``: two PromQL queries (``prometheus_*`` options);
+* any other name in ``preemptible_sched.load_sources``.
+"""),
+    cfg.FloatOpt('scrape_interval',
+                 default=60.0,
+                 min=1.0,
+                 max=3600.0,
+                 help="""
+Seconds between two collections of every host's utilisation.
+"""),
+    cfg.FloatOpt('window_refresh',
+                 default=60.0,
+                 min=1.0,
+                 max=3600.0,
+                 help="""
+Seconds between two recomputations of the 5, 10 and 15 minute windows.
+
+A window reflects what was collected up to its computation; together with
+``scrape_interval`` this is how far the metrics lag behind the hosts (the
+weighers add the instances placed since on top).
+"""),
+    cfg.StrOpt('state_file',
+               help="""
+SQLite file where the watcher keeps its samples and windows, so that a
+restarted watcher answers at once with the same windows.
+
+Unset: ``load-watcher.sqlite`` in ``[DEFAULT] state_path``.
+"""),
+    cfg.IntOpt('max_request_bytes',
+               default=8192,
+               min=256,
+               max=1048576,
+               help="""
+Largest HTTP request (body or query string) the watcher's API accepts;
+larger ones get 413.
+"""),
+    cfg.IntOpt('fake_hosts',
+               default=4,
+               min=1,
+               max=100000,
+               help="""
+Number of emulated hosts of the ``fake`` source.
+"""),
+    cfg.StrOpt('fake_trace',
+               default='../shared/data/bitbrains_small',
+               help="""
+Bitbrains trace the ``fake`` source replays: a directory in the OpenDC
+layout (``tasks.parquet``, ``fragments.parquet``) or one GWA-T-12 CSV file.
+"""),
+    cfg.FloatOpt('fake_memory_percent',
+                 default=40.0,
+                 min=0.0,
+                 max=100.0,
+                 help="""
+Memory utilisation of every emulated host of the ``fake`` source, in %
+(the Bitbrains samples it replays carry CPU only).
+"""),
+    cfg.StrOpt('prometheus_url',
+               default='http://127.0.0.1:9090',
+               help="""
+Base URL of the Prometheus server the ``prometheus`` source queries.
+"""),
+    cfg.StrOpt('prometheus_cpu_query',
+               default='100 * (1 - avg by (instance) '
+               '(rate(node_cpu_seconds_total{mode="idle"}[1m])))',
+               help="""
+PromQL instant query giving each host's CPU utilisation in %, one series
+per host (the default reads node_exporter).
+"""),
+    cfg.StrOpt('prometheus_memory_query',
+               default='100 * (1 - node_memory_MemAvailable_bytes / '
+               'node_memory_MemTotal_bytes)',
+               help="""
+PromQL instant query giving each host's memory utilisation in %, one
+series per host (the default reads node_exporter).
+"""),
+    cfg.StrOpt('prometheus_host_label',
+               default='instance',
+               help="""
+Label of the query results that names the host.
+"""),
+    cfg.StrOpt('prometheus_host_pattern',
+               default=r'^([^:]+)(?::\d+)?$',
+               help="""
+Regular expression applied to the host label; its first group is the host
+name. The default drops the ``:port`` of node_exporter's ``instance``
+label. A series whose label does not match is skipped.
+"""),
+    cfg.FloatOpt('prometheus_timeout',
+                 default=5.0,
+                 min=0.1,
+                 max=300.0,
+                 help="""
+Seconds to wait for Prometheus before the collection counts as failed.
+"""),
+]
+
+
 def register_opts(conf):
     for group, opts in list_opts().items():
         conf.register_group(group)
@@ -173,7 +316,15 @@ def register_opts(conf):
 
 def list_opts():
     return {tlp_group: tlp_opts, lvrb_group: lvrb_opts,
-            threshold_group: threshold_opts}
+            threshold_group: threshold_opts, watcher_group: watcher_opts}
+
+
+def state_file(conf):
+    """The watcher's SQLite file: ``state_file``, or its default."""
+    path = conf.load_watcher.state_file
+    if not path:
+        path = os.path.join(conf.state_path, 'load-watcher.sqlite')
+    return os.path.abspath(os.path.expanduser(path))
 
 
 def problems(conf, at):
@@ -191,4 +342,12 @@ def problems(conf, at):
     if not threshold > 0.0:
         found.append('%s = %g: must be greater than 0' % (
             at('load_threshold', 'max_cpu_utilization'), threshold))
+    pattern = conf.load_watcher.prometheus_host_pattern
+    try:
+        if re.compile(pattern).groups < 1:
+            found.append('%s: needs a group that captures the host name' %
+                         at('load_watcher', 'prometheus_host_pattern'))
+    except re.error as error:
+        found.append('%s: not a regular expression (%s)' % (
+            at('load_watcher', 'prometheus_host_pattern'), error))
     return found

@@ -49,6 +49,7 @@ from preemptible_sched.conf import CONF
 from preemptible_sched.db import memory
 from preemptible_sched import exception
 from preemptible_sched import limits
+from preemptible_sched.loadwatcher import provider
 from preemptible_sched.loop import scheduler_loop
 from preemptible_sched import objects
 from preemptible_sched import qos
@@ -176,6 +177,14 @@ class Simulation:
         self.loop = scheduler_loop.SchedulerLoop(self.clock, self.driver,
                                                  self.store)
         self.loop.scheduler.rng.seed(self.seed)
+        self.watcher = None
+        if provider.reads_load(self.loop.scheduler):
+            # The load-aware plugins read a watcher collecting from the
+            # fake driver on the virtual clock: its scrape interval and
+            # window refresh are the lag of the metrics, as in service.
+            self.loop.load_provider, self.watcher = provider.in_process(
+                self.driver)
+            self.watcher.start(self.clock)
         self.loop.start()
         for item in self.items:
             self.clock.call_at(item.submit_s, self._submit, item,
@@ -188,6 +197,8 @@ class Simulation:
         self._drive()
         end = self.clock.now() if self.until is None else self.until
         self.loop.stop()
+        if self.watcher is not None:
+            self.watcher.stop()
         self.store.flush()
         rows = self.store.list_instances()
         normal = [row for row in rows if not row.preemptible]
