@@ -139,13 +139,15 @@ class Simulation:
     """Replay ``items`` (WorkloadItems) on ``hosts`` (objects.Host).
 
     ``on_event`` (optional) is called with the number of workload items
-    submitted so far, for a progress bar. ``store_factory`` (optional)
-    makes the empty store of the run (:func:`memory_store` by default).
+    submitted so far, for a progress bar; ``on_sample`` (optional) with
+    the simulation and the time at every utilisation sample.
+    ``store_factory`` (optional) makes the empty store of the run
+    (:func:`memory_store` by default).
     """
 
     def __init__(self, items, hosts, until=None, seed=0, policy=None,
                  sample_interval=None, on_event=None,
-                 store_factory=None):
+                 store_factory=None, on_sample=None):
         self.items = list(items)
         self.hosts = list(hosts)
         self.until = check_run(self.items, until)
@@ -154,6 +156,9 @@ class Simulation:
         self.sample_interval = sample_interval
         self.on_event = on_event
         self.store_factory = store_factory or memory_store
+        #: called with (simulation, now) at every utilisation sample, for
+        #: experiments that measure more (the hosts' real load)
+        self.on_sample = on_sample
         self.events = 0
         self.submitted = 0
         self.utilisation = []
@@ -274,6 +279,8 @@ class Simulation:
             self._sampled = (manager.generation,
                              (used_vcpus, vcpus, used_memory, memory))
         self.utilisation.append((self.clock.now(),) + self._sampled[1])
+        if self.on_sample is not None:
+            self.on_sample(self, self.clock.now())
         if self.until is None or self.clock.now() + interval <= self.until:
             self.loop.call_later(interval, self._sample, interval,
                                  priority=clock_mod.LATE)
