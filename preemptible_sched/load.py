@@ -269,53 +269,97 @@ class LoadSnapshot:
             'physical_cores', 'physical_memory_mb', 'window_end')}
         self._columns['new'] = numpy.array([load.new for load in loads],
                                            dtype=bool)
-        self._recent = {}
+        self._table = None
+        self._table_rows = None
+        self._by_slot = {}
 
-    def columns(self, names):
-        """The snapshot's columns for the hosts called ``names`` (hosts
-        it does not know get NaN metrics and no capacity).
-        """
-        index = numpy.fromiter((self._index.get(name, -1) for name in names),
-                               dtype=numpy.int64, count=len(names))
+    def _rows(self, batch):
+        """The snapshot's row of every host of ``batch`` (-1: unknown)."""
+        table = batch.table
+        if table is None:
+            names = batch.names
+            return numpy.fromiter((self._index.get(name, -1)
+                                   for name in names),
+                                  dtype=numpy.int64, count=len(names))
+        if self._table is not table or len(self._table_rows) != len(table):
+            self._table = table
+            self._table_rows = numpy.fromiter(
+                (self._index.get(name, -1) for name in table.names),
+                dtype=numpy.int64, count=len(table))
+            size = len(table)
+            # Recent-placement sums per slot, and the table generation
+            # of the slot they were computed at (-1: not yet).
+            self._generation = numpy.full(size, -1, dtype=numpy.int64)
+            self._recent_cores = numpy.zeros(size)
+            self._recent_memory = numpy.zeros(size)
+            self._by_slot = {}
+        return self._table_rows[batch.slots]
+
+    def _aligned(self, index, fields):
         known = index >= 0
         out = {}
-        for field, values in self._columns.items():
+        for field in fields:
+            values = self._columns[field]
             if field == 'new':
-                picked = numpy.zeros(len(names), dtype=bool)
+                picked = numpy.zeros(len(index), dtype=bool)
             else:
-                picked = numpy.full(len(names), numpy.nan)
+                picked = numpy.full(len(index), numpy.nan)
             picked[known] = values[index[known]]
             out[field] = picked
         return out
 
+    def columns(self, batch, fields=None):
+        """The snapshot's columns (``fields``, default all) for the hosts
+        of ``batch``; hosts it does not know get NaN metrics and no
+        capacity.
+        """
+        fields = tuple(fields or self._columns)
+        if batch.table is None:
+            return self._aligned(self._rows(batch), fields)
+        self._rows(batch)
+        # Aligned with the table's slots once per snapshot, then taken.
+        missing = [f for f in fields if f not in self._by_slot]
+        if missing:
+            self._by_slot.update(self._aligned(self._table_rows, missing))
+        if batch.whole:
+            return {field: self._by_slot[field] for field in fields}
+        slots = batch.slots
+        return {field: self._by_slot[field][slots] for field in fields}
+
     def recent(self, batch):
         """Per host of ``batch``: (cores, memory MB) of the instances its
         metrics cannot show yet, with their predicted CPU.
+
+        On a table, the sums are kept per host and recomputed only for
+        the hosts whose row changed since (an instance placed, released
+        or started): a pass over many hosts pays for the few it changed.
         """
-        cores = numpy.zeros(len(batch))
-        memory = numpy.zeros(len(batch))
-        names = batch.names
-        if batch.table is not None:
-            table = batch.table
-            slots = batch.slots.tolist()
-            generations = table.generation[batch.slots].tolist()
+        if batch.table is None:
+            cores = numpy.zeros(len(batch))
+            memory = numpy.zeros(len(batch))
+            names = batch.names
+            for position, view in enumerate(batch.views()):
+                cores[position], memory[position] = self._sums(
+                    names[position], view.host.instances.values())
+            return cores, memory
+        self._rows(batch)
+        table = batch.table
+        slots = batch.slots
+        current = table.generation[slots]
+        stale = numpy.flatnonzero(self._generation[slots] != current)
+        if len(stale):
             states = table.states
-            for position, (slot, generation) in enumerate(
-                    zip(slots, generations)):
+            names = table.names
+            for position in stale.tolist():
+                slot = int(slots[position])
                 state = states.get(slot)
                 if state is None or not state.instances:
-                    continue
-                key = (names[position], generation)
-                sums = self._recent.get(key)
-                if sums is None:
-                    sums = self._recent[key] = self._sums(
-                        names[position], state.instances.values())
-                cores[position], memory[position] = sums
-            return cores, memory
-        for position, view in enumerate(batch.views()):
-            cores[position], memory[position] = self._sums(
-                names[position], view.host.instances.values())
-        return cores, memory
+                    sums = (0.0, 0.0)
+                else:
+                    sums = self._sums(names[slot], state.instances.values())
+                self._recent_cores[slot], self._recent_memory[slot] = sums
+                self._generation[slot] = current[position]
+        return self._recent_cores[slots], self._recent_memory[slots]
 
     def _sums(self, name, instances):
         load = self.hosts.get(name)
@@ -345,7 +389,7 @@ class LoadSnapshot:
 
 
 def build(now, hosts, windows, occupied, source_problem=None,
-          multiplier=1.5, health=None):
+          multiplier=1.5, health=None, memo=None):
     """A :class:`LoadSnapshot` at ``now``.
 
     ``hosts``: ``(name, physical cores, physical memory MB)`` of every
@@ -353,12 +397,27 @@ def build(now, hosts, windows, occupied, source_problem=None,
     :func:`host_load`); ``occupied``: the names of the hosts that carry
     instances; ``source_problem``: why the source failed, if it did.
     ``health`` (a :class:`MetricsHealth`) counts and logs the problems.
+    ``memo`` (a dict kept by the caller across passes) reuses a host's
+    :class:`HostLoad` while its metrics object, size and occupancy are the
+    same and its window has not aged past :data:`MAX_AGE_S`: the windows
+    change once a refresh, the passes far more often.
     """
     health = health if health is not None else MetricsHealth()
     loads = {}
     for name, cores, memory_mb in hosts:
-        load = host_load(name, cores, memory_mb, windows.get(name), now,
-                         name in occupied)
+        metrics = windows.get(name)
+        busy = name in occupied
+        known = None if memo is None else memo.get(name)
+        if known is not None and known[0] is metrics and \
+                known[1] == (cores, memory_mb, busy) and now <= known[2]:
+            load = known[3]
+        else:
+            load = host_load(name, cores, memory_mb, metrics, now, busy)
+            if memo is not None:
+                fresh = math.isfinite(load.window_end)
+                memo[name] = (metrics, (cores, memory_mb, busy),
+                              load.window_end + MAX_AGE_S if fresh
+                              else math.inf, load)
         loads[name] = load
         if load.problems:
             for reason, text in load.problems:
@@ -388,7 +447,7 @@ def utilisation(batch, spec, snapshot):
     """Per host of ``batch``: the predicted CPU % with ``spec`` placed,
     and a mask of the hosts whose load is unknown (not new, no metric).
     """
-    columns = snapshot.columns(batch.names)
+    columns = snapshot.columns(batch, ('cpu_avg', 'physical_cores', 'new'))
     recent_cores, _ = snapshot.recent(batch)
     cores = columns['physical_cores']
     request = predicted_cores(spec.resources.vcpus,

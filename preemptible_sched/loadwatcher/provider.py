@@ -48,6 +48,7 @@ class LoadProvider:
         self.driver = driver
         self.health = health or load.MetricsHealth()
         self._physical = {}
+        self._memo = {}
 
     def _sizes(self, names):
         if any(name not in self._physical for name in names):
@@ -70,7 +71,7 @@ class LoadProvider:
             # host is stale): only a source that never answered is down.
             source_problem=problem if not windows else None,
             multiplier=CONF.target_load_packing.default_multiplier,
-            health=self.health)
+            health=self.health, memo=self._memo)
         table.load = snapshot
         return snapshot
 

@@ -72,6 +72,7 @@ class LoadWatcher:
         self.source_error = None
         self._bad_logged = set()
         self._handle = None
+        self._latest = None
         if store is not None:
             for host, at, cpu, memory in store.samples():
                 self._host(host).add(at, cpu, memory)
@@ -180,6 +181,11 @@ class LoadWatcher:
         :func:`preemptible_sched.load.build` (window end: when computed).
         """
         with self._lock:
+            # The same objects until the next refresh, so that the pass
+            # snapshots built from them can reuse what they computed.
+            if self._latest is not None and \
+                    self._latest[0] == (self.computed_at, window):
+                return self._latest[1]
             found = {}
             for host, by_window in self.windows.items():
                 stats = by_window.get(window)
@@ -189,4 +195,5 @@ class LoadWatcher:
                 for resource, (avg, std, _) in stats.items():
                     metrics[resource] = {'avg': avg, 'std': std}
                 found[host] = metrics
+            self._latest = ((self.computed_at, window), found)
             return found

@@ -114,7 +114,7 @@ class LoadVariationRiskBalancingWeigher(load_aware.LoadAwareWeigher):
         return 0.0 if best is None else best
 
     def _weigh_all_loaded(self, batch, spec, snapshot):
-        columns = snapshot.columns(batch.names)
+        columns = snapshot.columns(batch)
         recent_cores, recent_memory = snapshot.recent(batch)
         request_cores = load.predicted_cores(
             spec.resources.vcpus, spec.expected_vcpus, snapshot.multiplier)

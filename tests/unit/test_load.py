@@ -177,3 +177,33 @@ class TestRecent(base.TestCase):
         ], now=100.0)
         cores, _ = manager.table.load.recent(manager.batch())
         self.assertEqual([1.0], cores.tolist())
+
+
+class TestMemo(base.TestCase):
+
+    def test_reused_until_the_window_ages(self):
+        memo = {}
+        windows = {'a': {'cpu': {'avg': 10, 'std': 1}, 'window_end': 0}}
+        hosts = [('a', 4, 8192)]
+        first = load.build(10, hosts, windows, {'a'}, memo=memo)
+        again = load.build(300, hosts, windows, {'a'}, memo=memo)
+        self.assertIs(first.hosts['a'], again.hosts['a'])
+        # 301 s after the window's end it is stale: recomputed
+        stale = load.build(301, hosts, windows, {'a'}, memo=memo)
+        self.assertFalse(stale.hosts['a'].usable())
+        self.assertIsNotNone(stale.fallback)
+        # new metrics (another object) or another occupancy: recomputed
+        fresh = {'a': {'cpu': {'avg': 20, 'std': 1}, 'window_end': 300}}
+        self.assertEqual(20.0, load.build(301, hosts, fresh, {'a'},
+                                          memo=memo).hosts['a'].cpu_avg)
+        empty = load.build(301, hosts, {}, set(), memo=memo)
+        self.assertTrue(empty.hosts['a'].new)
+
+    def test_counted_every_pass_logged_once(self):
+        memo = {}
+        health = load.MetricsHealth()
+        windows = {'a': {'cpu': {'avg': -1, 'std': 1}, 'window_end': 0}}
+        for now in (0, 10, 20):
+            load.build(now, [('a', 4, 8192)], windows, {'a'}, memo=memo,
+                       health=health)
+        self.assertEqual(3, health.counts[load.CORRUPT])
