@@ -52,6 +52,14 @@ class TestHostLoad(base.TestCase):
         self.assertEqual(100.0, host.cpu_avg)
         self.assertEqual([load.CLIPPED], [r for r, _ in host.problems])
 
+    def test_clip_slack_boundary(self):
+        clipped = self._load({'cpu': {'avg': 105.0, 'std': 0},
+                              'window_end': 1000})
+        self.assertEqual(100.0, clipped.cpu_avg)
+        rejected = self._load({'cpu': {'avg': 105.01, 'std': 0},
+                               'window_end': 1000})
+        self.assertTrue(math.isnan(rejected.cpu_avg))
+
     def test_corrupt_values_ignored(self):
         for value in (-1.0, math.nan, math.inf, 1e6, 'x', True):
             host = self._load({'cpu': {'avg': value, 'std': 1},
@@ -167,6 +175,19 @@ class TestRecent(base.TestCase):
         cores, memory = snapshot.recent(manager.batch())
         self.assertEqual(([1.5], [1000.0]), (cores.tolist(),
                                              memory.tolist()))
+
+    def test_placement_time_not_start_time(self):
+        # Started long ago (a rebuilt instance, say) but placed here 10 s
+        # ago: the window cannot show it yet.
+        moved = base.make_instance('moved', (2, 1000, 0), started_at=-5000.0,
+                                   placed_at=90.0)
+        booting = base.make_instance('booting', (1, 1000, 0),
+                                     started_at=95.0)
+        manager = helpers.loaded_manager([
+            ('h', 4, 8192, helpers.cpu(0.0), [moved, booting]),
+        ], now=100.0)
+        cores, _ = manager.table.load.recent(manager.batch())
+        self.assertEqual([3.0], cores.tolist())
 
     def test_margin_before_window_end(self):
         # window ended at 70 (now 100): placed after 10 is not visible.

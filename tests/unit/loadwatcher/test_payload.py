@@ -93,6 +93,20 @@ class TestPayload(base.TestCase):
                          parsed['worker-3.example.org']['cpu'])
         self.assertEqual(1700001500.0, parsed['10.0.0.12']['window_end'])
 
+    def test_average_wins_over_latest_in_any_order(self):
+        document = _ours()
+        node = document['data']['NodeMetricsMap']['node-a']
+        node['metrics'].reverse()   # Latest before AVG
+        self.assertEqual({'avg': 31.5, 'std': 4.25},
+                         payload.parse(document)['node-a']['cpu'])
+        # other metric types are passed through, not taken for CPU
+        node['metrics'].append({'type': 'Energy', 'operator': 'AVG',
+                                'value': 7.0})
+        parsed = payload.parse(document)['node-a']
+        self.assertEqual(31.5, parsed['cpu']['avg'])
+        self.assertEqual([{'type': 'Energy', 'operator': 'AVG',
+                           'value': 7.0}], parsed['other'])
+
     def test_bad_payloads_name_the_field(self):
         for bad, field in (
                 ({}, '(top level)'),

@@ -116,6 +116,18 @@ class TestWeigher(base.TestCase):
         # mu = 0.5 + 0.25, sigma 0.1 -> (1 - 0.85) * 100
         self.assertAlmostEqual(15.0, self._both(manager, spec)[0])
 
+    def test_request_cpu_is_its_prediction(self):
+        manager = helpers.loaded_manager([
+            ('h', 4, 8 * GB, helpers.cpu(0.0, 0.0, memory=(0.0, 0.0)),
+             [helpers.old_instance('a')]),
+        ])
+        # 2 vCPUs expected at 0.5 core: 0.75 core predicted of 4 -> 81.25
+        spec = base.make_spec((2, 0, 0), expected_vcpus=0.5)
+        self.assertAlmostEqual(81.25, self._both(manager, spec)[0])
+        # without an expected usage, the 2 vCPUs: 50
+        self.assertAlmostEqual(50.0, self._both(
+            manager, base.make_spec((2, 0, 0)))[0])
+
     def test_recent_placements_add_cpu_and_memory(self):
         recent = helpers.old_instance('r', vcpus=1.0, memory_mb=2 * GB,
                                       at=-10.0)
