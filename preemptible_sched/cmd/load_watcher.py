@@ -90,7 +90,14 @@ def _source(args):
             raise exception.InvalidInput(trace, None, 'no Bitbrains trace '
                                          'here (give --trace PATH)')
         kwargs = {'hosts': args.hosts, 'trace': trace}
-    return sources.load(name, **kwargs)
+    try:
+        return sources.load(name, **kwargs)
+    except exception.UnknownPlugin as error:
+        if args.source is None:
+            raise
+        raise exception.InvalidInput('--source', None, 'unknown source %r '
+                                     '(valid: %s)' % (name,
+                                                      ', '.join(error.valid)))
 
 
 def run(args):

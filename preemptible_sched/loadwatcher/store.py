@@ -27,6 +27,8 @@ import contextlib
 import os
 import sqlite3
 
+from preemptible_sched import exception
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS samples (
     host TEXT NOT NULL, at REAL NOT NULL, cpu REAL, memory REAL);
@@ -45,14 +47,19 @@ class WatcherStore:
     """
 
     def __init__(self, path):
-        if path != ':memory:':
-            os.makedirs(os.path.dirname(os.path.abspath(path)),
-                        exist_ok=True)
         self.path = path
-        # One connection shared by the collecting and serving threads,
-        # each use under the watcher's lock.
-        self._db = sqlite3.connect(path, check_same_thread=False)
-        self._db.executescript(_SCHEMA)
+        try:
+            if path != ':memory:':
+                os.makedirs(os.path.dirname(os.path.abspath(path)),
+                            exist_ok=True)
+            # One connection shared by the collecting and serving
+            # threads, each use under the watcher's lock.
+            self._db = sqlite3.connect(path, check_same_thread=False)
+            self._db.executescript(_SCHEMA)
+        except (OSError, sqlite3.Error) as error:
+            raise exception.InvalidInput(
+                path, None, 'cannot keep the load watcher\'s state here: '
+                '%s' % (getattr(error, 'strerror', None) or error))
 
     @contextlib.contextmanager
     def _transaction(self):

@@ -106,13 +106,32 @@ class TestLoadWatcherCommand(base.TestCase):
         process.send_signal(signal.SIGTERM)
         self.assertEqual(0, process.wait(timeout=DEADLINE_S))
 
-    def test_bad_bind_is_bad_input(self):
-        result = subprocess.run(
-            [sys.executable, '-m', 'preemptible_sched.cmd.sched',
-             'load-watcher', '--source', 'fake', '--trace', self.trace,
-             '--bind', 'localhost', '--state-file', self.state],
-            capture_output=True, text=True, cwd=ROOT, timeout=DEADLINE_S)
-        self.assertEqual(2, result.returncode)
-        self.assertIn('expected HOST:PORT', result.stderr)
-        self.assertNotIn('Traceback', result.stderr)
-        self.assertEqual(1, len(result.stderr.splitlines()))
+    def test_bad_input_is_one_line_exit_2(self):
+        not_a_database = os.path.join(os.path.dirname(self.config),
+                                      'garbage.sqlite')
+        with open(not_a_database, 'w') as stream:
+            stream.write('not SQLite\n')
+        for extra, message in (
+                (['--bind', 'localhost'], 'expected HOST:PORT'),
+                (['--source', 'influx'], "--source: unknown source "
+                 "'influx' (valid: compute, fake, prometheus)"),
+                (['--trace', '/nonexistent'], '/nonexistent: no Bitbrains'),
+                (['--state-file', not_a_database],
+                 'garbage.sqlite: cannot keep the load watcher\'s state '
+                 'here: file is not a database')):
+            arguments = dict(zip(['--source', '--trace', '--bind',
+                                  '--state-file'],
+                                 ['fake', self.trace, '127.0.0.1:0',
+                                  self.state]))
+            arguments.update(zip(extra[::2], extra[1::2]))
+            result = subprocess.run(
+                [sys.executable, '-m', 'preemptible_sched.cmd.sched',
+                 'load-watcher'] + [item for pair in arguments.items()
+                                    for item in pair],
+                capture_output=True, text=True, cwd=ROOT,
+                timeout=DEADLINE_S)
+            self.assertEqual(2, result.returncode, result.stderr)
+            self.assertIn(message, result.stderr)
+            self.assertNotIn('Traceback', result.stderr)
+            self.assertEqual(1, len(result.stderr.splitlines()),
+                             result.stderr)
