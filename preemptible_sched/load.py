@@ -372,8 +372,15 @@ class LoadSnapshot:
                 memory += instance.resources.memory_mb
         return cores, memory
 
-    def explain(self):
-        """What ``decide`` shows: the fallback and each host's load."""
+    def explain(self, batch=None):
+        """What ``decide`` shows: the fallback and each host's load; with
+        ``batch`` (the hosts before the decision), also the predicted
+        cores of the instances their windows cannot show yet.
+        """
+        recent = {}
+        if batch is not None:
+            cores, _ = self.recent(batch)
+            recent = dict(zip(batch.names, cores.tolist()))
         hosts = {}
         for name, load in self.hosts.items():
             hosts[name] = {
@@ -385,6 +392,8 @@ class LoadSnapshot:
                     'avg': load.memory_avg, 'std': load.memory_std},
                 'problems': [text for _, text in load.problems],
             }
+            if name in recent:
+                hosts[name]['recent_vcpus'] = recent[name]
         return {'fallback': self.fallback, 'hosts': hosts}
 
 

@@ -55,10 +55,12 @@ def decide(scenario):
         {host_name for host_name, _ in scenario.placements},
         multiplier=CONF.target_load_packing.default_multiplier)
     sched.host_manager.table.load = snapshot
+    # Explained before the decision adds its own instances.
+    explained = (snapshot.explain(sched.host_manager.batch())
+                 if provider.reads_load(sched) or scenario.load_windows()
+                 else None)
     decision = sched.select_destinations(scenario.request, now=scenario.now,
                                          explain=True)
-    explained = (snapshot.explain() if provider.reads_load(sched) or
-                 scenario.load_windows() else None)
     return decision, sched.strategy.name, explained
 
 
@@ -104,8 +106,11 @@ def _load_lines(explained):
                                            host[resource]['avg'],
                                            host[resource]['std']))
                             for resource in ('cpu', 'memory'))
-        lines.append('  %s: %s; %s%s' % (
+        recent = host.get('recent_vcpus')
+        lines.append('  %s: %s; %s%s%s' % (
             name, host['status'], figures,
+            '; placed since the window: %.4g vCPU predicted' % recent
+            if recent else '',
             ''.join('; %s' % problem for problem in host['problems'])))
     return lines
 

@@ -116,6 +116,24 @@ class TestBurst(DecideTestCase):
                          set(chosen))
         self.assertLess(chosen.count('busy-a'), 10)
         self.assertNotIn('busy-a', chosen[1:4])
+        # What the hosts showed before the burst: nothing placed since
+        # their windows (the instances ran for two hours).
+        self.assertEqual({0.0}, {host['recent_vcpus'] for host
+                                 in output['load']['hosts'].values()})
+
+    def test_recent_placements_shown(self):
+        hosts = [_host('fresh', _cpu(10.0), instances=1)]
+        hosts[0]['instances'].append({'id': 'new-vm', 'flavor': 'medium',
+                                      'expected_vcpus': 0.5,
+                                      'placed_s': 20})
+        output = self.decide_json(hosts, {'id': 'r', 'flavor': 'small'},
+                                  self.CONFIG)
+        # 0.5 x 1.5 = 0.75 core placed 20 s ago, after the window's end
+        self.assertEqual(0.75,
+                         output['load']['hosts']['fresh']['recent_vcpus'])
+        # 10 % + 0.75 / 16 + 1 / 16 = 20.9375 % -> 60 * U / 40 + 40
+        self.assertAlmostEqual(40 + 60 * 20.9375 / 40,
+                               _raw(output, 'target_load_packing')['fresh'])
 
 
 class TestBadMetrics(DecideTestCase):
