@@ -65,15 +65,6 @@ def add_parser(subparsers):
     parser.set_defaults(func=run)
 
 
-def parse_bind(text):
-    """``(host, port)`` of ``HOST:PORT``; InvalidInput if malformed."""
-    host, sep, port = text.rpartition(':')
-    if not sep or not host or not port.isdigit() or int(port) > 65535:
-        raise exception.InvalidInput('--bind', None, 'expected HOST:PORT '
-                                     'with a port 0-65535, got %r' % text)
-    return host.strip('[]'), int(port)
-
-
 def _source(args):
     name = args.source or CONF.load_watcher.source
     if name == 'compute':
@@ -102,7 +93,7 @@ def _source(args):
 
 def run(args):
     checks.require_valid(CONF)
-    host, port = parse_bind(args.bind)
+    host, port = load_conf.parse_bind(args.bind, '--bind')
     source = _source(args)
     path = (os.path.expanduser(args.state_file) if args.state_file
             else load_conf.state_file(CONF))

@@ -26,6 +26,8 @@ import re
 
 from oslo_config import cfg
 
+from preemptible_sched import exception
+
 tlp_group = cfg.OptGroup(
     'target_load_packing',
     title='Target load packing weigher',
@@ -238,6 +240,13 @@ restarted watcher answers at once with the same windows.
 
 Unset: ``load-watcher.sqlite`` in ``[DEFAULT] state_path``.
 """),
+    cfg.StrOpt('bind',
+               help="""
+``HOST:PORT`` where the load watcher inside ``preemptible-scheduler``
+serves its HTTP API (``GET /watcher``), for other schedulers or for a
+look; unset, it serves nothing. ``preemptible-sched load-watcher`` takes
+``--bind`` instead.
+"""),
     cfg.IntOpt('max_request_bytes',
                default=8192,
                min=256,
@@ -319,6 +328,17 @@ def list_opts():
             threshold_group: threshold_opts, watcher_group: watcher_opts}
 
 
+def parse_bind(text, where='[load_watcher] bind'):
+    """``(host, port)`` of ``HOST:PORT``; InvalidInput naming ``where``
+    if malformed.
+    """
+    host, sep, port = text.rpartition(':')
+    if not sep or not host or not port.isdigit() or int(port) > 65535:
+        raise exception.InvalidInput(where, None, 'expected HOST:PORT '
+                                     'with a port 0-65535, got %r' % text)
+    return host.strip('[]'), int(port)
+
+
 def state_file(conf):
     """The watcher's SQLite file: ``state_file``, or its default."""
     path = conf.load_watcher.state_file
@@ -342,6 +362,12 @@ def problems(conf, at):
     if not threshold > 0.0:
         found.append('%s = %g: must be greater than 0' % (
             at('load_threshold', 'max_cpu_utilization'), threshold))
+    if conf.load_watcher.bind:
+        try:
+            parse_bind(conf.load_watcher.bind)
+        except exception.InvalidInput as error:
+            found.append('%s: %s' % (at('load_watcher', 'bind'),
+                                     error.message))
     pattern = conf.load_watcher.prometheus_host_pattern
     try:
         if re.compile(pattern).groups < 1:

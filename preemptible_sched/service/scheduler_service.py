@@ -65,6 +65,7 @@ from preemptible_sched.db import models
 from preemptible_sched import exception
 from preemptible_sched import limits
 from preemptible_sched import loadables
+from preemptible_sched.loadwatcher import api as watcher_api
 from preemptible_sched.loadwatcher import provider
 from preemptible_sched.loadwatcher import store as store_mod
 from preemptible_sched.loop import scheduler_loop
@@ -400,6 +401,13 @@ class SchedulerService:
             return None
         self.loop.load_provider, watcher = provider.in_process(
             self.driver, store_mod.WatcherStore(load_conf.state_file(conf)))
+        self.load_watcher_server = None
+        if conf.load_watcher.bind:
+            host, port = load_conf.parse_bind(conf.load_watcher.bind)
+            self.load_watcher_server = watcher_api.serve_in_thread(
+                watcher_api.WatcherApp(watcher,
+                                       conf.load_watcher.max_request_bytes),
+                host, port)
         return watcher
 
     def _make_driver(self, name):
@@ -472,6 +480,9 @@ class SchedulerService:
         self.loop.stop()
         if self.load_watcher is not None:
             self.load_watcher.stop()
+            if self.load_watcher_server is not None:
+                self.load_watcher_server.shutdown()
+                self.load_watcher_server.server_close()
         if self._owns_store:
             self.store.dispose()
         LOG.info('Scheduler service stopped')

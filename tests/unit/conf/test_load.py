@@ -67,3 +67,13 @@ class TestLoadOptions(test_checks.ConfigFileTestCase):
                        'formula', 'target_utilization'):
             self.assertIn('%s: [' % path, text)
             self.assertIn(option, text)
+
+    def test_watcher_bind_and_host_pattern_checked(self):
+        path = self.load('[load_watcher]\nbind = localhost\n'
+                         'prometheus_host_pattern = ^[a-z]+$\n')
+        found = checks.problems(CONF)
+        self.assertEqual([
+            "%s: [load_watcher] bind: expected HOST:PORT with a port "
+            "0-65535, got 'localhost'" % path,
+            '%s: [load_watcher] prometheus_host_pattern: needs a group that '
+            'captures the host name' % path], found)

@@ -15,11 +15,15 @@
 
 """The scheduler service runs a load watcher when a plugin reads the load."""
 
+import json
 import time
+import urllib.error
+import urllib.request
 
 import fixtures
 
 from preemptible_sched.conf import CONF
+from preemptible_sched.loadwatcher import payload
 from tests.unit.service import test_scheduler_service as service_tests
 
 
@@ -33,7 +37,8 @@ class TestLoadWatcherInService(service_tests.ServiceTestCase):
         for group, values in (
                 ('filter_scheduler', {'weighers': ['target_load_packing']}),
                 ('load_watcher', {'scrape_interval': 1.0,
-                                  'window_refresh': 1.0})):
+                                  'window_refresh': 1.0,
+                                  'bind': '127.0.0.1:0'})):
             for name, value in values.items():
                 CONF.set_override(name, value, group=group)
                 self.addCleanup(CONF.clear_override, name, group=group)
@@ -58,3 +63,23 @@ class TestLoadWatcherInService(service_tests.ServiceTestCase):
         snapshot = self.scheduler.loop.host_manager.table.load
         self.assertIsNotNone(snapshot)
         self.assertIn(host, snapshot.hosts)
+
+    def test_serves_its_windows_over_http(self):
+        server = self.scheduler.load_watcher_server
+        self.assertEqual('127.0.0.1', server.server_address[0])
+        url = 'http://127.0.0.1:%d/watcher' % server.server_port
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(url, timeout=5) as response:
+                    document = json.loads(response.read())
+                break
+            except urllib.error.HTTPError as error:
+                # 404 until the first window is computed
+                if error.code != 404 or time.monotonic() > deadline:
+                    raise
+            time.sleep(0.05)
+        payload.validator().validate(document)
+        self.assertEqual('compute', document['source'])
+        self.assertEqual(['host-%s' % letter for letter in 'ABCD'],
+                         sorted(document['data']['NodeMetricsMap']))
