@@ -87,6 +87,11 @@ class Instance:
     overhead_s: float = 0.0
     running_since: typing.Optional[float] = None
     boot: typing.Optional[int] = None
+    #: expected CPU use in cores, for load prediction (None: its vCPUs)
+    expected_vcpus: typing.Optional[float] = None
+    #: when the scheduler placed it (None: ``started_at``); the load
+    #: metrics of its host may not show it for a while after
+    placed_at: typing.Optional[float] = None
 
     def runtime(self, now):
         return max(0.0, now - self.started_at)
@@ -192,6 +197,8 @@ class RequestSpec:
     service_class: typing.Optional[str] = None
     priority: float = 0.0
     instance_ids: typing.Sequence[str] = ()
+    #: expected CPU use of each instance in cores (load prediction)
+    expected_vcpus: typing.Optional[float] = None
     sla: typing.Optional[SLALevels] = None
     sequential_s: typing.Optional[float] = None
     sized: bool = False
@@ -218,7 +225,9 @@ class RequestSpec:
                         flavor=self.flavor,
                         service_class=self.service_class,
                         priority=self.priority,
-                        group=self.group)
+                        group=self.group,
+                        expected_vcpus=self.expected_vcpus,
+                        placed_at=started_at)
 
 
 @dataclasses.dataclass

@@ -65,6 +65,8 @@ _INSTANCE = dict({
         'service_class': {'type': 'string'},
         'priority': _PRIORITY,
         'group': {'type': 'string'},
+        'expected_vcpus': _SIZE,
+        'placed_s': _TIME,
     }, **_SIZES),
     'additionalProperties': False,
 }, **_SIZED)
@@ -118,6 +120,7 @@ _REQUEST = dict({
         'sla': _SLA,
         'sequential_s': _TIME,
         'user': {'type': 'string'},
+        'expected_vcpus': _SIZE,
     }, **_SIZES),
     'additionalProperties': False,
     # A moldable request (sequential_s) is sized by the scheduler.
@@ -160,6 +163,22 @@ class Scenario:
         self.placements = placements
         self.request = request
         self.config = config
+
+    def load_windows(self):
+        """Host name -> its metrics with ``window_end`` on the scenario's
+        clock (the file gives it relative to ``now``; absent: ``now``).
+        """
+        windows = {}
+        for host in self.hosts:
+            metrics = host.metrics
+            if not metrics:
+                continue
+            metrics = dict(metrics)
+            end = metrics.get('window_end', 0.0)
+            if isinstance(end, (int, float)) and not isinstance(end, bool):
+                metrics['window_end'] = self.now + end
+            windows[host.name] = metrics
+        return windows
 
     def apply_config(self, conf):
         """Make the scenario's option values the defaults of ``conf``."""
@@ -229,6 +248,10 @@ def _resources(path, field, item, flavors):
         float(item.get('vcpus', base.vcpus)),
         float(item.get('memory_mb', base.memory_mb)),
         float(item.get('disk_gb', base.disk_gb)))
+
+
+def _optional_float(value):
+    return None if value is None else float(value)
 
 
 def _constraints(path, value, field='request'):
@@ -363,7 +386,10 @@ def load(path, conf):
                 flavor=inst.get('flavor'),
                 service_class=inst.get('service_class'),
                 priority=float(inst.get('priority', 0)),
-                group=inst.get('group'))))
+                group=inst.get('group'),
+                expected_vcpus=_optional_float(inst.get('expected_vcpus')),
+                placed_at=(None if 'placed_s' not in inst
+                           else now - float(inst['placed_s'])))))
     request = _request(path, 'request', data['request'], flavors)
     queue = [_request(path, 'queue[%d]' % index, item, flavors,
                       'queued-%d' % index)
@@ -411,4 +437,5 @@ def _request(path, field, req, flavors, default_id='request'):
         sla=None if sla is None else objects.SLALevels(**sla),
         sequential_s=(None if req.get('sequential_s') is None
                       else float(req['sequential_s'])),
-        user=req.get('user'))
+        user=req.get('user'),
+        expected_vcpus=_optional_float(req.get('expected_vcpus')))

@@ -22,6 +22,8 @@ from preemptible_sched.conf import checks
 from preemptible_sched.conf import CONF
 from preemptible_sched.driver import scheduler
 from preemptible_sched import exception
+from preemptible_sched import load
+from preemptible_sched.loadwatcher import provider
 from preemptible_sched.policies import promethee
 from preemptible_sched import scenario as scenario_mod
 from preemptible_sched import sla
@@ -39,7 +41,8 @@ def add_parser(subparsers):
 
 
 def decide(scenario):
-    """Run the configured scheduler on ``scenario``: a Decision.
+    """Run the configured scheduler on ``scenario``: ``(Decision, strategy
+    name, the hosts' load as the load-aware plugins saw it or None)``.
 
     For an SLA request, the decision's ``sla`` attribute explains the
     queue, the sizing and the copies (see :func:`explain_sla`).
@@ -50,6 +53,17 @@ def decide(scenario):
         sched.host_manager.add_host(host)
     for host_name, instance in scenario.placements:
         sched.host_manager.add_instance(host_name, instance)
+    snapshot = load.build(
+        scenario.now,
+        [(host.name, host.vcpus, host.memory_mb) for host in scenario.hosts],
+        scenario.load_windows(),
+        {host_name for host_name, _ in scenario.placements},
+        multiplier=CONF.target_load_packing.default_multiplier)
+    sched.host_manager.table.load = snapshot
+    # Explained before the decision adds its own instances.
+    load_explained = (snapshot.explain(sched.host_manager.batch())
+                      if provider.reads_load(sched) or
+                      scenario.load_windows() else None)
     spec, explained = explain_sla(scenario, sched.host_manager)
     if spec is None:
         decision = scheduler.Decision(scenario.request, [], [],
@@ -65,7 +79,7 @@ def decide(scenario):
         if not decision.placed and spec is not None:
             explained['skipped'] = _why_skipped(spec, explained['copies'])
     decision.sla = explained
-    return decision, sched.strategy.name
+    return decision, sched.strategy.name, load_explained
 
 
 def explain_sla(scenario, host_manager):
@@ -124,7 +138,7 @@ def _hosts(report):
              'terminate': host.terminate} for host in report]
 
 
-def to_dict(decision):
+def to_dict(decision, load_explained=None):
     result = {
         'result': 'placed' if decision.placed else 'no_valid_host',
         'selected': [{'instance': s.instance.id, 'host': s.host,
@@ -139,14 +153,37 @@ def to_dict(decision):
         result['reason'] = decision.reason
     if getattr(decision, 'sla', None) is not None:
         result['sla'] = decision.sla
+    if load_explained is not None:
+        result['load'] = load_explained
     return result
+
+
+def _load_lines(explained):
+    """The load table of ``decide --format table``."""
+    lines = ['', 'Load (15-minute window, %% of the host)%s:' % (
+        '' if explained['fallback'] is None else
+        ' -- fallback to best fit on allocations: %s'
+        % explained['fallback'])]
+    for name, host in explained['hosts'].items():
+        figures = ', '.join('%s %s' % (resource, '-' if host[resource] is None
+                                       else 'avg %.4g std %.4g' % (
+                                           host[resource]['avg'],
+                                           host[resource]['std']))
+                            for resource in ('cpu', 'memory'))
+        recent = host.get('recent_vcpus')
+        lines.append('  %s: %s; %s%s%s' % (
+            name, host['status'], figures,
+            '; placed since the window: %.4g vCPU predicted' % recent
+            if recent else '',
+            ''.join('; %s' % problem for problem in host['problems'])))
+    return lines
 
 
 def _number(value):
     return '-' if value is None else '%.4g' % value
 
 
-def to_table(decision, spec, strategy):
+def to_table(decision, spec, strategy, load_explained=None):
     res = spec.resources
     lines = ['Request %s: %s%s, %g vCPU, %g MB, %g GB, x%d (strategy %s)'
              % (spec.id, 'preemptible' if spec.preemptible else 'normal',
@@ -188,6 +225,8 @@ def to_table(decision, spec, strategy):
         for row in rows:
             lines.append('  '.join(cell.ljust(width) for cell, width
                                    in zip(row, widths)).rstrip())
+    if load_explained is not None:
+        lines += _load_lines(load_explained)
     return '\n'.join(lines)
 
 
@@ -216,7 +255,7 @@ def run(args):
     scenario = scenario_mod.load(args.scenario, CONF)
     scenario.apply_config(CONF)
     try:
-        decision, strategy = decide(scenario)
+        decision, strategy, load_explained = decide(scenario)
     except exception.ConfigProblems as error:
         # One line per problem, each once (a name given twice in a list
         # is one problem).
@@ -230,7 +269,8 @@ def run(args):
                 str(error).split(': ', 1)[1])
         raise
     if args.format == 'json':
-        print(json.dumps(to_dict(decision), indent=2))
+        print(json.dumps(to_dict(decision, load_explained), indent=2))
     else:
-        print(to_table(decision, decision.spec, strategy))
+        print(to_table(decision, decision.spec, strategy,
+                       load_explained))
     return 0 if decision.placed else 1

@@ -28,6 +28,7 @@ from oslo_log import log as logging
 from preemptible_sched.cmd import client
 from preemptible_sched.cmd import decide
 from preemptible_sched.cmd import experiment
+from preemptible_sched.cmd import load_watcher
 from preemptible_sched.cmd import simulate
 from preemptible_sched.cmd import testbed
 from preemptible_sched.cmd import traces
@@ -39,7 +40,8 @@ from preemptible_sched import version
 
 EXIT_OK, EXIT_NO_VALID_HOST, EXIT_BAD_INPUT = 0, 1, 2
 
-_COMMANDS = (decide, testbed, simulate, experiment, client, traces)
+_COMMANDS = (decide, testbed, simulate, experiment, client, traces,
+             load_watcher)
 
 
 #: Shown first by ``preemptible-sched --help``.
@@ -50,6 +52,7 @@ DESCRIPTION = (
     'blades), simulate (replay a trace through the scheduler loop), '
     'experiment (compare strategies over workloads, size factors and '
     'seeds), traces (list, show and download the real traces), '
+    'load-watcher (serve per-host utilisation windows), '
     'submit, list, show, delete (talk to a running scheduler '
     'service); each is described under "Commands" below. Run '
     '"preemptible-sched COMMAND --help" for its options. The logging '

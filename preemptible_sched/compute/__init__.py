@@ -128,6 +128,13 @@ class ComputeDriver:
         """
         return []
 
+    def host_utilization(self, host):
+        """``(cpu %, memory %)`` that ``host`` uses now, in % of its
+        physical capacity (None for what the driver cannot tell), for the
+        load watcher's ``compute`` source. The default tells nothing.
+        """
+        return None, None
+
     def spawn(self, host, instance, image=None, duration=None):
         """Start booting ``instance`` (an :class:`objects.Instance`).
 

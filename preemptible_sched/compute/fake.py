@@ -68,6 +68,7 @@ elsewhere).
 import collections
 import dataclasses
 import math
+import os
 import random
 import string
 
@@ -154,6 +155,9 @@ def utilization_model():
         raise exception.InvalidInput(
             '[fake_driver] utilization_trace', None,
             'required when utilization_model = replay')
+    if os.path.isdir(conf.utilization_trace):
+        return utilization.PooledTraceUtilization.from_directory(
+            conf.utilization_trace)
     return utilization.TraceUtilization.from_file(conf.utilization_trace)
 
 
@@ -275,6 +279,28 @@ class FakeDriver(compute.ComputeDriver):
     def finished_instances(self, host):
         return [dataclasses.replace(report) for report
                 in self._host(host).finished.values()]
+
+    def host_utilization(self, host):
+        """``(cpu %, memory %)`` of ``host`` now, of its physical size.
+
+        CPU: the running instances' utilisation times their vCPUs, over
+        the host's cores. Memory: the instances' memory (a booting VM has
+        its memory already), over the host's; Bitbrains samples carry no
+        memory use, so a VM is taken to touch all of its memory.
+        """
+        fake_host = self._host(host)
+        now = self.clock.now()
+        cores = 0.0
+        memory = 0.0
+        for fake in fake_host.instances.values():
+            memory += fake.instance.resources.memory_mb
+            if fake.state == 'running':
+                cores += (fake.track.at(now - fake.started_at) *
+                          fake.instance.resources.vcpus)
+        spec = fake_host.spec
+        return (100.0 * cores / spec.vcpus if spec.vcpus > 0 else None,
+                100.0 * memory / spec.memory_mb if spec.memory_mb > 0
+                else None)
 
     def spawn(self, host, instance, image=None, duration=None):
         """Boot ``instance`` on ``host``; see :class:`ComputeDriver`.

@@ -24,11 +24,17 @@ boot times or any other event of a run.
 * :class:`RandomWalkUtilization`: a seeded random walk per instance.
 * :class:`TraceUtilization`: replay of a Bitbrains (GWA-T-12) trace, each
   instance from its own seeded starting sample.
+* :class:`PooledTraceUtilization`: replay of many VMs (a Bitbrains
+  directory in the OpenDC layout), each instance replaying one of them.
 """
 
 import bisect
 import math
+import os
 import random
+
+import pyarrow
+from pyarrow import parquet
 
 from preemptible_sched import exception
 
@@ -229,3 +235,72 @@ def _header_columns(path, line_number, fields):
                 % (column, TIMESTAMP, CAPACITY, USAGE))
         columns[column] = names[column.lower()]
     return columns
+
+
+class PooledTraceUtilization:
+    """Replay of many VMs' utilisation: each instance replays one of
+    ``traces`` (drawn from the driver's generator), from its own seeded
+    starting sample.
+    """
+
+    def __init__(self, traces, source='traces'):
+        if not traces:
+            raise ValueError('a pool needs at least one trace')
+        self.traces = list(traces)
+        self.source = source
+
+    @classmethod
+    def from_directory(cls, path):
+        """Read a Bitbrains directory in the OpenDC layout
+        (``tasks.parquet``, ``fragments.parquet``); :class:`InvalidInput`
+        if bad.
+        """
+        return cls(read_bitbrains_directory(path), source=path)
+
+    def start(self, rng):
+        return self.traces[rng.randrange(len(self.traces))].start(rng)
+
+
+def read_bitbrains_directory(path):
+    """One :class:`TraceUtilization` per VM of a Bitbrains trace stored
+    the OpenDC way: ``tasks.parquet`` (``id``, ``cpu_capacity`` in MHz)
+    and ``fragments.parquet`` (``id``, ``duration`` in ms, ``cpu_usage``
+    in MHz), five-minute samples in order. Utilisation = usage /
+    capacity, clamped to [0, 1].
+    """
+    files = {}
+    for name in ('tasks', 'fragments'):
+        file_path = os.path.join(path, '%s.parquet' % name)
+        try:
+            files[name] = parquet.read_table(file_path).to_pydict()
+        except (OSError, pyarrow.ArrowException) as error:
+            raise exception.InvalidInput(
+                file_path, None, 'cannot read the Bitbrains trace: %s'
+                % str(error).splitlines()[0]) from None
+    tasks, fragments = files['tasks'], files['fragments']
+    for name, table, columns in (
+            ('tasks', tasks, ('id', 'cpu_capacity')),
+            ('fragments', fragments, ('id', 'duration', 'cpu_usage'))):
+        missing = [column for column in columns if column not in table]
+        if missing:
+            raise exception.InvalidInput(
+                os.path.join(path, '%s.parquet' % name), None,
+                'no column %s' % ', '.join(missing))
+    capacity = dict(zip(tasks['id'], tasks['cpu_capacity']))
+    series = {}
+    for vm, duration, usage in zip(fragments['id'], fragments['duration'],
+                                   fragments['cpu_usage']):
+        cap = capacity.get(vm)
+        if not cap or cap <= 0 or not math.isfinite(usage) or \
+                duration <= 0:
+            continue        # a sample that cannot be a utilisation
+        times, shares, clock = series.setdefault(vm, ([], [], [0.0]))
+        times.append(clock[0])
+        shares.append(usage / cap)
+        clock[0] += duration / 1000.0
+    if not series:
+        raise exception.InvalidInput(
+            os.path.join(path, 'fragments.parquet'), None,
+            'no usable utilisation sample')
+    return [TraceUtilization(times, shares, source='%s#%s' % (path, vm))
+            for vm, (times, shares, _) in sorted(series.items())]

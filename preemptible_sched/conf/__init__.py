@@ -33,6 +33,7 @@ from preemptible_sched.conf import compute
 from preemptible_sched.conf import database
 from preemptible_sched.conf import fake_driver
 from preemptible_sched.conf import filter_scheduler
+from preemptible_sched.conf import load
 from preemptible_sched.conf import parsing
 from preemptible_sched.conf import preemptible
 from preemptible_sched.conf import qos
@@ -47,6 +48,7 @@ compute.register_opts(CONF)
 database.register_opts(CONF)
 fake_driver.register_opts(CONF)
 filter_scheduler.register_opts(CONF)
+load.register_opts(CONF)
 preemptible.register_opts(CONF)
 qos.register_opts(CONF)
 replay.register_opts(CONF)

@@ -36,6 +36,7 @@ import re
 from oslo_config import cfg
 
 from preemptible_sched.conf import database
+from preemptible_sched.conf import load
 from preemptible_sched.conf import parsing
 from preemptible_sched.conf import plugins
 from preemptible_sched.conf import qos
@@ -163,7 +164,7 @@ def _fake_driver_problems(conf, at):
         if not trace:
             found.append('%s = replay needs [fake_driver] utilization_trace'
                          % at('fake_driver', 'utilization_model'))
-        elif not os.path.isfile(os.path.expanduser(trace)):
+        elif not os.path.exists(os.path.expanduser(trace)):
             found.append('%s: no file %s'
                          % (at('fake_driver', 'utilization_trace'), trace))
     return found
@@ -372,6 +373,7 @@ def problems(conf, defaults_source=None):
                       at('preemptible', 'termination_costs'))
     found += _class_problems(conf, at)
     found += _fake_driver_problems(conf, at)
+    found += load.problems(conf, at)
     found += _topic_problems(conf, at)
     found += _database_problems(conf, at)
     found += _transport_problems(conf, at)

@@ -268,9 +268,16 @@ traces are Unix seconds despite the ``[ms]`` in the header, and are read as
 seconds. A malformed file stops the driver at start-up with an error naming
 the file and the line.
 
+A directory is read as a Bitbrains trace in the OpenDC layout
+(``tasks.parquet`` with each VM's ``cpu_capacity``, ``fragments.parquet``
+with its five-minute ``cpu_usage`` samples, as in the ``bitbrains_small``
+data set): each instance then replays one VM, drawn from the seeded
+generator.
+
 Possible values:
 
-* A path to a readable trace file; required with ``replay``.
+* A path to a readable trace file or directory; required with
+  ``replay``.
 
 Related options:
 

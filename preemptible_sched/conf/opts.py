@@ -18,6 +18,7 @@ from preemptible_sched.conf import compute
 from preemptible_sched.conf import database
 from preemptible_sched.conf import fake_driver
 from preemptible_sched.conf import filter_scheduler
+from preemptible_sched.conf import load
 from preemptible_sched.conf import plugins
 from preemptible_sched.conf import preemptible
 from preemptible_sched.conf import qos
@@ -27,7 +28,7 @@ from preemptible_sched.conf import service
 from preemptible_sched.conf import sla
 
 _MODULES = (compute, database, fake_driver, filter_scheduler, preemptible,
-            qos, replay, scheduler, service, sla)
+            load, qos, replay, scheduler, service, sla)
 
 
 def list_opts():

@@ -107,6 +107,10 @@ class SchedulerLoop:
         #: called with (pending request, decision, now) for every placed
         #: decision, before it is carried out (testbed, simulator, tests)
         self.decision_observers = []
+        #: builds each pass's load snapshot (``snapshot(now, host
+        #: manager)``) when load-aware plugins run; see
+        #: preemptible_sched.loadwatcher.provider
+        self.load_provider = None
 
     @property
     def pending(self):
@@ -346,6 +350,8 @@ class SchedulerLoop:
         with lap('T2', len(self.queue.entries)):
             ordered = self.queue.order(now)
         context = objects.PassContext(now=now, stopwatch=lap)
+        if self.load_provider is not None:
+            self.load_provider.snapshot(now, self.host_manager)
         eligibility = self.queue.eligibility()
         placed = False
         index = 0

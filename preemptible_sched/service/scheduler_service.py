@@ -58,12 +58,16 @@ import oslo_messaging
 from preemptible_sched import api_policies
 from preemptible_sched import clock as clock_mod
 from preemptible_sched.compute import rpc as compute_rpc
+from preemptible_sched.conf import load as load_conf
 from preemptible_sched.conf import service as service_conf
 from preemptible_sched.db import api as db_api
 from preemptible_sched.db import models
 from preemptible_sched import exception
 from preemptible_sched import limits
 from preemptible_sched import loadables
+from preemptible_sched.loadwatcher import api as watcher_api
+from preemptible_sched.loadwatcher import provider
+from preemptible_sched.loadwatcher import store as store_mod
 from preemptible_sched.loop import scheduler_loop
 from preemptible_sched import policy
 from preemptible_sched import service
@@ -350,6 +354,7 @@ class SchedulerService:
             self.clock, self.driver, self.store, notifier=self.notifier)
         self.bridge = service.ClockBridge(self.clock,
                                           conf.service.rpc_timeout)
+        self.load_watcher = self._load_provider(conf)
         server = socket.gethostname()
         self._api_server = oslo_messaging.get_rpc_server(
             self.transport,
@@ -383,6 +388,27 @@ class SchedulerService:
         service_opts = self.conf.service
         return (service_opts.heartbeat_interval *
                 service_opts.heartbeat_misses * self.clock.time_scale)
+
+    def _load_provider(self, conf):
+        """Give the loop a load provider when a load-aware plugin runs:
+        the watcher at ``[load_watcher] url``, or one of its own
+        collecting from the driver (returned, started with the loop).
+        """
+        if not provider.reads_load(self.loop.scheduler):
+            return None
+        if conf.load_watcher.url:
+            self.loop.load_provider = provider.over_http(self.driver)
+            return None
+        self.loop.load_provider, watcher = provider.in_process(
+            self.driver, store_mod.WatcherStore(load_conf.state_file(conf)))
+        self.load_watcher_server = None
+        if conf.load_watcher.bind:
+            host, port = load_conf.parse_bind(conf.load_watcher.bind)
+            self.load_watcher_server = watcher_api.serve_in_thread(
+                watcher_api.WatcherApp(watcher,
+                                       conf.load_watcher.max_request_bytes),
+                host, port)
+        return watcher
 
     def _make_driver(self, name):
         cls = load_driver_class(name)
@@ -418,6 +444,8 @@ class SchedulerService:
         self.clock.call_soon(self._start_loop)
 
     def _start_loop(self):
+        if self.load_watcher is not None:
+            self.load_watcher.start(self.clock)
         self.loop.start()
         if self.remote:
             self.driver.start_delivery()
@@ -450,6 +478,11 @@ class SchedulerService:
             server.stop()
             server.wait()
         self.loop.stop()
+        if self.load_watcher is not None:
+            self.load_watcher.stop()
+            if self.load_watcher_server is not None:
+                self.load_watcher_server.shutdown()
+                self.load_watcher_server.server_close()
         if self._owns_store:
             self.store.dispose()
         LOG.info('Scheduler service stopped')

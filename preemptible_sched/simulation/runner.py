@@ -54,6 +54,7 @@ from preemptible_sched.conf import CONF
 from preemptible_sched.db import memory
 from preemptible_sched import exception
 from preemptible_sched import limits
+from preemptible_sched.loadwatcher import provider
 from preemptible_sched.loop import scheduler_loop
 from preemptible_sched import objects
 from preemptible_sched import prices
@@ -152,13 +153,15 @@ class Simulation:
     """Replay ``items`` (WorkloadItems) on ``hosts`` (objects.Host).
 
     ``on_event`` (optional) is called with the number of workload items
-    submitted so far, for a progress bar. ``store_factory`` (optional)
-    makes the empty store of the run (:func:`memory_store` by default).
+    submitted so far, for a progress bar; ``on_sample`` (optional) with
+    the simulation and the time at every utilisation sample.
+    ``store_factory`` (optional) makes the empty store of the run
+    (:func:`memory_store` by default).
     """
 
     def __init__(self, items, hosts, until=None, seed=0, policy=None,
                  sample_interval=None, on_event=None,
-                 store_factory=None):
+                 store_factory=None, on_sample=None):
         self.items = list(items)
         self.hosts = list(hosts)
         self.until = check_run(self.items, until)
@@ -167,6 +170,9 @@ class Simulation:
         self.sample_interval = sample_interval
         self.on_event = on_event
         self.store_factory = store_factory or memory_store
+        #: called with (simulation, now) at every utilisation sample, for
+        #: experiments that measure more (the hosts' real load)
+        self.on_sample = on_sample
         self.events = 0
         self.submitted = 0
         self.utilisation = []
@@ -196,6 +202,14 @@ class Simulation:
         self.loop.scheduler.rng.seed(self.seed)
         self._admitted = {}
         self.loop.decision_observers.append(self._placed)
+        self.watcher = None
+        if provider.reads_load(self.loop.scheduler):
+            # The load-aware plugins read a watcher collecting from the
+            # fake driver on the virtual clock: its scrape interval and
+            # window refresh are the lag of the metrics, as in service.
+            self.loop.load_provider, self.watcher = provider.in_process(
+                self.driver)
+            self.watcher.start(self.clock)
         self.loop.start()
         for item in self.items:
             self.clock.call_at(item.submit_s, self._submit, item,
@@ -208,6 +222,8 @@ class Simulation:
         self._drive()
         end = self.clock.now() if self.until is None else self.until
         self.loop.stop()
+        if self.watcher is not None:
+            self.watcher.stop()
         self.store.flush()
         rows = self.store.list_instances()
         normal = [row for row in rows if not row.preemptible]
@@ -316,6 +332,8 @@ class Simulation:
             self._sampled = (manager.generation,
                              (used_vcpus, vcpus, used_memory, memory))
         self.utilisation.append((self.clock.now(),) + self._sampled[1])
+        if self.on_sample is not None:
+            self.on_sample(self, self.clock.now())
         if self.until is None or self.clock.now() + interval <= self.until:
             self.loop.call_later(interval, self._sample, interval,
                                  priority=clock_mod.LATE)

@@ -32,6 +32,8 @@ EXPECTED = {
     # The sizing example of the SLA classes: c1 gets 9 cores, on the one
     # high host with 9 idle.
     'sla-sizing.json': (0, [('high-1', [])]),
+    # The host at the target load (X = 50) wins: 75 / 100 / 25.
+    'target-load-packing.json': (0, [('host-2', [])]),
 }
 
 

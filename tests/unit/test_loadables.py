@@ -59,9 +59,10 @@ class TestLoadPlugins(base.TestCase):
         self.assertEqual(['cpus', 'rma'], error.names)
         self.assertEqual(
             ['allocation_score', 'balanced_allocation', 'best_fit', 'cpu',
-             'disk', 'first_fit', 'least_requested', 'num_instances',
-             'preemptible_count', 'ram', 'termination_cost', 'worst_fit'],
-            error.valid)
+             'disk', 'first_fit', 'least_requested',
+             'load_variation_risk_balancing', 'num_instances',
+             'preemptible_count', 'ram', 'target_load_packing',
+             'termination_cost', 'worst_fit'], error.valid)
         message = str(error)
         self.assertTrue(
             message.startswith('[filter_scheduler] weighers: '), message)

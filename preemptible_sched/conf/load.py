@@ -1,0 +1,379 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Options of the load-aware plugins (Trimaran) and their checks.
+
+The option names follow the arguments of the released Trimaran plugins
+(``TargetLoadPackingArgs``, ``LoadVariationRiskBalancingArgs``), so an
+operator who knows those finds them here. Bounds that oslo.config cannot
+express (an open interval) are checked by :func:`problems`, which the
+start-up checks call: every bad field is reported at once.
+"""
+
+import os
+import re
+
+from oslo_config import cfg
+
+from preemptible_sched import exception
+
+tlp_group = cfg.OptGroup(
+    'target_load_packing',
+    title='Target load packing weigher',
+    help="""
+Options of the ``target_load_packing`` weigher, which packs hosts up to a
+target CPU utilisation measured by the load watcher.
+""")
+
+tlp_opts = [
+    cfg.FloatOpt('target_utilization',
+                 default=40.0,
+                 min=0.0,
+                 max=100.0,
+                 help="""
+Target CPU utilisation of a host, in % of its physical cores.
+
+Hosts whose predicted utilisation (measured, plus the instances placed
+since the metrics' window, plus the request) is closest to this from below
+score highest; above it the score falls to 0 at 100 %. 40 is the released
+plugin's default: it leaves room for the variation a 15-minute average
+hides.
+
+Possible values:
+
+* A number strictly between 0 and 100.
+
+Related options:
+
+* ``default_multiplier``
+* ``[filter_scheduler] target_load_packing_weight_multiplier``
+"""),
+    cfg.FloatOpt('default_multiplier',
+                 default=1.5,
+                 min=0.0,
+                 max=1000.0,
+                 help="""
+Multiplier of an instance's declared expected CPU usage.
+
+The predicted CPU of an instance is ``min(vcpus, expected * multiplier)``
+when its flavor or request declares an expected usage, else its vCPUs (a
+VM's vCPUs are a hard cap). 1.5 is the released plugin's default: it
+leaves headroom for bursts above the declared usage. Both load-aware
+weighers and the ``load_threshold`` filter use it.
+
+Possible values:
+
+* A number greater than 0.
+"""),
+]
+
+lvrb_group = cfg.OptGroup(
+    'load_variation_risk_balancing',
+    title='Load variation risk balancing weigher',
+    help="""
+Options of the ``load_variation_risk_balancing`` weigher, which spreads the
+risk of a host running out: its average and variation of utilisation.
+""")
+
+FORMULAS = ('kep', 'upstream')
+
+lvrb_opts = [
+    cfg.FloatOpt('safe_variance_margin',
+                 default=1.0,
+                 min=0.0,
+                 max=100.0,
+                 help="""
+How many standard deviations of utilisation count as risk (eta).
+
+Per resource, the risk is the mean utilisation (with the request) plus this
+many standard deviations; 0 ignores the variation.
+
+Possible values:
+
+* A number >= 0 (1 is the released plugin's default).
+
+Related options:
+
+* ``safe_variance_sensitivity``, ``formula``
+"""),
+    cfg.FloatOpt('safe_variance_sensitivity',
+                 default=1.0,
+                 min=0.0,
+                 max=100.0,
+                 help="""
+Sensitivity to the standard deviation, for the ``upstream`` formula.
+
+The deviation (a fraction) is raised to the power 1/sensitivity before it
+is scaled by ``safe_variance_margin``: above 1 small deviations weigh
+more, below 1 less; 0 ignores any deviation below 100 %. The ``kep``
+formula does not use it.
+
+Possible values:
+
+* A number >= 0 (1 is the released plugin's default).
+"""),
+    cfg.StrOpt('formula',
+               default='kep',
+               choices=[('kep', 'the design document: score = (1 - '
+                         'min(mu + margin * sigma, 1)) * 100'),
+                        ('upstream', 'the released plugin: score = (1 - '
+                         '(min(mu, 1) + min(margin * sigma^(1/sensitivity)'
+                         ', 1)) / 2) * 100')],
+               help="""
+Which risk formula scores a host.
+
+Both score each resource with metrics (CPU, memory) and keep the lowest;
+``kep`` sends a host to 0 as soon as mean plus margin deviations reach its
+capacity, ``upstream`` averages mean and deviation, so it never scores
+below 0 before the mean is full.
+"""),
+]
+
+threshold_group = cfg.OptGroup(
+    'load_threshold',
+    title='Load threshold filter',
+    help="""
+Options of the opt-in ``load_threshold`` filter: a hard cap on predicted
+CPU utilisation.
+""")
+
+threshold_opts = [
+    cfg.FloatOpt('max_cpu_utilization',
+                 default=90.0,
+                 min=0.0,
+                 max=100.0,
+                 help="""
+Reject hosts whose predicted CPU utilisation would exceed this, in % of
+their physical cores.
+
+The prediction is the one ``target_load_packing`` uses: the measured
+15-minute average, plus the instances placed since, plus the request.
+Hosts whose load is unknown pass (the filter cannot judge them), and so
+does every host while the metrics source is down, so that an outage of
+the metrics does not stop scheduling.
+
+Possible values:
+
+* A number greater than 0, up to 100.
+"""),
+]
+
+
+watcher_group = cfg.OptGroup(
+    'load_watcher',
+    title='Load watcher',
+    help="""
+Where the load-aware plugins get the hosts' utilisation: the load watcher
+inside the scheduler (``preemptible-scheduler``, ``simulate``), alone
+(``preemptible-sched load-watcher``), or any compatible watcher over HTTP.
+""")
+
+SOURCES = ('compute', 'fake', 'prometheus')
+
+watcher_opts = [
+    cfg.StrOpt('url',
+               help="""
+URL of a load watcher to read over HTTP (``GET <url>/watcher``), such as
+``http://127.0.0.1:2020``.
+
+Unset, the scheduler runs its own watcher in process on ``source``. Any
+watcher that serves the released Trimaran format will do.
+
+Related options:
+
+* ``cache_seconds``
+"""),
+    cfg.FloatOpt('cache_seconds',
+                 default=10.0,
+                 min=0.0,
+                 max=3600.0,
+                 help="""
+How long a payload read from ``url`` is reused before the watcher is
+asked again, in seconds; the windows change once a minute.
+"""),
+    cfg.StrOpt('source',
+               default='compute',
+               help="""
+Where the in-process or stand-alone watcher collects utilisation.
+
+Possible values:
+
+* ``compute``: each host's compute driver (the fake driver reports it
+  from its instances' emulated or replayed utilisation);
+* ``fake``: ``fake_hosts`` emulated hosts replaying Bitbrains VMs;
+* ``prometheus``: two PromQL queries (``prometheus_*`` options);
+* any other name in ``preemptible_sched.load_sources``.
+"""),
+    cfg.FloatOpt('scrape_interval',
+                 default=60.0,
+                 min=1.0,
+                 max=3600.0,
+                 help="""
+Seconds between two collections of every host's utilisation.
+"""),
+    cfg.FloatOpt('window_refresh',
+                 default=60.0,
+                 min=1.0,
+                 max=3600.0,
+                 help="""
+Seconds between two recomputations of the 5, 10 and 15 minute windows.
+
+A window reflects what was collected up to its computation; together with
+``scrape_interval`` this is how far the metrics lag behind the hosts (the
+weighers add the instances placed since on top).
+"""),
+    cfg.StrOpt('state_file',
+               help="""
+SQLite file where the watcher keeps its samples and windows, so that a
+restarted watcher answers at once with the same windows.
+
+Unset: ``load-watcher.sqlite`` in ``[DEFAULT] state_path``.
+"""),
+    cfg.StrOpt('bind',
+               help="""
+``HOST:PORT`` where the load watcher inside ``preemptible-scheduler``
+serves its HTTP API (``GET /watcher``), for other schedulers or for a
+look; unset, it serves nothing. ``preemptible-sched load-watcher`` takes
+``--bind`` instead.
+"""),
+    cfg.IntOpt('max_request_bytes',
+               default=8192,
+               min=256,
+               max=1048576,
+               help="""
+Largest HTTP request (body or query string) the watcher's API accepts;
+larger ones get 413.
+"""),
+    cfg.IntOpt('fake_hosts',
+               default=4,
+               min=1,
+               max=100000,
+               help="""
+Number of emulated hosts of the ``fake`` source.
+"""),
+    cfg.StrOpt('fake_trace',
+               default='../shared/data/bitbrains_small',
+               help="""
+Bitbrains trace the ``fake`` source replays: a directory in the OpenDC
+layout (``tasks.parquet``, ``fragments.parquet``) or one GWA-T-12 CSV file.
+"""),
+    cfg.FloatOpt('fake_memory_percent',
+                 default=40.0,
+                 min=0.0,
+                 max=100.0,
+                 help="""
+Memory utilisation of every emulated host of the ``fake`` source, in %
+(the Bitbrains samples it replays carry CPU only).
+"""),
+    cfg.StrOpt('prometheus_url',
+               default='http://127.0.0.1:9090',
+               help="""
+Base URL of the Prometheus server the ``prometheus`` source queries.
+"""),
+    cfg.StrOpt('prometheus_cpu_query',
+               default='100 * (1 - avg by (instance) '
+               '(rate(node_cpu_seconds_total{mode="idle"}[1m])))',
+               help="""
+PromQL instant query giving each host's CPU utilisation in %, one series
+per host (the default reads node_exporter).
+"""),
+    cfg.StrOpt('prometheus_memory_query',
+               default='100 * (1 - node_memory_MemAvailable_bytes / '
+               'node_memory_MemTotal_bytes)',
+               help="""
+PromQL instant query giving each host's memory utilisation in %, one
+series per host (the default reads node_exporter).
+"""),
+    cfg.StrOpt('prometheus_host_label',
+               default='instance',
+               help="""
+Label of the query results that names the host.
+"""),
+    cfg.StrOpt('prometheus_host_pattern',
+               default=r'^([^:]+)(?::\d+)?$',
+               help="""
+Regular expression applied to the host label; its first group is the host
+name. The default drops the ``:port`` of node_exporter's ``instance``
+label. A series whose label does not match is skipped.
+"""),
+    cfg.FloatOpt('prometheus_timeout',
+                 default=5.0,
+                 min=0.1,
+                 max=300.0,
+                 help="""
+Seconds to wait for Prometheus before the collection counts as failed.
+"""),
+]
+
+
+def register_opts(conf):
+    for group, opts in list_opts().items():
+        conf.register_group(group)
+        conf.register_opts(opts, group=group)
+
+
+def list_opts():
+    return {tlp_group: tlp_opts, lvrb_group: lvrb_opts,
+            threshold_group: threshold_opts, watcher_group: watcher_opts}
+
+
+def parse_bind(text, where='[load_watcher] bind'):
+    """``(host, port)`` of ``HOST:PORT``; InvalidInput naming ``where``
+    if malformed.
+    """
+    host, sep, port = text.rpartition(':')
+    if not sep or not host or not port.isdigit() or int(port) > 65535:
+        raise exception.InvalidInput(where, None, 'expected HOST:PORT '
+                                     'with a port 0-65535, got %r' % text)
+    return host.strip('[]'), int(port)
+
+
+def state_file(conf):
+    """The watcher's SQLite file: ``state_file``, or its default."""
+    path = conf.load_watcher.state_file
+    if not path:
+        path = os.path.join(conf.state_path, 'load-watcher.sqlite')
+    return os.path.abspath(os.path.expanduser(path))
+
+
+def problems(conf, at):
+    """Bounds oslo.config cannot express, one line per bad field."""
+    found = []
+    target = conf.target_load_packing.target_utilization
+    if not 0.0 < target < 100.0:
+        found.append('%s = %g: must be strictly between 0 and 100' % (
+            at('target_load_packing', 'target_utilization'), target))
+    multiplier = conf.target_load_packing.default_multiplier
+    if not multiplier > 0.0:
+        found.append('%s = %g: must be greater than 0' % (
+            at('target_load_packing', 'default_multiplier'), multiplier))
+    threshold = conf.load_threshold.max_cpu_utilization
+    if not threshold > 0.0:
+        found.append('%s = %g: must be greater than 0' % (
+            at('load_threshold', 'max_cpu_utilization'), threshold))
+    if conf.load_watcher.bind:
+        try:
+            parse_bind(conf.load_watcher.bind)
+        except exception.InvalidInput as error:
+            found.append('%s: %s' % (at('load_watcher', 'bind'),
+                                     error.message))
+    pattern = conf.load_watcher.prometheus_host_pattern
+    try:
+        if re.compile(pattern).groups < 1:
+            found.append('%s: needs a group that captures the host name' %
+                         at('load_watcher', 'prometheus_host_pattern'))
+    except re.error as error:
+        found.append('%s: not a regular expression (%s)' % (
+            at('load_watcher', 'prometheus_host_pattern'), error))
+    return found

@@ -1,0 +1,522 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The host load one scheduling pass reads: what the load-aware plugins see.
+
+A :class:`LoadSnapshot` holds, per host, the latest 15-minute window of
+CPU and memory utilisation (average and standard deviation, in % of the
+host's physical capacity) after the bad-metrics rules have been applied,
+and the physical size of the host. The loop (or ``decide``) builds one per
+pass with :func:`build` and hangs it on the host table (``table.load``),
+so that filters and weighers read it through the batch they are given;
+nothing here reads a clock, a file or the network.
+
+What the metrics cannot show yet is added from the scheduler's own
+knowledge: the instances placed on a host after its window ended, or less
+than :data:`RECENT_MARGIN_S` before, count with their predicted CPU
+(:func:`predicted_cores`) on top of the measured utilisation. Those sums
+are recomputed only for the hosts whose table row changed, so a burst of
+instances placed in one pass moves the next one elsewhere.
+
+Bad metrics (each logged once per host, counted in :class:`MetricsHealth`,
+and listed by :meth:`LoadSnapshot.explain`):
+
+* a host or one of its metrics missing, or a window older than
+  :data:`MAX_AGE_S`: the host has no usable load and scores 0, unless it
+  carries no instance (a new host, whose utilisation is 0);
+* the whole source down, or no host with a usable window while some carry
+  instances: :attr:`LoadSnapshot.fallback` says why, and the weighers rank
+  by best fit on allocations until metrics return;
+* a corrupt value: an average slightly above 100 % is clipped to 100, a
+  NaN, negative, non-numeric or absurd one is ignored (the metric is then
+  missing); types other than CPU and memory are passed through untouched.
+"""
+
+import collections
+import dataclasses
+import logging
+import math
+import typing
+
+import numpy
+
+LOG = logging.getLogger(__name__)
+
+#: Instances placed less than this before a window's end may not show in
+#: it yet (a scrape interval and a window refresh).
+RECENT_MARGIN_S = 60.0
+#: A window older than this (now - its end) is no longer used.
+MAX_AGE_S = 300.0
+#: How far above 100 % an average may be and still be clipped, not
+#: rejected: sampling jitter, a rounding of the source.
+CLIP_SLACK = 5.0
+#: The resources the weighers read, by the key of a host's metrics.
+RESOURCES = ('cpu', 'memory')
+
+#: Reasons a host has no usable load, and the fallback reasons.
+MISSING = 'missing'
+STALE = 'stale'
+CORRUPT = 'corrupt'
+CLIPPED = 'clipped'
+SOURCE_DOWN = 'source down'
+SOURCE_STALE = 'no fresh metrics'
+
+
+def predicted_cores(vcpus, expected, multiplier):
+    """The CPU (in cores) an instance is expected to use.
+
+    A VM's vCPUs are a hard cap: ``min(vcpus, expected * multiplier)``
+    when an expected usage is declared, else ``vcpus``.
+    """
+    if expected is None:
+        return float(vcpus)
+    return min(float(vcpus), float(expected) * multiplier)
+
+
+def instance_cores(instance, multiplier):
+    return predicted_cores(instance.resources.vcpus,
+                           getattr(instance, 'expected_vcpus', None),
+                           multiplier)
+
+
+def placed_at(instance):
+    """When ``instance`` was placed (its start when that is unknown)."""
+    placed = getattr(instance, 'placed_at', None)
+    return instance.started_at if placed is None else placed
+
+
+@dataclasses.dataclass
+class HostLoad:
+    """The usable load of one host (NaN: the metric is unusable)."""
+
+    name: str
+    physical_cores: float
+    physical_memory_mb: float
+    cpu_avg: float = math.nan
+    cpu_std: float = math.nan
+    memory_avg: float = math.nan
+    memory_std: float = math.nan
+    #: end of the window, on the scheduler's clock (-inf: none)
+    window_end: float = -math.inf
+    #: carries no instance and has no usable metric: utilisation 0
+    new: bool = False
+    #: why a metric was clipped, ignored or missing
+    problems: typing.List[str] = dataclasses.field(default_factory=list)
+    #: other metric types, passed through untouched
+    extra: typing.Dict[str, typing.Any] = dataclasses.field(
+        default_factory=dict)
+
+    def has(self, resource):
+        return not math.isnan(getattr(self, resource + '_avg'))
+
+    def usable(self):
+        return self.new or any(self.has(r) for r in RESOURCES)
+
+
+class MetricsHealth:
+    """Counts the bad-metrics cases and logs each once per host.
+
+    One lives as long as the scheduler (or one ``decide``): a problem is
+    logged the first time a host shows it, and again only after the host
+    was seen healthy in between.
+    """
+
+    def __init__(self):
+        self.counts = collections.Counter()
+        self._logged = set()
+        self._fallback_logged = None
+
+    def note(self, host, reason, detail):
+        self.counts[reason] += 1
+        if (host, reason) not in self._logged:
+            self._logged.add((host, reason))
+            LOG.warning('Load metrics of host %s: %s', host, detail)
+
+    def healthy(self, host):
+        self._logged = {key for key in self._logged if key[0] != host}
+
+    def fallback(self, reason):
+        if reason is not None:
+            self.counts[reason] += 1
+        if reason != self._fallback_logged:
+            if reason is None:
+                LOG.warning('Load metrics are back: load-aware weighing '
+                            'resumes')
+            else:
+                LOG.warning('Load metrics unusable (%s): ranking by best '
+                            'fit on allocations until they return', reason)
+            self._fallback_logged = reason
+
+
+def _value(metrics, resource, key):
+    entry = metrics.get(resource)
+    if not isinstance(entry, dict):
+        return None
+    return entry.get(key)
+
+
+def _clean(value, resource, key, problems):
+    """The usable value of one metric (NaN if none), noting problems."""
+    label = '%s %s' % (resource, key)
+    if value is None:
+        problems.append((MISSING, '%s missing' % label))
+        return math.nan
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        problems.append((CORRUPT, '%s is not a number (%s), ignored'
+                         % (label, type(value).__name__)))
+        return math.nan
+    value = float(value)
+    if math.isnan(value) or math.isinf(value) or value < 0:
+        problems.append((CORRUPT, '%s = %s, ignored' % (label, value)))
+        return math.nan
+    if value > 100.0 + CLIP_SLACK:
+        problems.append((CORRUPT, '%s = %g %%, absurd, ignored'
+                         % (label, value)))
+        return math.nan
+    if value > 100.0:
+        problems.append((CLIPPED, '%s = %g %% clipped to 100' % (label,
+                                                                 value)))
+        return 100.0
+    return value
+
+
+def host_load(name, cores, memory_mb, metrics, now, occupied):
+    """The :class:`HostLoad` of one host from its ``metrics``.
+
+    ``metrics``: ``{"cpu": {"avg", "std"}, "memory": {"avg", "std"},
+    "window_end": <absolute s>}`` (None: the host is missing);
+    ``occupied``: it carries instances now.
+    """
+    load = HostLoad(name, float(cores), float(memory_mb))
+    problems = []
+    if not metrics:
+        problems.append((MISSING, 'no metrics for this host'))
+        metrics = {}
+    elif not isinstance(metrics, dict):
+        problems.append((CORRUPT, 'metrics are not a mapping, ignored'))
+        metrics = {}
+    else:
+        end = metrics.get('window_end', now)
+        if isinstance(end, bool) or not isinstance(end, (int, float)) or \
+                not math.isfinite(end):
+            problems.append((CORRUPT, 'window_end %r, ignored' % (end,)))
+            metrics = {}
+        elif now - end > MAX_AGE_S:
+            problems.append((STALE, 'window ended %.0f s ago (more than '
+                             '%.0f s)' % (now - end, MAX_AGE_S)))
+            metrics = {}
+        else:
+            load.window_end = float(end)
+    if metrics:
+        for resource in RESOURCES:
+            if resource not in metrics:
+                problems.append((MISSING, '%s missing' % resource))
+                continue
+            avg = _clean(_value(metrics, resource, 'avg'), resource, 'avg',
+                         problems)
+            std = _clean(_value(metrics, resource, 'std'), resource, 'std',
+                         problems)
+            if not math.isnan(avg):
+                setattr(load, resource + '_avg', avg)
+                # A window without its deviation is still an average.
+                setattr(load, resource + '_std',
+                        0.0 if math.isnan(std) else std)
+        load.extra = {key: value for key, value in metrics.items()
+                      if key not in RESOURCES and key != 'window_end'}
+    if not load.usable() and not occupied:
+        # A host without instances and without metrics is a new host.
+        load.new = True
+        problems = [(reason, text) for reason, text in problems
+                    if reason != MISSING]
+    load.problems = problems
+    return load
+
+
+class LoadSnapshot:
+    """The load of every host, as one pass reads it.
+
+    ``hosts`` maps host names to :class:`HostLoad`; ``fallback`` is None,
+    or why the metrics cannot be used at all (the weighers then rank by
+    best fit on allocations). ``multiplier`` scales declared expected
+    usages (``[target_load_packing] default_multiplier``).
+    """
+
+    def __init__(self, now, hosts, fallback=None, multiplier=1.5):
+        self.now = now
+        self.hosts = hosts
+        self.fallback = fallback
+        self.multiplier = multiplier
+        names = list(hosts)
+        self._index = {name: i for i, name in enumerate(names)}
+        loads = [hosts[name] for name in names]
+
+        def column(field):
+            return numpy.array([getattr(load, field) for load in loads],
+                               dtype=float)
+        self._columns = {field: column(field) for field in (
+            'cpu_avg', 'cpu_std', 'memory_avg', 'memory_std',
+            'physical_cores', 'physical_memory_mb', 'window_end')}
+        self._columns['new'] = numpy.array([load.new for load in loads],
+                                           dtype=bool)
+        self._table = None
+        self._table_rows = None
+        self._by_slot = {}
+
+    def _rows(self, batch):
+        """The snapshot's row of every host of ``batch`` (-1: unknown)."""
+        table = batch.table
+        if table is None:
+            names = batch.names
+            return numpy.fromiter((self._index.get(name, -1)
+                                   for name in names),
+                                  dtype=numpy.int64, count=len(names))
+        if self._table is not table or len(self._table_rows) != len(table):
+            self._table = table
+            self._table_rows = numpy.fromiter(
+                (self._index.get(name, -1) for name in table.names),
+                dtype=numpy.int64, count=len(table))
+            size = len(table)
+            # Recent-placement sums per slot, and the table generation
+            # of the slot they were computed at (-1: not yet).
+            self._generation = numpy.full(size, -1, dtype=numpy.int64)
+            self._recent_cores = numpy.zeros(size)
+            self._recent_memory = numpy.zeros(size)
+            self._by_slot = {}
+        return self._table_rows[batch.slots]
+
+    def _aligned(self, index, fields):
+        known = index >= 0
+        out = {}
+        for field in fields:
+            values = self._columns[field]
+            if field == 'new':
+                picked = numpy.zeros(len(index), dtype=bool)
+            else:
+                picked = numpy.full(len(index), numpy.nan)
+            picked[known] = values[index[known]]
+            out[field] = picked
+        return out
+
+    def columns(self, batch, fields=None):
+        """The snapshot's columns (``fields``, default all) for the hosts
+        of ``batch``; hosts it does not know get NaN metrics and no
+        capacity.
+        """
+        fields = tuple(fields or self._columns)
+        if batch.table is None:
+            return self._aligned(self._rows(batch), fields)
+        self._rows(batch)
+        # Aligned with the table's slots once per snapshot, then taken.
+        missing = [f for f in fields if f not in self._by_slot]
+        if missing:
+            self._by_slot.update(self._aligned(self._table_rows, missing))
+        if batch.whole:
+            return {field: self._by_slot[field] for field in fields}
+        slots = batch.slots
+        return {field: self._by_slot[field][slots] for field in fields}
+
+    def recent(self, batch):
+        """Per host of ``batch``: (cores, memory MB) of the instances its
+        metrics cannot show yet, with their predicted CPU.
+
+        On a table, the sums are kept per host and recomputed only for
+        the hosts whose row changed since (an instance placed, released
+        or started): a pass over many hosts pays for the few it changed.
+        """
+        if batch.table is None:
+            cores = numpy.zeros(len(batch))
+            memory = numpy.zeros(len(batch))
+            names = batch.names
+            for position, view in enumerate(batch.views()):
+                cores[position], memory[position] = self._sums(
+                    names[position], view.host.instances.values())
+            return cores, memory
+        self._rows(batch)
+        table = batch.table
+        slots = batch.slots
+        current = table.generation[slots]
+        stale = numpy.flatnonzero(self._generation[slots] != current)
+        if len(stale):
+            states = table.states
+            names = table.names
+            for position in stale.tolist():
+                slot = int(slots[position])
+                state = states.get(slot)
+                if state is None or not state.instances:
+                    sums = (0.0, 0.0)
+                else:
+                    sums = self._sums(names[slot], state.instances.values())
+                self._recent_cores[slot], self._recent_memory[slot] = sums
+                self._generation[slot] = current[position]
+        return self._recent_cores[slots], self._recent_memory[slots]
+
+    def _sums(self, name, instances):
+        load = self.hosts.get(name)
+        cutoff = -math.inf if load is None else (
+            load.window_end - RECENT_MARGIN_S)
+        cores = memory = 0.0
+        for instance in instances:
+            if placed_at(instance) > cutoff:
+                cores += instance_cores(instance, self.multiplier)
+                memory += instance.resources.memory_mb
+        return cores, memory
+
+    def explain(self, batch=None):
+        """What ``decide`` shows: the fallback and each host's load; with
+        ``batch`` (the hosts before the decision), also the predicted
+        cores of the instances their windows cannot show yet.
+        """
+        recent = {}
+        if batch is not None:
+            cores, _ = self.recent(batch)
+            recent = dict(zip(batch.names, cores.tolist()))
+        hosts = {}
+        for name, load in self.hosts.items():
+            hosts[name] = {
+                'status': 'new' if load.new else (
+                    'ok' if load.usable() else 'no usable metrics'),
+                'cpu': None if not load.has('cpu') else {
+                    'avg': load.cpu_avg, 'std': load.cpu_std},
+                'memory': None if not load.has('memory') else {
+                    'avg': load.memory_avg, 'std': load.memory_std},
+                'problems': [text for _, text in load.problems],
+            }
+            if name in recent:
+                hosts[name]['recent_vcpus'] = recent[name]
+        return {'fallback': self.fallback, 'hosts': hosts}
+
+
+def build(now, hosts, windows, occupied, source_problem=None,
+          multiplier=1.5, health=None, memo=None):
+    """A :class:`LoadSnapshot` at ``now``.
+
+    ``hosts``: ``(name, physical cores, physical memory MB)`` of every
+    host; ``windows``: host name -> its latest metrics (see
+    :func:`host_load`); ``occupied``: the names of the hosts that carry
+    instances; ``source_problem``: why the source failed, if it did.
+    ``health`` (a :class:`MetricsHealth`) counts and logs the problems.
+    ``memo`` (a dict kept by the caller across passes) reuses a host's
+    :class:`HostLoad` while its metrics object, size and occupancy are the
+    same and its window has not aged past :data:`MAX_AGE_S`: the windows
+    change once a refresh, the passes far more often.
+    """
+    health = health if health is not None else MetricsHealth()
+    loads = {}
+    for name, cores, memory_mb in hosts:
+        metrics = windows.get(name)
+        busy = name in occupied
+        known = None if memo is None else memo.get(name)
+        if known is not None and known[0] is metrics and \
+                known[1] == (cores, memory_mb, busy) and now <= known[2]:
+            load = known[3]
+        else:
+            load = host_load(name, cores, memory_mb, metrics, now, busy)
+            if memo is not None:
+                fresh = math.isfinite(load.window_end)
+                memo[name] = (metrics, (cores, memory_mb, busy),
+                              load.window_end + MAX_AGE_S if fresh
+                              else math.inf, load)
+        loads[name] = load
+        if load.problems:
+            for reason, text in load.problems:
+                health.note(name, reason, text)
+        else:
+            health.healthy(name)
+    fallback = None
+    if source_problem:
+        fallback = '%s: %s' % (SOURCE_DOWN, source_problem)
+    elif occupied and not any(load.usable() and not load.new
+                              for load in loads.values()):
+        fallback = ('%s: no host has a usable window newer than %.0f s'
+                    % (SOURCE_STALE, MAX_AGE_S))
+    health.fallback(fallback)
+    return LoadSnapshot(now, loads, fallback, multiplier)
+
+
+def of_batch(batch):
+    """The :class:`LoadSnapshot` the hosts of ``batch`` are read from."""
+    if batch.table is not None:
+        return getattr(batch.table, 'load', None)
+    views = batch.views()
+    return getattr(views[0].host.table, 'load', None) if views else None
+
+
+def utilisation(batch, spec, snapshot):
+    """Per host of ``batch``: the predicted CPU % with ``spec`` placed,
+    and a mask of the hosts whose load is unknown (not new, no metric).
+    """
+    columns = snapshot.columns(batch, ('cpu_avg', 'physical_cores', 'new'))
+    recent_cores, _ = snapshot.recent(batch)
+    cores = columns['physical_cores']
+    request = predicted_cores(spec.resources.vcpus,
+                              getattr(spec, 'expected_vcpus', None),
+                              snapshot.multiplier)
+    measured = numpy.where(columns['new'], 0.0, columns['cpu_avg'])
+    added = numpy.full(len(batch), math.inf)
+    numpy.divide(100.0 * (recent_cores + request), cores, out=added,
+                 where=cores > 0)
+    unknown = numpy.isnan(measured)
+    return numpy.where(unknown, 0.0, measured) + added, unknown
+
+
+def best_fit(batch, spec):
+    """Fallback score 0-100: the share of the host's vCPUs in use after
+    ``spec`` is placed where it fits (fullest first), 0 where it does not.
+    """
+    capacity = batch.capacity[0]
+    after = batch.used[0] + spec.resources.vcpus
+    score = numpy.zeros(len(batch))
+    numpy.divide(100.0 * after, capacity, out=score, where=capacity > 0)
+    return numpy.where(batch.fits(spec.resources),
+                       numpy.minimum(score, 100.0), 0.0)
+
+
+def of_view(host_view):
+    """The :class:`LoadSnapshot` the host of ``host_view`` is read from."""
+    return getattr(host_view.host.table, 'load', None)
+
+
+def host_usage(host_view, spec, snapshot):
+    """One host's (load, cores, memory MB added by the recent instances
+    and the request): the per-host form of :func:`utilisation`.
+    ``load`` is its :class:`HostLoad` (None: unknown host).
+    """
+    name = host_view.name
+    cores, memory = snapshot._sums(name, host_view.host.instances.values())
+    cores += predicted_cores(spec.resources.vcpus,
+                             getattr(spec, 'expected_vcpus', None),
+                             snapshot.multiplier)
+    return snapshot.hosts.get(name), cores, memory + spec.resources.memory_mb
+
+
+def host_utilisation(host_view, spec, snapshot):
+    """One host's (predicted CPU %, unknown): see :func:`utilisation`."""
+    host, cores, _ = host_usage(host_view, spec, snapshot)
+    if host is None or not (host.new or host.has('cpu')):
+        return 0.0, True
+    measured = 0.0 if host.new else host.cpu_avg
+    if host.physical_cores <= 0:
+        return math.inf, False
+    return measured + 100.0 * cores / host.physical_cores, False
+
+
+def host_best_fit(host_view, spec):
+    """:func:`best_fit` of one host."""
+    if not host_view.fits(spec.resources):
+        return 0.0
+    capacity = host_view.host.capacity.vcpus
+    if capacity <= 0:
+        return 0.0
+    return min(100.0 * (host_view.used.vcpus + spec.resources.vcpus) /
+               capacity, 100.0)

@@ -1,0 +1,120 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+
+"""The wire format of the load watcher, both ways.
+
+:func:`build` makes the payload the released Trimaran plugins read
+(``GET /watcher``); :func:`parse` reads one from any compatible watcher
+into the per-host windows :func:`preemptible_sched.load.build` takes. The
+JSON schema ships beside this module (``payload.schema.json``).
+"""
+
+import json
+import os
+
+import jsonschema
+
+SCHEMA_PATH = os.path.join(os.path.dirname(__file__), 'payload.schema.json')
+#: The metric types and operators of the released watcher.
+CPU = 'CPU'
+MEMORY = 'Memory'
+AVERAGE = 'AVG'
+STD = 'STD'
+LATEST = 'Latest'
+_TYPES = {'cpu': CPU, 'memory': MEMORY}
+_RESOURCES = {CPU: 'cpu', MEMORY: 'memory'}
+_NAMES = {'cpu': 'host.cpu.utilisation', 'memory': 'host.memory.utilisation'}
+
+
+def schema():
+    with open(SCHEMA_PATH, encoding='utf-8') as stream:
+        return json.load(stream)
+
+
+def validator():
+    return jsonschema.Draft7Validator(schema())
+
+
+def build(timestamp, window, duration, start, end, source, windows,
+          hosts=None):
+    """The payload of ``window`` (e.g. ``15m``): ``windows`` maps each
+    host to ``{window: {resource: (avg, std, latest)}}``; ``hosts``
+    restricts it to some hosts.
+    """
+    node_metrics = {}
+    for host in sorted(windows if hosts is None else hosts):
+        stats = windows.get(host, {}).get(window, {})
+        metrics = []
+        for resource in ('cpu', 'memory'):
+            if resource not in stats:
+                continue
+            avg, std, latest = stats[resource]
+            for operator, value in ((AVERAGE, avg), (STD, std),
+                                    (LATEST, latest)):
+                metrics.append({'name': _NAMES[resource],
+                                'type': _TYPES[resource],
+                                'operator': operator, 'rollup': window,
+                                'value': float(value)})
+        node_metrics[host] = {'metrics': metrics, 'tags': {},
+                              'metadata': {'dataCenter': ''}}
+    return {'timestamp': int(timestamp),
+            'window': {'duration': duration, 'start': int(start),
+                       'end': int(end)},
+            'source': source,
+            'data': {'NodeMetricsMap': node_metrics}}
+
+
+class BadPayload(ValueError):
+    """A payload that is not the load watcher's format (one line)."""
+
+
+def parse(payload):
+    """Per-host metrics for :func:`preemptible_sched.load.build`:
+    ``{host: {"cpu": {"avg", "std"}, "memory": {...}, "window_end"}}``.
+
+    The structure must match the schema (else :class:`BadPayload`); the
+    values are passed on as they are, for the weighers' bad-metrics rules
+    to judge host by host. As the released plugins do, an average wins
+    over a latest value, and a metric without an operator is an average.
+    """
+    errors = sorted(validator().iter_errors(payload),
+                    key=lambda error: list(map(str, error.absolute_path)))
+    if errors:
+        error = errors[0]
+        field = '.'.join(map(str, error.absolute_path)) or '(top level)'
+        raise BadPayload('%s: %s' % (field, error.message[:200]))
+    end = payload['window']['end']
+    hosts = {}
+    for host, node in payload['data']['NodeMetricsMap'].items():
+        metrics = {'window_end': float(end)}
+        latest = {}
+        for metric in node.get('metrics') or ():
+            resource = _RESOURCES.get(metric['type'])
+            if resource is None:
+                metrics.setdefault('other', []).append(metric)
+                continue
+            entry = metrics.setdefault(resource, {})
+            operator = metric.get('operator', '')
+            value = metric['value']
+            if operator in (AVERAGE, ''):
+                entry['avg'] = value
+            elif operator == STD:
+                entry['std'] = value
+            elif operator == LATEST:
+                latest[resource] = value
+        for resource, value in latest.items():
+            metrics[resource].setdefault('avg', value)
+        hosts[host] = metrics
+    return hosts

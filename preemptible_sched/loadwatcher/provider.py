@@ -1,0 +1,101 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+
+"""The load snapshot of each scheduling pass, from a watcher.
+
+:class:`LoadProvider` turns what a watcher knows (in process, or read over
+HTTP with :class:`~.client.WatcherClient`) into the
+:class:`~preemptible_sched.load.LoadSnapshot` one pass reads, and hangs it
+on the host table, where the load-aware filters and weighers find it.
+"""
+
+from preemptible_sched.conf import CONF
+from preemptible_sched import load
+from preemptible_sched.loadwatcher import client as client_mod
+from preemptible_sched.loadwatcher import sources
+from preemptible_sched.loadwatcher import watcher as watcher_mod
+
+
+def reads_load(scheduler):
+    """Whether a filter or weigher of ``scheduler`` reads the load."""
+    return any(getattr(plugin, 'reads_load', False) for plugin in
+               list(scheduler.filter_handler.filters) +
+               list(scheduler.weight_handler.weighers))
+
+
+class LoadProvider:
+    """Snapshots for the passes of one scheduler.
+
+    ``latest(now)`` answers ``(windows, problem)``: the per-host metrics of
+    the latest window, and why the source cannot be read (None when it
+    can). ``driver`` tells the hosts' physical sizes (``host_specs``).
+    """
+
+    def __init__(self, latest, driver, health=None):
+        self.latest = latest
+        self.driver = driver
+        self.health = health or load.MetricsHealth()
+        self._physical = {}
+        self._memo = {}
+
+    def _sizes(self, names):
+        if any(name not in self._physical for name in names):
+            self._physical = {host.name: (host.vcpus, host.memory_mb)
+                              for host in self.driver.host_specs()}
+        return [(name,) + self._physical.get(name, (0.0, 0.0))
+                for name in names]
+
+    def snapshot(self, now, host_manager):
+        """The snapshot at ``now`` of the hosts of ``host_manager``; also
+        set as its table's ``load``.
+        """
+        table = host_manager.table
+        windows, problem = self.latest(now)
+        occupied = {state.name for state in table.states.values()
+                    if state.instances}
+        snapshot = load.build(
+            now, self._sizes(list(table.names)), windows, occupied,
+            # Cached windows count until they are too old (then every
+            # host is stale): only a source that never answered is down.
+            source_problem=problem if not windows else None,
+            multiplier=CONF.target_load_packing.default_multiplier,
+            health=self.health, memo=self._memo)
+        table.load = snapshot
+        return snapshot
+
+
+def in_process(driver, store=None):
+    """A :class:`LoadProvider` reading a watcher that collects from
+    ``driver``, and that watcher (for the caller to :meth:`start
+    <.watcher.LoadWatcher.start>` on its clock).
+    """
+    conf = CONF.load_watcher
+    source = sources.load('compute', driver=driver)
+    watcher = watcher_mod.LoadWatcher(source, store, conf.scrape_interval,
+                                      conf.window_refresh)
+
+    def latest(now):
+        return watcher.latest(), (None if watcher.healthy()
+                                  else watcher.source_error)
+    return LoadProvider(latest, driver), watcher
+
+
+def over_http(driver, url=None):
+    """A :class:`LoadProvider` reading the watcher at ``url``
+    (``[load_watcher] url``).
+    """
+    client = client_mod.WatcherClient(url or CONF.load_watcher.url,
+                                      CONF.load_watcher.cache_seconds)
+    return LoadProvider(client.latest, driver)

@@ -1,0 +1,199 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+
+"""The load watcher: collect, keep, recompute the windows, answer."""
+
+import logging
+import math
+import threading
+
+from preemptible_sched import loadwatcher
+from preemptible_sched.loadwatcher import payload as payload_mod
+from preemptible_sched.loadwatcher import sources
+from preemptible_sched.loadwatcher import windows as windows_mod
+
+LOG = logging.getLogger(__name__)
+
+_KEEP = max(duration for _, duration in loadwatcher.WINDOWS)
+_DURATION = dict(loadwatcher.WINDOWS)
+#: A utilisation above this (in %) is a broken sample, not a busy host.
+ABSURD_PERCENT = 1000.0
+
+
+def _clean(value):
+    """A sample value the windows may use, or None."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return None
+    if not math.isfinite(value) or value < 0 or value > ABSURD_PERCENT:
+        return None
+    return value
+
+
+class LoadWatcher:
+    """Collects from ``source`` every ``scrape_interval`` seconds and
+    recomputes the windows every ``window_refresh`` seconds, on the times
+    it is given (:meth:`tick`, or :meth:`start` on a clock).
+
+    ``store`` (a :class:`~preemptible_sched.loadwatcher.store.WatcherStore`)
+    keeps samples and windows across restarts: a new watcher on the same
+    store answers at once with the windows the old one had. Safe to read
+    from other threads (the HTTP server) while it collects.
+    """
+
+    def __init__(self, source, store=None, scrape_interval=60.0,
+                 window_refresh=60.0):
+        self.source = source
+        self.store = store
+        self.scrape_interval = float(scrape_interval)
+        self.window_refresh = float(window_refresh)
+        self._lock = threading.Lock()
+        self._samples = {}
+        self.windows = {}
+        #: when the windows were last computed (None: never)
+        self.computed_at = None
+        self.last_scrape = None
+        #: why the last collection failed, or None
+        self.source_error = None
+        self._bad_logged = set()
+        self._handle = None
+        self._latest = None
+        if store is not None:
+            for host, at, cpu, memory in store.samples():
+                self._host(host).add(at, cpu, memory)
+            self.computed_at, self.windows = store.windows()
+
+    def _host(self, host):
+        samples = self._samples.get(host)
+        if samples is None:
+            samples = self._samples[host] = windows_mod.HostSamples(_KEEP)
+        return samples
+
+    # -- collecting --------------------------------------------------------
+
+    def scrape(self, now):
+        """Collect one sample of every host; False if the source failed
+        (the windows are kept, and :meth:`healthy` says so).
+        """
+        try:
+            collected = self.source.collect(now)
+        except sources.SourceError as error:
+            with self._lock:
+                if self.source_error is None:
+                    LOG.warning('Load source %s failed: %s',
+                                self.source.name, error)
+                self.source_error = str(error)
+            return False
+        samples = {}
+        for host, (cpu, memory) in collected.items():
+            cleaned = (_clean(cpu), _clean(memory))
+            if cleaned != (cpu, memory) and host not in self._bad_logged:
+                self._bad_logged.add(host)
+                LOG.warning('Load source %s gave host %s unusable values '
+                            '(cpu %r, memory %r): ignored', self.source.name,
+                            host, cpu, memory)
+            if cleaned != (None, None):
+                samples[host] = cleaned
+        with self._lock:
+            if self.source_error is not None:
+                LOG.warning('Load source %s is back', self.source.name)
+            self.source_error = None
+            self.last_scrape = now
+            for host, (cpu, memory) in samples.items():
+                self._host(host).add(now, cpu, memory)
+            if self.store is not None:
+                self.store.add_samples(now, samples, now - _KEEP)
+        return True
+
+    def refresh(self, now):
+        """Recompute every host's windows ([now - d, now]) and save them."""
+        with self._lock:
+            self.windows = {host: found for host, found in (
+                (host, samples.windows(now))
+                for host, samples in self._samples.items()) if found}
+            self.computed_at = now
+            if self.store is not None:
+                self.store.save_windows(now, self.windows)
+
+    def tick(self, now):
+        """Scrape and refresh when they are due at ``now``."""
+        if self.last_scrape is None or \
+                now - self.last_scrape >= self.scrape_interval:
+            self.scrape(now)
+        if self.computed_at is None or \
+                now - self.computed_at >= self.window_refresh:
+            self.refresh(now)
+
+    def start(self, clock):
+        """Tick now and then as often as the shorter of the two intervals
+        on ``clock`` (real or virtual), until :meth:`stop`.
+        """
+        period = min(self.scrape_interval, self.window_refresh)
+
+        def run():
+            self.tick(clock.now())
+            self._handle = clock.call_later(period, run)
+        run()
+
+    def stop(self):
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+
+    # -- answering ---------------------------------------------------------
+
+    def healthy(self):
+        return self.source_error is None
+
+    def payload(self, host=None, window=loadwatcher.LATEST):
+        """The wire payload of ``window`` (all hosts, or ``host``); None
+        when there is nothing to answer (no windows yet, unknown host).
+        """
+        with self._lock:
+            if self.computed_at is None:
+                return None
+            if host is not None and window not in self.windows.get(host,
+                                                                   {}):
+                return None
+            end = self.computed_at
+            return payload_mod.build(
+                end, window, window, end - _DURATION[window], end,
+                self.source.name or 'unknown', self.windows,
+                None if host is None else [host])
+
+    def latest(self, window=loadwatcher.LATEST):
+        """``{host: metrics}`` of ``window`` for
+        :func:`preemptible_sched.load.build` (window end: when computed).
+        """
+        with self._lock:
+            # The same objects until the next refresh, so that the pass
+            # snapshots built from them can reuse what they computed.
+            if self._latest is not None and \
+                    self._latest[0] == (self.computed_at, window):
+                return self._latest[1]
+            found = {}
+            for host, by_window in self.windows.items():
+                stats = by_window.get(window)
+                if not stats:
+                    continue
+                metrics = {'window_end': self.computed_at}
+                for resource, (avg, std, _) in stats.items():
+                    metrics[resource] = {'avg': avg, 'std': std}
+                found[host] = metrics
+            self._latest = ((self.computed_at, window), found)
+            return found
