@@ -39,10 +39,11 @@ Formats (``FORMATS``; ``auto`` asks :func:`detect_format`):
     memory_mb,disk_gb,service_class,preemptible,constraints``. The last
     four columns may be left out or empty: disk 0, ``default_class``,
     not preemptible (true/false, yes/no, 1/0), no constraints
-    (``key=value;key=value``). An empty ``duration_s`` runs until
-    ``--until``. Optional SLA columns: ``sla_satisfaction,
-    sla_reputation,sla_resources,sla_replicas`` (``premium``,
-    ``advanced`` or ``best_effort``, the four together or none),
+    (``key=value;key=value``; ``key!=value``, ``key<number`` and
+    ``key>number`` too, see :mod:`preemptible_sched.constraints`). An
+    empty ``duration_s`` runs until ``--until``. Optional SLA columns:
+    ``sla_satisfaction,sla_reputation,sla_resources,sla_replicas``
+    (``premium``, ``advanced`` or ``best_effort``, the four together or none),
     ``sequential_s`` (a moldable request: its cores are sized by the
     scheduler and it runs ``sequential_s / cores``; ``vcpus`` may then
     be empty and ``duration_s`` must be) and ``user``. Unknown columns
@@ -130,6 +131,7 @@ import math
 import typing
 import zlib
 
+from preemptible_sched import constraints as constraint_language
 from preemptible_sched import exception
 from preemptible_sched import limits
 from preemptible_sched import objects
@@ -345,6 +347,15 @@ class Record:
             pairs[key.strip()] = value.strip()
         return pairs
 
+    def constraints(self, column):
+        """The column as constraints ``k=v;k!=v;k<v;k>v`` (see
+        :mod:`preemptible_sched.constraints`; empty: none).
+        """
+        try:
+            return constraint_language.parse(self.text(column))
+        except constraint_language.BadConstraint as error:
+            raise self.error(column, str(error)) from None
+
     def identifier(self, column, seen):
         """The column's text, required and not in ``seen`` (id -> line),
         which it is added to.
@@ -477,7 +488,7 @@ def _read_csv(path, class_map, default_class, skipped):
                 record.size('disk_gb', default=0.0)),
             service_class=record.text('service_class') or default_class,
             preemptible=_BOOLEANS[flag],
-            constraints=record.pairs('constraints'),
+            constraints=record.constraints('constraints'),
             sla=levels, sequential_s=sequential,
             user=record.text('user') or None)
 

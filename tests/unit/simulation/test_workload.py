@@ -327,6 +327,14 @@ class TestInvalid(TraceFileMixin, base.TestCase):
         self.assertInvalid('w.csv', CSV_HEADER + 'a,0,1,1,1,,,,zone\n',
                            'line 2: field constraints', 'key=value')
 
+    def test_csv_constraint_operators(self):
+        path = self.write('w.csv', CSV_HEADER +
+                          'a,0,1,1,1,,,,kernel>3;arch!=x86;zone=a\n')
+        self.assertEqual({'kernel>': '3', 'arch!': 'x86', 'zone': 'a'},
+                         workload.read_workload(path)[0].constraints)
+        self.assertInvalid('w.csv', CSV_HEADER + 'a,0,1,1,1,,,,kernel<new\n',
+                           'line 2: field constraints', 'needs a number')
+
     def test_csv_wrong_field_count(self):
         self.assertInvalid('w.csv', CSV_HEADER + 'a,0,1\n', 'line 2',
                            'expected 9 fields')
