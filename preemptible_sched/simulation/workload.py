@@ -849,6 +849,10 @@ def read_workload_with_stats(path, fmt='auto', class_map=None,
     if sample_users:
         kept, sampled = user_sampling.sample(items, sample_users,
                                              sample_share, sample_seed)
+        LOG.info('%s: kept %d of %d users (%d of %d requests); by '
+                 'cluster, kept/users: %s', path, sampled['kept_users'],
+                 sampled['users'], len(kept), len(items), ', '.join(
+                     '%(kept)d/%(users)d' % c for c in sampled['clusters']))
         left_out = {item.id for item in items} - {item.id for item in kept}
         items = workflows.close_dependencies(path, kept, left_out,
                                              collections.Counter())
