@@ -29,11 +29,12 @@ text       mapping entry            a host passes when its value ...
 ========== ======================== =====================================
 
 The four are the operators of the Google 2011 ``task_constraints`` table
-(0 equal, 1 not equal, 2 less than, 3 greater than). A host that lacks the
-attribute is taken to have the empty value, as machines without an
-attribute are in that trace: ``k=`` then matches it, ``k!=`` (any
-non-empty ``v``) matches it, and ``k<v`` / ``k>v`` do not (the empty value
-is no number). ``<`` and ``>`` need a finite number ``v``.
+(0 equal, 1 not equal, 2 less than, 3 greater than), whose values may be
+empty. A host that lacks the attribute is taken to have the empty value:
+``k=`` (empty) then means "has no k", ``k!=v`` (non-empty ``v``) matches
+it, and ``k<v`` / ``k>v`` do not (the empty value is no number). ``<`` and
+``>`` need a finite number ``v``. As before, a name written twice with
+one operator keeps the last value.
 """
 
 import math
@@ -74,8 +75,8 @@ def parse(text):
     """The constraints mapping of ``k=v;k!=v;k<v;k>v`` text (empty: none).
 
     Raises :class:`BadConstraint` for a part with no operator, no name, a
-    name ending in an operator character, a non-numeric bound of ``<`` or
-    ``>``, or a name constrained twice with one operator.
+    name ending in an operator character or a non-numeric bound of ``<``
+    or ``>``.
     """
     parsed = {}
     for part in filter(None, (p.strip() for p in text.split(';'))):
@@ -92,11 +93,7 @@ def parse(text):
         if operator in (LESS, GREATER) and number(value) is None:
             raise BadConstraint('%r: %s needs a number, got %r'
                                 % (part, operator, value))
-        entry = key(name, operator)
-        if entry in parsed:
-            raise BadConstraint('%r: %s is constrained twice with %s'
-                                % (part, name, operator))
-        parsed[entry] = value
+        parsed[key(name, operator)] = value
     return parsed
 
 

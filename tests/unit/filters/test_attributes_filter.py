@@ -147,8 +147,12 @@ class TestParse(base.TestCase):
         self.assertEqual(('c', constraints.LESS), constraints.split('c<'))
         self.assertEqual(('d', constraints.EQUAL), constraints.split('d'))
 
+    def test_last_value_of_a_repeated_constraint_wins(self):
+        # As the key=value form always did.
+        self.assertEqual({'k': '2', 'k<': '3'},
+                         constraints.parse('k=1;k<5;k=2;k<3'))
+
     def test_bad_constraints(self):
-        for text in ('novalue', '=1', 'k<x', 'k>nan', 'k<=3', 'k=1;k=2',
-                     'k!<3'):
+        for text in ('novalue', '=1', 'k<x', 'k>nan', 'k<=3', 'k!<3'):
             self.assertRaises(constraints.BadConstraint, constraints.parse,
                               text)
