@@ -114,6 +114,13 @@ class TestSample(base.TestCase):
                          [i.id for i in kept])
         self.assertEqual(2 * 2 + 20 + 2, len(kept))
 
+    def test_at_least_one_user_of_each_cluster(self):
+        # 0.1 x 3 rounds to 0 and 0.1 x 6 to 1: one user of each cluster.
+        kept, stats = user_sampling.sample(population(), 3, 0.1, seed=2)
+        self.assertEqual([(1, 3), (1, 3), (1, 6)], sorted(
+            (c['kept'], c['users']) for c in stats['clusters']))
+        self.assertEqual(3, len({i.user for i in kept}))
+
     def test_seeded_and_reproducible(self):
         first = user_sampling.sample(population(), 3, 0.5, seed=3)
         again = user_sampling.sample(population(), 3, 0.5, seed=3)

@@ -256,6 +256,7 @@ class TestGoogle(TraceFileMixin, base.TestCase):
 #: 1 not equal, 2 less than, 3 greater than), attribute name, value.
 TASK_CONSTRAINTS = ('4000000,10,0,0,arch,x86\n'
                     '4000000,10,0,3,kernel,3\n'
+                    '3000000,10,0,3,kernel,9\n'     # an older row loses
                     '4000000,10,2,1,rack,r7\n'
                     '4000000,10,2,2,kernel,8\n'
                     '4000000,10,2,2,kernel,6\n'     # later row wins
