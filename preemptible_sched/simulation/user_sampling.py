@@ -25,8 +25,8 @@ kept. Requests that run until the end (no duration) leave the duration
 variance out; a user with no duration at all has variance 0.
 
 Neither scipy nor scikit-learn is a dependency, so :func:`kmeans` is
-Lloyd's algorithm with k-means++ seeding on numpy, seeded, and
-deterministic for a seed.
+Lloyd's algorithm with k-means++ seeding on numpy (the best of
+:data:`RESTARTS` runs), seeded, and deterministic for a seed.
 """
 
 import collections
@@ -39,18 +39,35 @@ from preemptible_sched import exception
 FEATURES = ('requests', 'cpu_variance', 'memory_variance',
             'duration_variance')
 MAX_ITERATIONS = 300
+#: Runs of k-means kept from (the best one), as scikit-learn's n_init.
+RESTARTS = 10
 
 
-def kmeans(points, k, rng):
+def kmeans(points, k, rng, restarts=RESTARTS):
     """``(labels, centres)`` of ``points`` (an n x d array) in ``k``
-    clusters: k-means++ seeding then Lloyd's iterations until no point
-    changes cluster. ``rng`` is a :class:`numpy.random.Generator`; ties go
-    to the lower cluster number. Needs ``1 <= k <= n``.
+    clusters: of ``restarts`` runs of k-means++ seeding then Lloyd's
+    iterations until no point changes cluster, the one with the least
+    within-cluster sum of squares (the first on a tie): Lloyd's stops at
+    a local optimum, and restarts make a poor one unlikely. ``rng`` is a
+    :class:`numpy.random.Generator`; ties go to the lower cluster number.
+    Needs ``1 <= k <= n``.
     """
     points = numpy.asarray(points, dtype=float)
     count = len(points)
     if not 1 <= k <= count:
         raise ValueError('k must be within 1..%d, got %d' % (count, k))
+    best = None
+    for _ in range(restarts):
+        labels, centres = _lloyd(points, k, rng)
+        inertia = ((points - centres[labels]) ** 2).sum()
+        if best is None or inertia < best[0]:
+            best = (inertia, labels, centres)
+    return best[1], best[2]
+
+
+def _lloyd(points, k, rng):
+    """One k-means++ seeding and Lloyd's iterations from it."""
+    count = len(points)
     centres = [points[rng.integers(count)]]
     for _ in range(1, k):
         # k-means++: the next centre is drawn with probability

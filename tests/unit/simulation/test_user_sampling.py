@@ -121,6 +121,28 @@ class TestSample(base.TestCase):
             (c['kept'], c['users']) for c in stats['clusters']))
         self.assertEqual(3, len({i.user for i in kept}))
 
+    def test_features_are_standardised(self):
+        # Ten users: 2 or 20 requests, memory variances 0..4 x 10^6 MB^2.
+        # Raw, memory swamps the request count; standardised, the count
+        # (two tight groups) splits the users, and a share of 1/5 keeps
+        # one user of each count.
+        items = []
+        for user in range(10):
+            count, level = (2, 20)[user // 5], user % 5
+            items += [item('u%d-%02d' % (user, i), 'u%d' % user, 1.0,
+                           1000.0 + (2000 * level ** 0.5 if i % 2 else 0))
+                      for i in range(count)]
+        _, table = user_sampling.features(items)
+        numpy.testing.assert_allclose([0, 1e6, 2e6, 3e6, 4e6] * 2,
+                                      table[:, 2])
+        for seed in range(10):
+            kept, stats = user_sampling.sample(items, 2, 0.2, seed)
+            self.assertEqual([(1, 5), (1, 5)], sorted(
+                (c['kept'], c['users']) for c in stats['clusters']))
+            counts = sorted(sum(i.user == user for i in kept)
+                            for user in {i.user for i in kept})
+            self.assertEqual([2, 20], counts, seed)
+
     def test_seeded_and_reproducible(self):
         first = user_sampling.sample(population(), 3, 0.5, seed=3)
         again = user_sampling.sample(population(), 3, 0.5, seed=3)
