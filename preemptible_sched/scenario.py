@@ -38,6 +38,7 @@ import math
 import jsonschema
 from oslo_config import cfg
 
+from preemptible_sched import constraints as constraint_language
 from preemptible_sched import exception
 from preemptible_sched import limits
 from preemptible_sched import objects
@@ -257,15 +258,11 @@ def _optional_float(value):
 def _constraints(path, value, field='request'):
     if isinstance(value, dict):
         return {key: str(val) for key, val in value.items()}
-    constraints = {}
-    for pair in filter(None, (p.strip() for p in value.split(';'))):
-        key, sep, val = pair.partition('=')
-        if not sep or not key.strip():
-            raise exception.InvalidInput(
-                path, field + '.constraints',
-                'expected key=value;key=value, got %r' % pair)
-        constraints[key.strip()] = val.strip()
-    return constraints
+    try:
+        return constraint_language.parse(value)
+    except constraint_language.BadConstraint as error:
+        raise exception.InvalidInput(path, field + '.constraints',
+                                     str(error)) from None
 
 
 def _option_group(conf, group):

@@ -95,6 +95,14 @@ def add_parser(subparsers):
     parser.add_argument('--size-factor', type=float, metavar='F',
                         help='Size the cloud from the workload: F times '
                         'its peak demand, sampled from --machines.')
+    parser.add_argument('--machine-attributes', metavar='FILE',
+                        help='Google machine_attributes giving the '
+                        'machines of a Google --machines list their '
+                        'attributes (matched by request constraints).')
+    parser.add_argument('--task-constraints', metavar='FILE',
+                        help='Google task_constraints giving the tasks of '
+                        'a google2011 --workload their placement '
+                        'constraints.')
     parser.add_argument('--policy', choices=runner.POLICIES + tuple(
                         runner.ALIASES), metavar='STRATEGY',
                         help='Run under this preemption strategy (%s); it '
@@ -213,11 +221,13 @@ def check_options(args):
     if getattr(args, 'seed', None) is not None:
         limits.integer(args.seed, '--seed', None, minimum=0,
                        maximum=limits.MAX_SEED)
-    for option in ('workload', 'infrastructure', 'machines'):
+    for option in ('workload', 'infrastructure', 'machines',
+                   'machine_attributes', 'task_constraints'):
         value = getattr(args, option, None)
         if isinstance(value, str) and '\0' in value:
-            raise exception.InvalidInput('--%s' % option, None,
-                                         'contains a NUL byte')
+            raise exception.InvalidInput(
+                '--%s' % option.replace('_', '-'), None,
+                'contains a NUL byte')
     check_output(args.output)
 
 
@@ -243,7 +253,11 @@ def load_workload(args):
         class_map=parse_class_map(args.class_map),
         default_class=args.default_class, limit=args.limit,
         time_origin=CONF.replay.time_origin,
-        task_submit=CONF.replay.task_submit)
+        task_submit=CONF.replay.task_submit,
+        task_constraints=getattr(args, 'task_constraints', None),
+        sample_users=CONF.replay.sample_users,
+        sample_share=CONF.replay.sample_share,
+        sample_seed=CONF.replay.sample_seed)
 
 
 def load_hosts(args, items, size_factor, seed):
@@ -257,6 +271,11 @@ def load_hosts(args, items, size_factor, seed):
             'simulate', None, 'give exactly one of --infrastructure, '
             '--hosts with --host-flavor, or --size-factor with --machines '
             '(got %s)' % (', '.join(ways) or 'none'))
+    if getattr(args, 'machine_attributes', None) and (
+            size_factor is None or not args.machines):
+        raise exception.InvalidInput('--machine-attributes', None,
+                                     'goes with --size-factor and a Google '
+                                     '--machines list')
     if args.infrastructure:
         return infrastructure.read_infrastructure(args.infrastructure)
     if args.hosts is not None:
@@ -268,7 +287,9 @@ def load_hosts(args, items, size_factor, seed):
     if not args.machines:
         raise exception.InvalidInput('--machines', None,
                                      'required with --size-factor')
-    machines = infrastructure.read_machines(args.machines)
+    machines = infrastructure.read_machines(
+        args.machines,
+        attributes=getattr(args, 'machine_attributes', None))
     return infrastructure.size_from_workload(items, machines, size_factor,
                                              seed, until=args.until)
 

@@ -170,6 +170,14 @@ def _fake_driver_problems(conf, at):
     return found
 
 
+def _replay_problems(conf, at):
+    if conf.replay.sample_users and conf.replay.sample_share <= 0:
+        return ['%s: must be > 0 to sample users ([replay] sample_users = '
+                '%d)' % (at('replay', 'sample_share'),
+                         conf.replay.sample_users)]
+    return []
+
+
 def _topic_problems(conf, at):
     scheduler_topic = conf.service.scheduler_topic
     compute_topic = conf.service.compute_topic
@@ -374,6 +382,7 @@ def problems(conf, defaults_source=None):
     found += _class_problems(conf, at)
     found += _fake_driver_problems(conf, at)
     found += load.problems(conf, at)
+    found += _replay_problems(conf, at)
     found += _topic_problems(conf, at)
     found += _database_problems(conf, at)
     found += _transport_problems(conf, at)

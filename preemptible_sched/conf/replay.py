@@ -62,6 +62,51 @@ Archive's ``workflows`` table), else the earliest submit time of its
 tasks. Dependencies hold either way: a task is only placed once the tasks
 it depends on have ended. The SC18 experiments use ``task``.
 """),
+    cfg.IntOpt('sample_users',
+               default=0,
+               min=0,
+               max=1000,
+               help="""
+Sample the workload by user in this many k-means clusters (0: replay
+every user).
+
+As the QoS-driven scheduler paper did with the Google 2011 trace: each
+user is described by their number of requests and the variances of
+their CPU, memory and duration requests (standardised), the users are
+clustered with k-means and ``sample_share`` of each cluster's users is
+kept with all their requests. Every request needs a user (the Google
+``task_events`` username, the canonical CSV's ``user`` column). Applied
+before ``--limit``.
+
+Related options:
+
+* ``sample_share``
+* ``sample_seed``
+"""),
+    cfg.FloatOpt('sample_share',
+                 default=0.1,
+                 min=0.0,
+                 max=1.0,
+                 help="""
+Share of each cluster's users kept by ``sample_users`` (at least one user
+of each non-empty cluster).
+
+Related options:
+
+* ``sample_users``
+"""),
+    cfg.IntOpt('sample_seed',
+               default=0,
+               min=0,
+               max=2 ** 32 - 1,
+               help="""
+Seed of the k-means seeding and of the draw of the users kept by
+``sample_users``: one seed, one sample.
+
+Related options:
+
+* ``sample_users``
+"""),
 ]
 
 

@@ -12,8 +12,9 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Keep only hosts that carry every ``key=value`` constraint of the request."""
+"""Keep only hosts that meet every attribute constraint of the request."""
 
+from preemptible_sched import constraints as constraint_language
 from preemptible_sched import filters
 
 
@@ -27,6 +28,11 @@ class AttributesFilter(filters.BaseHostFilter):
     ``gpus=2`` matches an attribute given as the integer 2. Use it to steer
     requests to hosts with special hardware or to a group of hosts an operator
     tagged through an aggregate.
+
+    Besides ``key=value`` a constraint may be ``key!=value``, ``key<value``
+    or ``key>value`` (numbers compared as numbers), the operators of the
+    Google 2011 traces; a host without the attribute has the empty value
+    (see :mod:`preemptible_sched.constraints`).
 
     Options: none.
     """
@@ -44,13 +50,16 @@ class AttributesFilter(filters.BaseHostFilter):
 
 
 def _matches(host, constraints):
-    """Whether ``host`` (a host state or profile) meets every constraint."""
-    for key, value in constraints.items():
-        wanted = str(value)
-        if key in host.attributes and str(host.attributes[key]) == wanted:
-            continue
+    """Whether ``host`` (a host state or profile) meets every constraint:
+    its attribute, or any of its aggregates' values for the key, does.
+    """
+    for entry, value in constraints.items():
+        name, operator = constraint_language.split(entry)
         # .get(): indexing the defaultdict would add an empty key.
-        metadata = host.aggregate_metadata.get(key, ())
-        if wanted not in {str(item) for item in metadata}:
+        have = list(host.aggregate_metadata.get(name, ()))
+        if name in host.attributes:
+            have.insert(0, host.attributes[name])
+        if not any(constraint_language.satisfied(operator, item, value)
+                   for item in have or (None,)):
             return False
     return True

@@ -108,9 +108,11 @@ def hosts_from_flavor(count, flavor):
             for index in range(count)]
 
 
-def read_machines(path, fmt='auto'):
+def read_machines(path, fmt='auto', attributes=None):
     """The machines of a machine list: ``fmt`` is one of
-    ``MACHINE_FORMATS`` or ``auto`` (told by the header).
+    ``MACHINE_FORMATS`` or ``auto`` (told by the header). ``attributes``
+    is a Google ``machine_attributes`` file that gives the machines of a
+    ``google2011`` list their attributes (:func:`machine_attributes`).
 
     - ``alibaba``: node list ``sn,cpu_milli,memory_mib,gpu,model``; vCPUs
       ``cpu_milli / 1000``, attributes ``gpu`` and ``model`` when given.
@@ -129,7 +131,18 @@ def read_machines(path, fmt='auto'):
         raise exception.InvalidInput(
             'machine format', None, 'unknown format %r (valid: auto, %s)'
             % (fmt, ', '.join(MACHINE_FORMATS)))
-    return readers[fmt](path)
+    machines = readers[fmt](path)
+    if attributes is None:
+        return machines
+    if fmt != 'google2011':
+        raise exception.InvalidInput(
+            attributes, None, 'machine_attributes go with a Google '
+            'machine_events list, not a %s one' % fmt)
+    found = machine_attributes(attributes, {m.name for m in machines})
+    return [dataclasses.replace(
+        machine, attributes=dict(machine.attributes,
+                                 **found.get(machine.name, {})))
+            for machine in machines]
 
 
 # Columns (as column keys) that tell each machine list format; the reader
@@ -196,6 +209,49 @@ def _read_machine_events(path):
                 memory_mb=record.size('memory capacity'),
                 attributes={'platform': platform} if platform else {})
     return _not_empty(path, list(machines.values()))
+
+
+_ATTRIBUTE_FIELDS = ('timestamp', 'machine ID', 'attribute name',
+                     'attribute value', 'attribute deleted')
+
+
+def machine_attributes(path, machines):
+    """``{machine ID: {name: value}}`` of a Google ``machine_attributes``
+    file (``Time stamp,Machine ID,Attribute name,Attribute value,Attribute
+    deleted``, header optional, plain or gzipped), for the ``machines``
+    named (others are skipped as the file streams by, so memory stays
+    bounded by the machine list).
+
+    Each attribute takes its latest value (by time stamp; the later row
+    on a tie), as at the end of the file, like the machine list; an
+    attribute whose latest row has the deleted flag 1 is dropped (an empty
+    flag counts as 0). An empty value is kept as ``''``. The names and
+    values are the trace's (hashed) strings, matched as they are by
+    request constraints.
+    """
+    latest = {}    # (machine, name) -> (time, value or None if deleted)
+    for record in workload.positional_records(
+            path, _ATTRIBUTE_FIELDS, 'machine_attributes',
+            max_bytes=limits.MAX_TRACE_BYTES):
+        when = record.number('timestamp', maximum=limits.MAX_TIME * 1e6)
+        deleted = record.text('attribute deleted')
+        if deleted not in ('', '0', '1'):
+            raise record.error('attribute deleted', 'expected 0, 1 or '
+                               'nothing (not deleted), got '
+                               '%s' % limits.one_line(repr(deleted), 40))
+        machine = record.text('machine ID', required=True)
+        if machine not in machines:
+            continue
+        key = (machine, record.text('attribute name', required=True))
+        if key in latest and latest[key][0] > when:
+            continue
+        latest[key] = (when, None if deleted == '1'
+                       else record.text('attribute value'))
+    found = {}
+    for (machine, name), (_, value) in latest.items():
+        if value is not None:
+            found.setdefault(machine, {})[name] = value
+    return found
 
 
 def _not_empty(path, hosts):

@@ -39,10 +39,11 @@ Formats (``FORMATS``; ``auto`` asks :func:`detect_format`):
     memory_mb,disk_gb,service_class,preemptible,constraints``. The last
     four columns may be left out or empty: disk 0, ``default_class``,
     not preemptible (true/false, yes/no, 1/0), no constraints
-    (``key=value;key=value``). An empty ``duration_s`` runs until
-    ``--until``. Optional SLA columns: ``sla_satisfaction,
-    sla_reputation,sla_resources,sla_replicas`` (``premium``,
-    ``advanced`` or ``best_effort``, the four together or none),
+    (``key=value;key=value``; ``key!=value``, ``key<number`` and
+    ``key>number`` too, see :mod:`preemptible_sched.constraints`). An
+    empty ``duration_s`` runs until ``--until``. Optional SLA columns:
+    ``sla_satisfaction,sla_reputation,sla_resources,sla_replicas``
+    (``premium``, ``advanced`` or ``best_effort``, the four together or none),
     ``sequential_s`` (a moldable request: its cores are sized by the
     scheduler and it runs ``sequential_s / cores``; ``vcpus`` may then
     be empty and ``duration_s`` must be) and ``user``. Unknown columns
@@ -124,15 +125,18 @@ The reading helpers (:func:`csv_rows`, :class:`Record`,
 import collections
 import csv
 import dataclasses
+import functools
 import gzip
 import logging
 import math
 import typing
 import zlib
 
+from preemptible_sched import constraints as constraint_language
 from preemptible_sched import exception
 from preemptible_sched import limits
 from preemptible_sched import objects
+from preemptible_sched.simulation import user_sampling
 from preemptible_sched.simulation import workflows
 from preemptible_sched.simulation import wta
 from preemptible_sched import sla
@@ -345,6 +349,15 @@ class Record:
             pairs[key.strip()] = value.strip()
         return pairs
 
+    def constraints(self, column):
+        """The column as constraints ``k=v;k!=v;k<v;k>v`` (see
+        :mod:`preemptible_sched.constraints`; empty: none).
+        """
+        try:
+            return constraint_language.parse(self.text(column))
+        except constraint_language.BadConstraint as error:
+            raise self.error(column, str(error)) from None
+
     def identifier(self, column, seen):
         """The column's text, required and not in ``seen`` (id -> line),
         which it is added to.
@@ -477,7 +490,7 @@ def _read_csv(path, class_map, default_class, skipped):
                 record.size('disk_gb', default=0.0)),
             service_class=record.text('service_class') or default_class,
             preemptible=_BOOLEANS[flag],
-            constraints=record.pairs('constraints'),
+            constraints=record.constraints('constraints'),
             sla=levels, sequential_s=sequential,
             user=record.text('user') or None)
 
@@ -649,7 +662,8 @@ class _Task:
     died_pending: bool = False
 
 
-def _read_google(path, class_map, default_class, skipped):
+def _read_google(path, class_map, default_class, skipped,
+                 constraints_path=None):
     tasks = {}     # (job ID, task index) -> _Task
     orphans = set()
     for record in positional_records(path, _GOOGLE_FIELDS, 'task_events'):
@@ -677,6 +691,11 @@ def _read_google(path, class_map, default_class, skipped):
             task.ended = max(when, task.scheduled)
     if orphans - set(tasks):
         skipped['no SUBMIT event'] += len(orphans - set(tasks))
+    if constraints_path is not None:
+        for key, found in task_constraints(constraints_path,
+                                           tasks).items():
+            tasks[key].item = dataclasses.replace(tasks[key].item,
+                                                  constraints=found)
     for task in tasks.values():
         if task.scheduled is None and task.died_pending:
             skipped['ended before being scheduled'] += 1
@@ -696,7 +715,61 @@ def _google_item(record, key, when, class_map):
             record.size('memory request', default=0.0)),
         service_class=class_map.get(record.text('priority'),
                                     google_class(priority)),
-        priority=priority)
+        priority=priority, user=record.text('user') or None)
+
+
+_CONSTRAINT_FIELDS = ('timestamp', 'job ID', 'task index',
+                      'comparison operator', 'attribute name',
+                      'attribute value')
+#: task_constraints operator codes, in order.
+GOOGLE_OPERATORS = (constraint_language.EQUAL, constraint_language.NOT_EQUAL,
+                    constraint_language.LESS, constraint_language.GREATER)
+
+
+def task_constraints(path, tasks):
+    """``{(job ID, task index): constraints}`` of a Google
+    ``task_constraints`` file (``time, job ID, task index, comparison
+    operator, attribute name, attribute value``; header optional, plain
+    or gzipped) for the tasks in ``tasks``; other rows are skipped as the
+    file streams by.
+
+    Operators 0 equal, 1 not equal, 2 less than, 3 greater than become
+    ``name=value``, ``name!=value``, ``name<value``, ``name>value``
+    (:mod:`preemptible_sched.constraints`); less and greater need a
+    number. A task constraining one attribute twice with one operator
+    keeps the latest row (by time, then file order).
+    """
+    latest = {}    # (task, constraint key) -> (time, value)
+    for record in positional_records(path, _CONSTRAINT_FIELDS,
+                                     'task_constraints'):
+        when = record.number('timestamp',
+                             maximum=limits.MAX_TIME * 1e6)
+        code = record.number('comparison operator')
+        if code not in (0, 1, 2, 3):
+            raise record.error('comparison operator', 'expected 0 (equal), '
+                               '1 (not equal), 2 (less than) or 3 (greater '
+                               'than), got %s'
+                               % record.text('comparison operator'))
+        task = (record.text('job ID', required=True),
+                record.text('task index', required=True))
+        name = record.text('attribute name', required=True)
+        value = record.text('attribute value')
+        operator = GOOGLE_OPERATORS[int(code)]
+        if operator in (constraint_language.LESS,
+                        constraint_language.GREATER) and \
+                constraint_language.number(value) is None:
+            raise record.error('attribute value', 'less than and greater '
+                               'than need a number, got %s'
+                               % limits.one_line(repr(value), 60))
+        if task not in tasks:
+            continue
+        entry = (task, constraint_language.key(name, operator))
+        if entry not in latest or latest[entry][0] <= when:
+            latest[entry] = (when, value)
+    found = {}
+    for (task, key), (_, value) in latest.items():
+        found.setdefault(task, {})[key] = value
+    return found
 
 
 _READERS = {'csv': _read_csv, 'alibaba': _read_alibaba, 'swf': _read_swf,
@@ -744,9 +817,13 @@ def detect_format(path):
 
 def read_workload_with_stats(path, fmt='auto', class_map=None,
                              default_class=None, limit=None,
-                             time_origin='first_request', task_submit='task'):
+                             time_origin='first_request', task_submit='task',
+                             task_constraints=None, sample_users=0,
+                             sample_share=1.0, sample_seed=0):
     """:func:`read_workload`, and what was read: ``{'format': fmt,
-    'requests': requests before the limit, 'skipped': {reason: count}}``.
+    'requests': requests before the limit, 'skipped': {reason: count}}``,
+    and with user sampling ``'user_sampling'``
+    (:func:`.user_sampling.sample`'s stats).
     """
     if fmt == 'auto':
         fmt = detect_format(path)
@@ -757,10 +834,28 @@ def read_workload_with_stats(path, fmt='auto', class_map=None,
     if limit is not None and limit < 1:
         raise exception.InvalidInput('limit', None,
                                      'must be >= 1, got %r' % limit)
+    reader = _READERS[fmt]
+    if task_constraints is not None:
+        if fmt != 'google2011':
+            raise exception.InvalidInput(
+                task_constraints, None, 'task_constraints go with a '
+                'google2011 workload, not a %s one' % fmt)
+        reader = functools.partial(_read_google,
+                                   constraints_path=task_constraints)
     skipped = Skipped()
-    items = list(_READERS[fmt](path, class_map or {}, default_class,
-                               skipped))
+    items = list(reader(path, class_map or {}, default_class, skipped))
     items = workflows.close_dependencies(path, items, skipped.ids, skipped)
+    sampled = None
+    if sample_users:
+        kept, sampled = user_sampling.sample(items, sample_users,
+                                             sample_share, sample_seed)
+        LOG.info('%s: kept %d of %d users (%d of %d requests); by '
+                 'cluster, kept/users: %s', path, sampled['kept_users'],
+                 sampled['users'], len(kept), len(items), ', '.join(
+                     '%(kept)d/%(users)d' % c for c in sampled['clusters']))
+        left_out = {item.id for item in items} - {item.id for item in kept}
+        items = workflows.close_dependencies(path, kept, left_out,
+                                             collections.Counter())
     if task_submit == 'workflow':
         items = workflows.at_workflow_submit(items)
     items.sort(key=lambda item: item.submit_s)
@@ -784,6 +879,8 @@ def read_workload_with_stats(path, fmt='auto', class_map=None,
         LOG.warning('%s: %d task(s) of the first %d depend on tasks beyond '
                     'the limit and are left out', path, dropped, limit)
     stats = {'format': fmt, 'requests': len(items), 'skipped': dict(skipped)}
+    if sampled is not None:
+        stats['user_sampling'] = sampled
     if time_origin == 'trace':
         if items[0].submit_s < 0:
             raise exception.InvalidInput(
@@ -799,7 +896,9 @@ def read_workload_with_stats(path, fmt='auto', class_map=None,
 
 
 def read_workload(path, fmt='auto', class_map=None, default_class=None,
-                  limit=None, time_origin='first_request', task_submit='task'):
+                  limit=None, time_origin='first_request', task_submit='task',
+                  task_constraints=None, sample_users=0, sample_share=1.0,
+                  sample_seed=0):
     """The requests of the trace at ``path``, sorted, first at 0 s.
 
     ``fmt`` is one of ``FORMATS`` or ``auto``; ``class_map`` maps the
@@ -808,7 +907,13 @@ def read_workload(path, fmt='auto', class_map=None, default_class=None,
     trace gives none (canonical CSV, SWF, GWF); ``limit`` keeps the first
     N requests; ``time_origin`` (``first_request`` or ``trace``) and
     ``task_submit`` (``task`` or ``workflow``) are those of ``[replay]``.
-    Raises :class:`InvalidInput` on any problem.
+    ``task_constraints`` is a Google ``task_constraints`` file for a
+    ``google2011`` workload (:func:`task_constraints`). ``sample_users``
+    clusters (0: no sampling) keep ``sample_share`` of each cluster's
+    users, drawn with ``sample_seed`` (:mod:`.user_sampling`), before the
+    limit. Raises :class:`InvalidInput` on any problem.
     """
-    return read_workload_with_stats(path, fmt, class_map, default_class,
-                                    limit, time_origin, task_submit)[0]
+    return read_workload_with_stats(
+        path, fmt, class_map, default_class, limit, time_origin,
+        task_submit, task_constraints, sample_users, sample_share,
+        sample_seed)[0]

@@ -395,3 +395,65 @@ class TestSimulateHostileInput(SimulateTestCase):
         self.assertFalse(os.path.exists(self.output))
         self.assertEqual(['workload.csv'], os.listdir(self.tmp))
         self.assertIs(handler, signal.getsignal(signal.SIGTERM))
+
+
+class TestGoogleTables(SimulateTestCase):
+    """task_constraints and machine_attributes through ``simulate``."""
+
+    # time, missing, job, task, machine, event, user, class, priority,
+    # CPU, RAM, disk, different-machine: submitted at 0, scheduled at
+    # 1 s, finished at 101 s.
+    EVENTS = ''.join(
+        '%d,,%s,0,,%d,%s,0,9,0.5,0.5,0,0\n' % (time, job, event, user)
+        for job, user in (('1', 'alice'), ('2', 'bob'))
+        for time, event in ((0, 0), (1000000, 1), (101000000, 4)))
+    MACHINES = ''.join('0,%d,0,P,1,1\n' % m for m in range(1, 5))
+    ATTRIBUTES = ''.join('0,%d,kernel,%d,0\n' % (m, 5 if m == 3 else 2)
+                         for m in range(1, 5))
+
+    def run_google(self, constraints, *extra):
+        return self.run_cli(
+            'simulate', '--workload', self.write(self.EVENTS),
+            '--workload-format', 'google2011',
+            '--task-constraints', self.write(constraints, 'tc.csv'),
+            '--machines', self.write(self.MACHINES, 'me.csv'),
+            '--machine-attributes', self.write(self.ATTRIBUTES, 'ma.csv'),
+            '--size-factor', '10', '--output', self.output, '--no-plots',
+            *extra)
+
+    def test_constrained_task_lands_on_the_matching_machine(self):
+        # Job 1 needs kernel > 4 (only machine 3); job 2 kernel != 5.
+        code, out, err = self.run_google('0,1,0,3,kernel,4\n'
+                                         '0,2,0,1,kernel,5\n')
+        self.assertEqual(0, code, err)
+        with open(os.path.join(self.output, 'instances.csv')) as stream:
+            rows = {row['id']: row for row in csv.DictReader(stream)}
+        self.assertTrue(rows['1-0']['host'].endswith('-3'), rows['1-0'])
+        self.assertFalse(rows['2-0']['host'].endswith('-3'), rows['2-0'])
+        self.assertEqual(('alice', 'bob'),
+                         (rows['1-0']['user'], rows['2-0']['user']))
+
+    def test_unsatisfiable_constraint_never_runs(self):
+        code, out, err = self.run_google('0,1,0,3,kernel,5\n',
+                                         '--until', '500')
+        self.assertEqual(0, code, err)
+        with open(os.path.join(self.output, 'instances.csv')) as stream:
+            rows = {row['id']: row for row in csv.DictReader(stream)}
+        self.assertEqual('', rows['1-0']['host'])
+        self.assertNotEqual('', rows['2-0']['host'])
+
+    def test_bad_operator_is_one_line(self):
+        code, out, err = self.run_google('0,1,0,7,kernel,4\n')
+        self.assertEqual(2, code)
+        self.assertEqual(1, len(err.strip().splitlines()), err)
+        self.assertIn('tc.csv', err)
+        self.assertIn('comparison operator', err)
+
+    def test_machine_attributes_need_machines(self):
+        code, out, err = self.run_cli(
+            'simulate', '--workload', self.write(WORKLOAD),
+            '--hosts', '1', '--host-flavor', '4:8000',
+            '--machine-attributes', self.write(self.ATTRIBUTES, 'ma.csv'),
+            '--output', self.output, '--no-plots')
+        self.assertEqual(2, code)
+        self.assertIn('--machine-attributes', err)

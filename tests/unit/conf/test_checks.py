@@ -149,6 +149,15 @@ class TestProblems(ConfigFileTestCase):
                          "queue_policy: unknown name 'lifo'"):
             self.assertIn(fragment, joined)
 
+    def test_user_sampling_needs_a_share(self):
+        path = self.load('[replay]\nsample_users = 3\nsample_share = 0\n')
+        self.assertEqual(
+            ['%s: [replay] sample_share: must be > 0 to sample users '
+             '([replay] sample_users = 3)' % path], checks.problems(CONF))
+        CONF.reset()
+        self.load('[replay]\nsample_share = 0\n')
+        self.assertEqual([], checks.problems(CONF))
+
     def test_several_unknown_names_of_one_option_make_one_line(self):
         self.load('[filter_scheduler]\nweighers = ram,a,b\n')
         problems = checks.problems(CONF)

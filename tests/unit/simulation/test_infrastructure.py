@@ -12,6 +12,7 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
+import gzip
 import os
 import random
 from unittest import mock
@@ -317,6 +318,70 @@ class TestSizeFromWorkload(base.TestCase):
         self.assertIn('no memory_mb', error.message)
 
 
+#: machine_attributes rows: time, machine, name, value, deleted.
+MACHINE_ATTRIBUTES = ('Time stamp,Machine ID,Attribute name,'
+                      'Attribute value,Attribute deleted\n'
+                      '0,2,kernel,3,0\n'
+                      '0,2,rack,r1,0\n'
+                      '0,4,kernel,5,0\n'
+                      '0,9,kernel,7,0\n'        # machine 9 is not listed
+                      '50,2,kernel,4,0\n'       # kernel updated...
+                      '20,2,kernel,9,0\n'       # ...an older row loses
+                      '60,2,rack,,1\n'          # rack deleted
+                      '70,4,ssd,,0\n'           # empty value kept
+                      '80,1,gpu,1,\n')          # empty flag: not deleted
+
+
+class TestMachineAttributes(FileMixin, base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.events = self.write('machine_events.csv', MACHINE_EVENTS)
+
+    def test_latest_value_deletion_and_unlisted_machines(self):
+        path = self.write('machine_attributes.csv', MACHINE_ATTRIBUTES)
+        self.assertEqual(
+            {'2': {'kernel': '4'}, '4': {'kernel': '5', 'ssd': ''},
+             '1': {'gpu': '1'}},
+            infrastructure.machine_attributes(path, {'1', '2', '4'}))
+
+    def test_hosts_get_them_and_keep_platform(self):
+        path = self.write('machine_attributes.csv.gz', '')
+        with gzip.open(path, 'wt') as stream:
+            stream.write(MACHINE_ATTRIBUTES)
+        hosts = infrastructure.read_machines(self.events,
+                                             attributes=path)
+        self.assertEqual(
+            [('2', {'platform': 'P1', 'kernel': '4'}),
+             ('4', {'platform': 'P2', 'kernel': '5', 'ssd': ''}),
+             ('1', {'platform': 'P1', 'gpu': '1'})],
+            [(h.name, h.attributes) for h in hosts])
+
+    def test_bad_deleted_flag(self):
+        path = self.write('machine_attributes.csv', '0,2,kernel,3,yes\n')
+        error = self.assertRaises(exception.InvalidInput,
+                                  infrastructure.read_machines, self.events,
+                                  attributes=path)
+        self.assertEqual((path, 'line 1: field attribute deleted'),
+                         (error.source, error.field))
+
+    def test_wrong_field_count(self):
+        path = self.write('machine_attributes.csv', '0,2,kernel,3\n')
+        error = self.assertRaises(exception.InvalidInput,
+                                  infrastructure.machine_attributes, path,
+                                  {'2'})
+        self.assertIn('expected 5 machine_attributes fields',
+                      error.message)
+
+    def test_only_with_google_machines(self):
+        hosts = self.write('hosts.csv', 'name,vcpus,memory_mb\nc,1,512\n')
+        path = self.write('machine_attributes.csv', MACHINE_ATTRIBUTES)
+        error = self.assertRaises(exception.InvalidInput,
+                                  infrastructure.read_machines, hosts,
+                                  attributes=path)
+        self.assertIn('Google machine_events', error.message)
+
+
 class TestRealMachines(base.TestCase):
     """The machine lists in ../shared/data."""
 
@@ -341,6 +406,18 @@ class TestRealMachines(base.TestCase):
         self.assertEqual({0.5}, {h.vcpus for h in hosts})
         self.assertEqual({0.4995, 0.2493, 0.1241},
                          {h.memory_mb for h in hosts})
+
+    def test_google_machine_attributes(self):
+        hosts = infrastructure.read_machines(
+            self.path('google2011_first_rows', 'machine_events.csv'),
+            attributes=self.path('google2011_first_rows',
+                                 'machine_attributes.csv'))
+        by_name = {h.name: h.attributes for h in hosts}
+        # 42 attribute rows for machine 5, 21 for machine 381128 (whose
+        # last row has an empty deleted flag), plus the platform.
+        self.assertEqual(43, len(by_name['5']))
+        self.assertEqual(22, len(by_name['381128']))
+        self.assertEqual(40, sum(len(a) > 1 for a in by_name.values()))
 
     def test_size_alibaba_cluster_for_a_pod_prefix(self):
         machines = infrastructure.read_machines(self.path(

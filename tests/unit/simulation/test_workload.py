@@ -20,6 +20,7 @@ from unittest import mock
 import fixtures
 
 from preemptible_sched import exception
+from preemptible_sched.filters import attributes_filter
 from preemptible_sched import limits
 from preemptible_sched import objects
 from preemptible_sched.simulation import workload
@@ -246,6 +247,107 @@ class TestGoogle(TraceFileMixin, base.TestCase):
         self.assertEqual(['silver', 'bronze'] + ['silver'] * 8 +
                          ['gold'] * 2, [i.service_class for i in items])
 
+    def test_user_is_the_username(self):
+        items = self.read('t.csv', self.EVENTS, 'google2011')
+        self.assertEqual({'user'}, {i.user for i in items})
+
+
+#: task_constraints rows: time, job ID, task index, operator (0 equal,
+#: 1 not equal, 2 less than, 3 greater than), attribute name, value.
+TASK_CONSTRAINTS = ('4000000,10,0,0,arch,x86\n'
+                    '4000000,10,0,3,kernel,3\n'
+                    '3000000,10,0,3,kernel,9\n'     # an older row loses
+                    '4000000,10,2,1,rack,r7\n'
+                    '4000000,10,2,2,kernel,8\n'
+                    '4000000,10,2,2,kernel,6\n'     # later row wins
+                    '4000000,10,2,0,ssd,\n'         # ssd must be absent
+                    '4000000,99,0,0,arch,arm\n')    # task not read
+
+
+class TestGoogleConstraints(TraceFileMixin, base.TestCase):
+
+    def read_with(self, constraints, **kw):
+        events = self.write('task_events.csv', TestGoogle.EVENTS)
+        path = self.write('task_constraints.csv', constraints)
+        return {i.id: i.constraints for i in workload.read_workload(
+            events, 'google2011', task_constraints=path, **kw)}, path
+
+    def test_operators_become_constraints(self):
+        found, _ = self.read_with(TASK_CONSTRAINTS)
+        self.assertEqual(
+            {'10-0': {'arch': 'x86', 'kernel>': '3'},
+             '10-1': {},
+             '10-2': {'rack!': 'r7', 'kernel<': '6', 'ssd': ''}},
+            found)
+
+    def test_gzipped_with_header(self):
+        events = self.write('task_events.csv', TestGoogle.EVENTS)
+        path = self.write('task_constraints.csv.gz',
+                          'time,job ID,task index,comparison operator,'
+                          'attribute name,attribute value\n' +
+                          TASK_CONSTRAINTS)
+        items = workload.read_workload(events, 'google2011',
+                                       task_constraints=path)
+        self.assertEqual({'arch': 'x86', 'kernel>': '3'},
+                         items[0].constraints)
+
+    def test_matched_by_the_attributes_filter(self):
+        found, _ = self.read_with(TASK_CONSTRAINTS)
+        hosts = {name: base.make_host_state(name, attributes=attributes)
+                 for name, attributes in (
+                     ('old', {'arch': 'x86', 'kernel': '3'}),
+                     ('new', {'arch': 'x86', 'kernel': '5'}),
+                     ('r7', {'kernel': '5', 'rack': 'r7'}),
+                     ('ssd', {'kernel': '5', 'ssd': '1'}))}
+        plugin = attributes_filter.AttributesFilter()
+
+        def passing(task):
+            spec = base.make_spec(constraints=found[task])
+            return sorted(name for name, state in hosts.items()
+                          if plugin.host_passes(state.full, spec))
+        self.assertEqual(['new'], passing('10-0'))
+        # kernel < 6, not on rack r7, without ssd.
+        self.assertEqual(['new', 'old'], passing('10-2'))
+
+    def test_bad_operator(self):
+        error = self.assertRaises(exception.InvalidInput, self.read_with,
+                                  '0,10,0,4,arch,x86\n')
+        self.assertEqual('line 1: field comparison operator', error.field)
+        self.assertIn('3 (greater than)', error.message)
+
+    def test_bound_must_be_a_number(self):
+        error = self.assertRaises(exception.InvalidInput, self.read_with,
+                                  '0,10,0,2,kernel,new\n')
+        self.assertEqual('line 1: field attribute value', error.field)
+        self.assertTrue(error.source.endswith('task_constraints.csv'))
+
+    def test_only_with_google(self):
+        path = self.write('task_constraints.csv', TASK_CONSTRAINTS)
+        csv_path = self.write('w.csv', CSV_HEADER + 'a,0,1,1,1,,,,\n')
+        error = self.assertRaises(exception.InvalidInput,
+                                  workload.read_workload, csv_path,
+                                  task_constraints=path)
+        self.assertIn('go with a google2011 workload', error.message)
+
+    def test_user_sampling_in_the_reader(self):
+        events = ''.join(google_event(0, 'J%d' % u, t, 0).replace(
+            ',user,', ',u%d,' % u) for u in range(4) for t in range(u + 1))
+        path = self.write('task_events.csv', events)
+        items, stats = workload.read_workload_with_stats(
+            path, 'google2011', sample_users=2, sample_share=0.5,
+            sample_seed=1)
+        again = workload.read_workload(path, 'google2011', sample_users=2,
+                                       sample_share=0.5, sample_seed=1)
+        self.assertEqual(items, again)
+        self.assertEqual(4, stats['user_sampling']['users'])
+        self.assertEqual(sum(c['kept'] for c in
+                             stats['user_sampling']['clusters']),
+                         len({i.user for i in items}))
+        # User uN submitted N + 1 tasks: each kept user brings them all.
+        for user in {i.user for i in items}:
+            self.assertEqual(int(user[1:]) + 1,
+                             sum(i.user == user for i in items))
+
 
 class TestDetectFormat(TraceFileMixin, base.TestCase):
 
@@ -326,6 +428,14 @@ class TestInvalid(TraceFileMixin, base.TestCase):
     def test_csv_bad_constraints(self):
         self.assertInvalid('w.csv', CSV_HEADER + 'a,0,1,1,1,,,,zone\n',
                            'line 2: field constraints', 'key=value')
+
+    def test_csv_constraint_operators(self):
+        path = self.write('w.csv', CSV_HEADER +
+                          'a,0,1,1,1,,,,kernel>3;arch!=x86;zone=a\n')
+        self.assertEqual({'kernel>': '3', 'arch!': 'x86', 'zone': 'a'},
+                         workload.read_workload(path)[0].constraints)
+        self.assertInvalid('w.csv', CSV_HEADER + 'a,0,1,1,1,,,,kernel<new\n',
+                           'line 2: field constraints', 'needs a number')
 
     def test_csv_wrong_field_count(self):
         self.assertInvalid('w.csv', CSV_HEADER + 'a,0,1\n', 'line 2',
@@ -456,6 +566,25 @@ class TestRealTraces(base.TestCase):
         # All events are at time 0: nothing was scheduled yet.
         self.assertEqual({(0.0, None)},
                          {(i.submit_s, i.duration_s) for i in items})
+        # 37 users; counted with awk over the SUBMIT rows.
+        users = collections.Counter(i.user for i in items)
+        self.assertEqual(37, len(users))
+        self.assertEqual(
+            ('XAk+iT/NLGe4Ow+7ARniw9vei1mUmLS0U2w0PFWXEwk=', 321),
+            users.most_common(1)[0])
+
+    def test_google_user_sampling(self):
+        path = self.path('google2011_first_rows', 'task_events.csv')
+        items, stats = workload.read_workload_with_stats(
+            path, sample_users=4, sample_share=0.25, sample_seed=5)
+        sampling = stats['user_sampling']
+        self.assertEqual(37, sampling['users'])
+        self.assertEqual(4, len(sampling['clusters']))
+        self.assertEqual(37, sum(c['users'] for c in sampling['clusters']))
+        self.assertEqual(sampling['kept_users'], len({i.user
+                                                      for i in items}))
+        self.assertEqual(items, workload.read_workload(
+            path, sample_users=4, sample_share=0.25, sample_seed=5))
 
 
 class TestHostileTraces(TraceFileMixin, base.TestCase):
