@@ -72,7 +72,8 @@ class Workload:
 class Infrastructure:
     """One way to get hosts: a canonical CSV (``infrastructure``),
     ``hosts`` identical hosts of ``flavor``, or ``machines`` sampled at
-    each of ``size_factors``."""
+    each of ``size_factors``.
+    """
 
     name: str
     infrastructure: typing.Optional[str] = None
@@ -158,7 +159,8 @@ _ONE_OF = {
 
 def _messages(error):
     """``[(JSON path, one short line)]`` of a schema error: never the
-    whole value, which may be long."""
+    whole value, which may be long.
+    """
     parts = list(error.absolute_path)
     if error.validator == 'additionalProperties':
         return [(_json_path(parts + [limits.one_line(name, 60)]),
@@ -190,7 +192,8 @@ def _message(error, parts):
 
 def schema_problems(source, data):
     """Every schema error of ``data``, one line each: ``source: path:
-    message``, sorted by path."""
+    message``, sorted by path.
+    """
     validator = jsonschema.Draft202012Validator(schema())
     problems = set()
     for error in validator.iter_errors(data):

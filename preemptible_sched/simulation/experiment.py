@@ -350,7 +350,8 @@ def write_comparison_csv(path, rows, classes, with_std, with_ci=False):
 @dataclasses.dataclass
 class PairedRow:
     """A policy against the baseline, on one metric, over the
-    replications both ran (:func:`replications.paired`)."""
+    replications both ran (:func:`replications.paired`).
+    """
 
     workload: str
     size_factor: typing.Optional[float]
@@ -572,7 +573,8 @@ def _metric_label(name, classes):
 
 def paired_table(rows, classes):
     """:class:`report.Table` of the paired differences (raw units: the
-    availability metrics are fractions here, as in comparison.csv)."""
+    availability metrics are fractions here, as in comparison.csv).
+    """
     many_workloads = len({row.workload for row in rows}) > 1
     many_levels = len({row.size_factor for row in rows}) > 1
 
