@@ -380,15 +380,20 @@ def read_inputs(definition, limit=None, until=None):
 
 
 def preflight(config_file, definition, limit, until):
-    """:func:`read_inputs` under ``config_file`` (in a worker)."""
+    """:func:`read_inputs` under ``config_file`` (in a worker); a
+    problem is raised as :class:`CellFailed`, one line naming the file.
+    """
     try:
         reconfigure(config_file)
         return read_inputs(definition, limit, until)
-    except exception.PreemptibleSchedException as error:
-        raise CellFailed(str(error)) from None
-    except cfg.Error as error:
-        raise CellFailed('%s: %s' % (config_file, limits.one_line(
-            error, 300))) from None
+    except exception.ConfigProblems as error:
+        message = '; '.join(error.problems)
+    except (exception.PreemptibleSchedException, cfg.Error) as error:
+        message = str(error)
+    message = limits.one_line(message, 400)
+    if config_file not in message:
+        message = '%s: %s' % (config_file, message)
+    raise CellFailed(message)
 
 
 def prepare_definition(args):
@@ -427,9 +432,7 @@ def prepare_definition(args):
                 try:
                     inputs[name] = future.result()
                 except CellFailed as error:
-                    raise exception.InvalidInput(
-                        definition.configurations[name], None,
-                        str(error)) from None
+                    raise exception.ConfigProblems([str(error)]) from None
         except BaseException:
             _stop_workers(pool)
             raise

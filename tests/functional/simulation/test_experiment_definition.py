@@ -187,3 +187,66 @@ class TestBadDefinition(base.TestCase):
         self.assertEqual(2, code)
         self.assertIn('drop --policies', stderr)
         self.assertFalse(os.path.exists('never'))
+
+
+class TestConfigurations(base.TestCase):
+    """Each configuration file applies to its own cells only, over the
+    command's --config-file, in one worker that runs both in turn.
+    """
+
+    def setUp(self):
+        super().setUp()
+        self.tmp = self.useFixture(__import__('fixtures').TempDir()).path
+        for name, tolerance in (('loose', 0.2), ('tight', 0.01)):
+            with open(os.path.join(self.tmp, name + '.conf'), 'w') as out:
+                out.write('[qos]\nslo_tolerance = %s\n' % tolerance)
+        self.base = os.path.join(self.tmp, 'base.conf')
+        with open(self.base, 'w') as stream:
+            stream.write('[qos]\ngini_window_seconds = 1234\n'
+                         'slo_tolerance = 0.07\n')
+
+    def definition(self, configurations):
+        path = os.path.join(self.tmp, 'configs.yaml')
+        with open(path, 'w') as stream:
+            stream.write(DEFINITION.replace(
+                'strategies: [qos, priority]\nbaseline: qos\n',
+                'configurations: {%s}\n' % configurations).replace(
+                'jobs: 2', 'jobs: 1'))
+        return path
+
+    def test_each_cell_runs_under_its_configuration(self):
+        output = os.path.join(self.tmp, 'out')
+        code, _stdout, stderr = run([
+            '--config-file', self.base, 'experiment', '--definition',
+            self.definition('tight: tight.conf, loose: loose.conf'),
+            '--no-plots', '--limit', '40', '--output', output])
+        self.assertEqual(0, code, stderr)
+        for name, tolerance in (('tight', 0.01), ('loose', 0.2)):
+            for seed in (0, 1):
+                with open(os.path.join(output, 'qos-validation', name,
+                                       'fixed', 'seed%d' % seed,
+                                       'summary.json')) as stream:
+                    summary = json.load(stream)
+                self.assertEqual(tolerance, summary['slo_tolerance'])
+                # The command's own configuration is still underneath.
+                self.assertEqual(1234, summary['gini_window_s'])
+                self.assertEqual(name, summary['configuration'])
+                self.assertEqual(40, summary['requests'])
+        with open(os.path.join(output, 'paired.csv')) as stream:
+            rows = list(csv.DictReader(stream))
+        self.assertEqual({('loose', 'tight')},
+                         {(row['policy'], row['baseline']) for row in rows})
+
+    def test_bad_configuration_refused_before_any_run(self):
+        with open(os.path.join(self.tmp, 'broken.conf'), 'w') as stream:
+            stream.write('[filter_scheduler]\nweighers = no_such_weigher\n')
+        output = os.path.join(self.tmp, 'out')
+        code, _stdout, stderr = run([
+            'experiment', '--definition',
+            self.definition('tight: tight.conf, broken: broken.conf'),
+            '--output', output])
+        self.assertEqual(2, code, stderr)
+        self.assertIn('broken.conf', stderr)
+        self.assertIn('no_such_weigher', stderr)
+        self.assertNotIn('Traceback', stderr)
+        self.assertFalse(os.path.exists(output))
