@@ -203,6 +203,12 @@ class Plan:
         return experiment.design(list(self.workloads), self.policies,
                                  self.size_factors, self.seeds)
 
+    @property
+    def replication(self):
+        """What the rows are means over: ``seeds`` or ``workloads``."""
+        return (self.definition.replications if self.definition is not None
+                else 'seeds')
+
     def key(self, cell):
         """The row and replication of a cell."""
         if self.definition is not None:
@@ -663,8 +669,8 @@ def _run(args):
     if not args.no_plots and not draw:
         sys.stderr.write(plots.skipped_note() + '\n')
     sys.stdout.write('%s\n%s\n' % (
-        experiment.comparison_intro(rows), report.render_text(
-            experiment.comparison_tables(rows, classes)[:2])))
+        experiment.comparison_intro(rows, plan.replication),
+        report.render_text(experiment.comparison_tables(rows, classes)[:2])))
     if plan.definition is not None:
         definition = plan.definition
         sys.stdout.write(
@@ -713,7 +719,7 @@ def _write(args, plan, draw):
         with_std = len(plan.seeds) > 1 or plan.definition is not None
         experiment.write_comparison_md(
             os.path.join(staging, experiment.COMPARISON_MD), rows, classes,
-            paired=paired)
+            paired=paired, replication=plan.replication)
         experiment.write_comparison_csv(
             os.path.join(staging, experiment.COMPARISON_CSV), rows,
             classes, with_std, with_ci=plan.definition is not None)

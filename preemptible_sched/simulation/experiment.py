@@ -436,16 +436,19 @@ def _key_headers(varying):
             (['Size factor (× peak demand)'] if many_levels else []))
 
 
-def comparison_intro(rows):
-    """What every row of the comparison tables stands for."""
+def comparison_intro(rows, replication='seeds'):
+    """What every row of the comparison tables stands for; the
+    ``replication`` (``seeds`` or ``workloads``) it is the mean over.
+    """
     workloads = list(dict.fromkeys(row.workload for row in rows))
     levels = list(dict.fromkeys(row.level for row in rows))
     seeds = sorted({row.seeds for row in rows})
     hosts = ('hosts given outright' if levels == [FIXED] else
              'clouds of %s × the peak demand' % ', '.join(
                  level for level in levels if level != FIXED))
-    what = ('the mean over %s seeds ± the sample standard deviation'
-            % '/'.join(map(str, seeds)) if seeds != [1]
+    noun = 'seeds' if replication == 'seeds' else 'runs (workloads x seeds)'
+    what = ('the mean over %s %s ± the sample standard deviation'
+            % ('/'.join(map(str, seeds)), noun) if seeds != [1]
             else 'one run (one seed)')
     return ('Workload%s %s, %s; each row is %s.' % (
         's' if len(workloads) > 1 else '', ', '.join(workloads), hosts,
@@ -606,7 +609,8 @@ def paired_table(rows, classes):
         'fulfilment).' % baseline)
 
 
-def write_comparison_md(path, rows, classes, paired=None):
+def write_comparison_md(path, rows, classes, paired=None,
+                        replication='seeds'):
     """comparison.md: :func:`comparison_tables` in Markdown, ``mean ±
     std`` in a cell, under a title and :func:`comparison_intro`; with
     ``paired`` (:class:`PairedRow`), their table last.
@@ -615,7 +619,8 @@ def write_comparison_md(path, rows, classes, paired=None):
     if paired:
         tables.append(paired_table(paired, classes))
     text = '# Policy comparison\n\n%s\n\n%s' % (
-        comparison_intro(rows), report.render_markdown(tables))
+        comparison_intro(rows, replication),
+        report.render_markdown(tables))
     with open(path, 'w') as stream:
         stream.write(text)
 

@@ -250,3 +250,36 @@ class TestConfigurations(base.TestCase):
         self.assertIn('no_such_weigher', stderr)
         self.assertNotIn('Traceback', stderr)
         self.assertFalse(os.path.exists(output))
+
+
+class TestWorkloadReplications(base.TestCase):
+
+    def test_rows_fold_the_workloads(self):
+        tmp = self.useFixture(__import__('fixtures').TempDir()).path
+        path = os.path.join(tmp, 'workloads.yaml')
+        with open(path, 'w') as stream:
+            stream.write(DEFINITION.replace(
+                'infrastructures:', '  - path: %s\ninfrastructures:'
+                % os.path.join(WORKLOADS, 'qos-validation-2.csv')).replace(
+                'seeds: [0, 1]', 'seeds: [0]\nreplications: workloads'))
+        output = os.path.join(tmp, 'out')
+        code, stdout, stderr = run(['experiment', '--definition', path,
+                                    '--no-plots', '--output', output])
+        self.assertEqual(0, code, stderr)
+        self.assertIn('mean over 2 runs (workloads x seeds)', stdout)
+        with open(os.path.join(output, 'comparison.csv')) as stream:
+            rows = list(csv.DictReader(stream))
+        self.assertEqual([('all-workloads', 'qos', '2'),
+                          ('all-workloads', 'priority', '2')],
+                         [(row['workload'], row['policy'], row['seeds'])
+                          for row in rows])
+        values = []
+        for name in ('qos-validation', 'qos-validation-2'):
+            with open(os.path.join(output, name, 'qos', 'fixed', 'seed0',
+                                   'summary.json')) as stream:
+                values.append(json.load(stream)['preemptions'])
+        self.assertAlmostEqual(statistics.fmean(values),
+                               float(rows[0]['preemptions']), places=5)
+        self.assertAlmostEqual(
+            replications.estimate(values).ci95 or 0,
+            float(rows[0]['preemptions_ci95'] or 0), places=4)
