@@ -39,6 +39,15 @@ removes the staging directory and exits with one line on stderr (143 and
 130); a staging directory left by a run killed outright (SIGKILL) is
 removed by the next run into the same ``--output``.
 
+``--definition FILE`` reads the design from a YAML or JSON file instead
+(:mod:`preemptible_sched.simulation.definition`): several infrastructures,
+and configuration files applied per cell, which the flags cannot say.
+Each configuration is parsed, and the workloads read under it, in a
+worker (this process cannot parse the configuration again) before any
+run; each cell's worker parses the command's configuration files and then
+the cell's own over them. A definition's comparison also has the 95 %
+intervals and the paired differences (:mod:`.replications`).
+
 Bounds on the options (:mod:`preemptible_sched.limits`): numbers finite,
 seeds within ``0..limits.MAX_SEED``, size factors within
 ``0..limits.MAX_SIZE_FACTOR``, at most ``MAX_LIST`` values per list, at
@@ -347,7 +356,7 @@ def read_inputs(definition, limit=None, until=None):
     {(scenario, size factor, seed): hosts}, 'classes': [...], 'slos':
     {...}}``. ``limit`` overrides every workload's.
     """
-    items_of, fixed = {}, {}
+    items_of, read = {}, {}
     workloads, hosts = {}, {}
     for scenario, (work, infra) in definition.scenarios().items():
         if work.name not in items_of:
@@ -361,23 +370,22 @@ def read_inputs(definition, limit=None, until=None):
             items_of[work.name] = items
         items = items_of[work.name]
         workloads[scenario] = (work.path, items)
+        if infra.name not in read:
+            # Hosts given outright, or the machines to sample from.
+            read[infra.name] = (
+                infrastructure.read_machines(infra.machines)
+                if infra.machines else
+                infrastructure.read_infrastructure(infra.infrastructure)
+                if infra.infrastructure else
+                infrastructure.hosts_from_flavor(infra.hosts, infra.flavor))
         for factor in infra.levels:
             for seed in definition.seeds:
-                if factor is not None:
-                    hosts[scenario, factor, seed] = (
-                        infrastructure.size_from_workload(
-                            items, infrastructure.read_machines(
-                                infra.machines), factor, seed,
-                            until=until))
-                    continue
-                if infra.name not in fixed:
-                    fixed[infra.name] = (
-                        infrastructure.read_infrastructure(
-                            infra.infrastructure)
-                        if infra.infrastructure else
-                        infrastructure.hosts_from_flavor(infra.hosts,
-                                                         infra.flavor))
-                hosts[scenario, None, seed] = fixed[infra.name]
+                # Sampled per seed, like the flag form: the policies of a
+                # replication share its hosts.
+                hosts[scenario, factor, seed] = (
+                    read[infra.name] if factor is None else
+                    infrastructure.size_from_workload(
+                        items, read[infra.name], factor, seed, until=until))
     _check_policies(definition.strategies or [None])
     classes = qos.Classes()
     return {'workloads': workloads, 'hosts': hosts,
@@ -424,7 +432,8 @@ def prepare_definition(args):
     if args.limit is not None:
         limits.integer(args.limit, '--limit', None, minimum=1,
                        maximum=limits.MAX_COUNT * 1000)
-    jobs = args.jobs or definition.jobs or os.cpu_count() or 1
+    jobs = (args.jobs if args.jobs is not None else
+            definition.jobs or os.cpu_count() or 1)
     limits.integer(jobs, '--jobs', None, minimum=1, maximum=MAX_JOBS)
     simulate.check_output(args.output)
     if definition.configurations:

@@ -283,3 +283,38 @@ class TestWorkloadReplications(base.TestCase):
         self.assertAlmostEqual(
             replications.estimate(values).ci95 or 0,
             float(rows[0]['preemptions_ci95'] or 0), places=4)
+
+
+class TestSampledHosts(base.TestCase):
+
+    def test_size_factors_sample_hosts_per_seed(self):
+        tmp = self.useFixture(__import__('fixtures').TempDir()).path
+        path = os.path.join(tmp, 'sampled.yaml')
+        hosts = os.path.join(WORKLOADS, 'qos-validation-hosts.csv')
+        with open(path, 'w') as stream:
+            stream.write(DEFINITION.replace(
+                '  - infrastructure: %s' % hosts,
+                '  - machines: %s\n    size_factors: [0.25, 1.0]' % hosts))
+        output = os.path.join(tmp, 'out')
+        code, _stdout, stderr = run(['experiment', '--definition', path,
+                                     '--no-plots', '--output', output])
+        self.assertEqual(0, code, stderr)
+        counts = {}
+        for level in ('sf0.25', 'sf1.0'):
+            for policy in ('qos', 'priority'):
+                for seed in (0, 1):
+                    with open(os.path.join(
+                            output, 'qos-validation', policy, level,
+                            'seed%d' % seed, 'summary.json')) as stream:
+                        counts[level, policy, seed] = json.load(
+                            stream)['hosts']
+        for level in ('sf0.25', 'sf1.0'):
+            for seed in (0, 1):
+                # The policies of a replication run on the same hosts.
+                self.assertEqual(counts[level, 'qos', seed],
+                                 counts[level, 'priority', seed])
+        self.assertLess(counts['sf0.25', 'qos', 0],
+                        counts['sf1.0', 'qos', 0])
+        with open(os.path.join(output, 'comparison.csv')) as stream:
+            self.assertEqual(['0.25', '0.25', '1.0', '1.0'], [
+                row['size_factor'] for row in csv.DictReader(stream)])
