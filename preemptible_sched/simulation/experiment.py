@@ -35,6 +35,9 @@ Layout of the output directory::
     comparison.md       the same for people: availability per class,
                         operations and time per scheduling stage, in
                         Markdown tables with readable headers and units
+    paired.csv          with a definition: each policy minus the
+                        baseline on the same replication, per row and
+                        metric (:func:`paired_differences`)
     availability_<stem>_<level>.png   one panel per policy (first seed)
     fulfilment_<stem>.png             SLO fulfilment vs size factor
 

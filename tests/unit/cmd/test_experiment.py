@@ -85,6 +85,27 @@ class ExperimentArgumentsTestCase(base.TestCase):
         return ['--workload', self.workload, '--machines', self.machines,
                 '--size-factors', '1.0'] + list(extra)
 
+    def test_neither_workload_nor_definition(self):
+        self.assertBadInput(['--hosts', '2', '--host-flavor', '4:8000'],
+                            'give --workload (one or more) or --definition')
+
+    def test_definition_with_design_options(self):
+        definition = self.write('d.yaml', 'seeds: [0]\n')
+        self.assertBadInput(['--definition', definition, '--workload',
+                             self.workload, '--seeds', '1',
+                             '--workload-format', 'csv'],
+                            'drop --workload, --seeds, --workload-format')
+
+    def test_definition_limit_and_jobs_are_checked(self):
+        definition = self.write('d.yaml', (
+            'workloads: [{path: trace.csv}]\n'
+            'infrastructures: [{hosts: 2, flavor: "4:8000"}]\n'
+            'strategies: [qos]\nseeds: [0]\n'))
+        self.assertBadInput(['--definition', definition, '--jobs', '0'],
+                            '--jobs')
+        self.assertBadInput(['--definition', definition, '--until', 'nan'],
+                            '--until')
+
     def test_unknown_policy(self):
         self.assertBadInput(self.sized('--policies', 'qos,fastest'),
                             '--policies', "'fastest'", 'priority')
