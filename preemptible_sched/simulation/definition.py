@@ -151,7 +151,7 @@ def _json_path(parts):
 
 
 _ONE_OF = {
-    (): 'give either "configurations" or "strategies", not both',
+    (): 'give exactly one of "configurations" and "strategies"',
     ('infrastructures',): 'give one of "infrastructure", "hosts" with '
                           '"flavor", or "machines" with "size_factors"',
 }
@@ -194,6 +194,10 @@ def schema_problems(source, data):
     """Every schema error of ``data``, one line each: ``source: path:
     message``, sorted by path.
     """
+    if not isinstance(data, dict):
+        # The rest of the schema would only repeat it.
+        return ['%s: $: expected object, got %s' % (
+            source, type(data).__name__)]
     validator = jsonschema.Draft202012Validator(schema())
     problems = set()
     for error in validator.iter_errors(data):

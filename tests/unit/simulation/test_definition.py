@@ -138,7 +138,7 @@ extra: 1
         expected = [
             '$.workloads[0].limit', '$.workloads[0].colour',
             '$.infrastructures[0]', '$.strategies[1]', '$.seeds[1]',
-            '$.jobs', '$.extra', '$: give either "configurations" or '
+            '$.jobs', '$.extra', '$: give exactly one of "configurations" and '
             '"strategies"']
         for fragment in expected:
             self.assertTrue(any(fragment in line for line in problems),
@@ -209,3 +209,15 @@ replications: workloads
         self.assertIn('$.configurations.b: no such file', joined)
         self.assertIn("$.baseline: 'c' is none of the configurations (a, "
                       "b)", joined)
+
+    def test_neither_configurations_nor_strategies(self):
+        path, problems = self.problems(
+            'workloads: [{path: trace.csv}]\n'
+            'infrastructures: [{hosts: 1, flavor: "1:1"}]\nseeds: [0]\n')
+        self.assertEqual([path + ': $: give exactly one of "configurations" '
+                          'and "strategies"'], problems)
+
+    def test_not_an_object(self):
+        path, problems = self.problems('- just\n- a list\n')
+        self.assertEqual([path + ': $: expected object, got list'],
+                         problems)
