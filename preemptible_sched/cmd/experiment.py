@@ -39,6 +39,15 @@ removes the staging directory and exits with one line on stderr (143 and
 130); a staging directory left by a run killed outright (SIGKILL) is
 removed by the next run into the same ``--output``.
 
+``--definition FILE`` reads the design from a YAML or JSON file instead
+(:mod:`preemptible_sched.simulation.definition`): several infrastructures,
+and configuration files applied per cell, which the flags cannot say.
+Each configuration is parsed, and the workloads read under it, in a
+worker (this process cannot parse the configuration again) before any
+run; each cell's worker parses the command's configuration files and then
+the cell's own over them. A definition's comparison also has the 95 %
+intervals and the paired differences (:mod:`.replications`).
+
 Bounds on the options (:mod:`preemptible_sched.limits`): numbers finite,
 seeds within ``0..limits.MAX_SEED``, size factors within
 ``0..limits.MAX_SIZE_FACTOR``, at most ``MAX_LIST`` values per list, at
@@ -56,17 +65,21 @@ import time
 import types
 import typing
 
+from oslo_config import cfg
+
 from preemptible_sched.cmd import simulate
 from preemptible_sched.conf import CONF
 from preemptible_sched import exception
 from preemptible_sched import limits
 from preemptible_sched import objects
 from preemptible_sched import qos
+from preemptible_sched.simulation import definition as definitions
 from preemptible_sched.simulation import experiment
 from preemptible_sched.simulation import infrastructure
 from preemptible_sched.simulation import plots
 from preemptible_sched.simulation import report
 from preemptible_sched.simulation import runner
+from preemptible_sched.simulation import workload
 
 DEFAULT_POLICIES = 'qos,priority'
 
@@ -83,11 +96,16 @@ def add_parser(subparsers):
         'experiment', help='Run a factorial design of simulations '
         '(workloads x policies x size factors x seeds) in parallel and '
         'compare the policies.')
-    parser.add_argument('--workload', required=True, action='append',
-                        metavar='FILE',
+    parser.add_argument('--definition', metavar='FILE',
+                        help='The whole design in a YAML or JSON file '
+                        '(workloads, infrastructures, configurations or '
+                        'strategies, size factors, seeds) instead of the '
+                        'options that describe it; --limit, --until, '
+                        '--jobs and --no-plots still apply.')
+    parser.add_argument('--workload', action='append', metavar='FILE',
                         help='A workload trace; repeat for several.')
     simulate.add_arguments(parser)
-    parser.add_argument('--policies', default=DEFAULT_POLICIES,
+    parser.add_argument('--policies',
                         metavar='NAME[,NAME]',
                         help='Policies to compare (%s; default: %s).'
                         % (', '.join(runner.POLICIES),
@@ -96,7 +114,7 @@ def add_parser(subparsers):
                         help='Cloud sizes, as multiples of each '
                         'workload\'s peak demand, sampled from '
                         '--machines.')
-    parser.add_argument('--seeds', default='0', metavar='N[,N]',
+    parser.add_argument('--seeds', metavar='N[,N]',
                         help='Seeds of the host sampling, the boot times '
                         'and the scheduler (default: 0).')
     parser.add_argument('--jobs', type=int, metavar='N',
@@ -181,10 +199,30 @@ class Plan:
     classes: list
     slos: dict
     jobs: int
+    #: The :class:`definitions.Definition` of ``--definition``.
+    definition: typing.Any = None
+    #: With a definition: ``{policy: {'workloads': ..., 'hosts': ...}}``,
+    #: what each configuration read (its [replay] options shape the
+    #: workload).
+    inputs: typing.Optional[dict] = None
 
     def cells(self):
+        if self.definition is not None:
+            return self.definition.cells()
         return experiment.design(list(self.workloads), self.policies,
                                  self.size_factors, self.seeds)
+
+    @property
+    def replication(self):
+        """What the rows are means over: ``seeds`` or ``workloads``."""
+        return (self.definition.replications if self.definition is not None
+                else 'seeds')
+
+    def key(self, cell):
+        """The row and replication of a cell."""
+        if self.definition is not None:
+            return self.definition.key(cell)
+        return experiment.by_seed(cell)
 
 
 def _workload_args(args, path):
@@ -246,8 +284,15 @@ def prepare(args):
     """Read and check every input; raises InvalidInput on the first bad
     one, before anything is written.
     """
-    policies = parse_list(args.policies, '--policies', _policy)
-    seeds = parse_list(args.seeds, '--seeds', _seed)
+    if args.definition is not None:
+        return prepare_definition(args)
+    if not args.workload:
+        raise exception.InvalidInput(
+            'experiment', None, 'give --workload (one or more) or '
+            '--definition')
+    policies = parse_list(args.policies or DEFAULT_POLICIES, '--policies',
+                          _policy)
+    seeds = parse_list(args.seeds or '0', '--seeds', _seed)
     jobs = args.jobs if args.jobs is not None else os.cpu_count() or 1
     limits.integer(jobs, '--jobs', None, minimum=1, maximum=MAX_JOBS)
     if args.until is not None:
@@ -294,6 +339,139 @@ def prepare(args):
                 slos={cls.name: cls.slo for cls in classes}, jobs=jobs)
 
 
+# -- Definitions ------------------------------------------------------------
+
+#: Options that describe the design: with --definition, the file does.
+_DESIGN_OPTIONS = (('workload', '--workload'), ('policies', '--policies'),
+                   ('size_factors', '--size-factors'), ('seeds', '--seeds'),
+                   ('infrastructure', '--infrastructure'),
+                   ('hosts', '--hosts'), ('host_flavor', '--host-flavor'),
+                   ('machines', '--machines'), ('class_map', '--class-map'),
+                   ('default_class', '--default-class'))
+
+
+def read_inputs(definition, limit=None, until=None):
+    """What the cells of ``definition`` need, read under the current
+    configuration: ``{'workloads': {scenario: (path, items)}, 'hosts':
+    {(scenario, size factor, seed): hosts}, 'classes': [...], 'slos':
+    {...}}``. ``limit`` overrides every workload's.
+    """
+    items_of, read = {}, {}
+    workloads, hosts = {}, {}
+    for scenario, (work, infra) in definition.scenarios().items():
+        if work.name not in items_of:
+            items = workload.read_workload(
+                work.path, work.format, class_map=work.class_map,
+                default_class=work.default_class, limit=limit or work.limit,
+                time_origin=CONF.replay.time_origin,
+                task_submit=CONF.replay.task_submit)
+            simulate.check_classes(items, work.path)
+            runner.check_run(items, until, source=definition.path)
+            items_of[work.name] = items
+        items = items_of[work.name]
+        workloads[scenario] = (work.path, items)
+        if infra.name not in read:
+            # Hosts given outright, or the machines to sample from.
+            read[infra.name] = (
+                infrastructure.read_machines(infra.machines)
+                if infra.machines else
+                infrastructure.read_infrastructure(infra.infrastructure)
+                if infra.infrastructure else
+                infrastructure.hosts_from_flavor(infra.hosts, infra.flavor))
+        for factor in infra.levels:
+            for seed in definition.seeds:
+                # Sampled per seed, like the flag form: the policies of a
+                # replication share its hosts.
+                hosts[scenario, factor, seed] = (
+                    read[infra.name] if factor is None else
+                    infrastructure.size_from_workload(
+                        items, read[infra.name], factor, seed, until=until))
+    _check_policies(definition.strategies or [None])
+    classes = qos.Classes()
+    return {'workloads': workloads, 'hosts': hosts,
+            'classes': [cls.name for cls in classes],
+            'slos': {cls.name: cls.slo for cls in classes}}
+
+
+def preflight(config_file, definition, limit, until):
+    """:func:`read_inputs` under ``config_file`` (in a worker); a
+    problem is raised as :class:`CellFailed`, one line naming the file.
+    """
+    try:
+        reconfigure(config_file)
+        return read_inputs(definition, limit, until)
+    except exception.ConfigProblems as error:
+        message = '; '.join(error.problems)
+    except (exception.PreemptibleSchedException, cfg.Error) as error:
+        message = str(error)
+    message = limits.one_line(message, 400)
+    if config_file not in message:
+        message = '%s: %s' % (config_file, message)
+    raise CellFailed(message)
+
+
+def prepare_definition(args):
+    """The :class:`Plan` of ``--definition``: the file validated, then
+    every workload, host list and configuration read and checked (each
+    configuration in a worker, where it can be parsed), before any run.
+    """
+    given = [option for name, option in _DESIGN_OPTIONS
+             if getattr(args, name, None) is not None]
+    if args.workload_format != 'auto':
+        given.append('--workload-format')
+    if given:
+        raise exception.InvalidInput(
+            '--definition', None, 'the definition describes the design; '
+            'drop %s' % ', '.join(given))
+    definition = definitions.load(args.definition)
+    until = definition.until if args.until is None else args.until
+    if until is not None:
+        until = limits.parse_number(until, '--until', None, minimum=0,
+                                    maximum=limits.MAX_TIME)
+    args.until = until
+    if args.limit is not None:
+        limits.integer(args.limit, '--limit', None, minimum=1,
+                       maximum=limits.MAX_COUNT * 1000)
+    jobs = (args.jobs if args.jobs is not None else
+            definition.jobs or os.cpu_count() or 1)
+    limits.integer(jobs, '--jobs', None, minimum=1, maximum=MAX_JOBS)
+    simulate.check_output(args.output)
+    if definition.configurations:
+        names = list(definition.configurations)
+        pool = worker_pool(min(jobs, len(names)))
+        try:
+            futures = [pool.submit(preflight, definition.configurations[
+                name], definition, args.limit, until) for name in names]
+            inputs = {}
+            for name, future in zip(names, futures):
+                try:
+                    inputs[name] = future.result()
+                except CellFailed as error:
+                    raise exception.ConfigProblems([str(error)]) from None
+        except BaseException:
+            _stop_workers(pool)
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+    else:
+        shared = read_inputs(definition, args.limit, until)
+        inputs = {name: shared for name in definition.policies}
+    first = inputs[definition.policies[0]]
+    classes = list(dict.fromkeys(
+        name for entry in inputs.values() for name in entry['classes']))
+    slos = {}
+    for entry in inputs.values():
+        for name, slo in entry['slos'].items():
+            slos.setdefault(name, slo)
+    return Plan(workloads=first['workloads'], policies=definition.policies,
+                size_factors=list(dict.fromkeys(
+                    factor for infra in definition.infrastructures
+                    for factor in infra.levels)),
+                seeds=definition.seeds, hosts=first['hosts'],
+                classes=classes, slos=slos, jobs=jobs,
+                definition=definition, inputs=inputs)
+
+
 # -- Workers ----------------------------------------------------------------
 
 class CellFailed(Exception):
@@ -313,6 +491,9 @@ class CellTask:
     items: list
     hosts: list
     until: typing.Optional[float]
+    #: A configuration file this cell runs under (its policy is then the
+    #: configuration's own), or None.
+    config_file: typing.Optional[str] = None
 
 
 #: Seconds between a worker's checks that the command it works for runs.
@@ -331,15 +512,31 @@ def exit_with_parent(parent, interval=PARENT_CHECK_SECONDS):
     os._exit(1)
 
 
+#: The worker's base configuration: (config files, config dirs).
+_BASE_CONFIG = ((), ())
+
+
 def init_worker(config_files, config_dirs, parent=None):
     """Parse the configuration the parent parsed (workers start afresh);
     exit when the ``parent`` process is gone.
     """
+    global _BASE_CONFIG
     if parent is not None:
         threading.Thread(target=exit_with_parent, args=(parent,),
                          name='parent-watch', daemon=True).start()
+    _BASE_CONFIG = (tuple(config_files), tuple(config_dirs))
+    reconfigure(None)
+
+
+def reconfigure(config_file):
+    """Parse the worker's base configuration again, then ``config_file``
+    (a configuration of a definition) over it; None for the base alone.
+    Parsing anew drops every option the previous cell set.
+    """
+    config_files, config_dirs = _BASE_CONFIG
     argv = []
-    for path in config_files:
+    for path in tuple(config_files) + ((config_file,) if config_file
+                                       else ()):
         argv += ['--config-file', path]
     for path in config_dirs:
         argv += ['--config-dir', path]
@@ -363,11 +560,17 @@ def run_cell(task):
     args = types.SimpleNamespace(workload=task.workload_path,
                                  until=task.until)
     try:
+        if task.config_file:
+            reconfigure(task.config_file)
         result, summary = simulate.simulate(
-            args, task.items, task.hosts, task.cell.policy, task.cell.seed,
+            args, task.items, task.hosts,
+            None if task.config_file else task.cell.policy, task.cell.seed,
             progress=False)
     except exception.PreemptibleSchedException as error:
         raise CellFailed(str(error)) from None
+    if task.config_file:
+        summary['configuration'] = task.cell.policy
+        summary['config_file'] = task.config_file
     summary['size_factor'] = task.cell.size_factor
     return summary, result.records
 
@@ -377,11 +580,19 @@ def _run_cells(plan, args, on_result):
     records)`` is called here as each one ends. On a failure the cells not
     started are cancelled and the error raised.
     """
-    tasks = [CellTask(cell=cell, workload_path=plan.workloads[
-                 cell.workload][0], items=plan.workloads[cell.workload][1],
-             hosts=plan.hosts[cell.workload, cell.size_factor, cell.seed],
-             until=args.until)
-             for cell in plan.cells()]
+    tasks = []
+    for cell in plan.cells():
+        inputs = (plan.inputs[cell.policy] if plan.inputs else
+                  {'workloads': plan.workloads, 'hosts': plan.hosts})
+        path, items = inputs['workloads'][cell.workload]
+        configurations = (plan.definition.configurations
+                          if plan.definition is not None else None)
+        tasks.append(CellTask(
+            cell=cell, workload_path=path, items=items,
+            hosts=inputs['hosts'][cell.workload, cell.size_factor,
+                                  cell.seed],
+            until=args.until,
+            config_file=(configurations or {}).get(cell.policy)))
     pool = worker_pool(min(plan.jobs, len(tasks)))
     span, events = 0.0, 0
     with report.Progress(len(tasks), label='experiment', unit='runs') as bar:
@@ -426,8 +637,11 @@ def _write_plots(directory, plan, rows, classes, first_records):
     colours = plots.class_colours(set(classes).union(
         *(plots.record_groups(records)
           for records in first_records.values())))
+    levels = {}
+    for cell in plan.cells():
+        levels.setdefault(cell.workload, {})[cell.size_factor] = None
     for stem in plan.workloads:
-        for factor in plan.size_factors:
+        for factor in levels[stem]:
             runs = {policy: first_records[experiment.Cell(
                 stem, policy, factor, plan.seeds[0])]
                 for policy in plan.policies}
@@ -435,10 +649,11 @@ def _write_plots(directory, plan, rows, classes, first_records):
                 os.path.join(directory, 'availability_%s_%s.png' % (
                     stem, experiment.level_name(factor))),
                 runs, plan.slos, colours=colours)
-        plots.fulfilment_by_size_factor(
-            os.path.join(directory, 'fulfilment_%s.png' % stem),
-            [row for row in rows if row.workload == stem], classes,
-            colours=colours)
+        members = [row for row in rows if row.workload == stem]
+        if members:
+            plots.fulfilment_by_size_factor(
+                os.path.join(directory, 'fulfilment_%s.png' % stem),
+                members, classes, colours=colours)
 
 
 def run(args):
@@ -463,8 +678,19 @@ def _run(args):
     if not args.no_plots and not draw:
         sys.stderr.write(plots.skipped_note() + '\n')
     sys.stdout.write('%s\n%s\n' % (
-        experiment.comparison_intro(rows), report.render_text(
-            experiment.comparison_tables(rows, classes)[:2])))
+        experiment.comparison_intro(rows, plan.replication),
+        report.render_text(experiment.comparison_tables(rows, classes)[:2])))
+    if plan.definition is not None:
+        definition = plan.definition
+        sys.stdout.write(
+            '%d runs (%d workloads x %d infrastructures x %d %s x %d size '
+            'factors x %d seeds) in %.1f s; results in %s\n' % (
+                len(cells), len(definition.workloads),
+                len(definition.infrastructures), len(plan.policies),
+                'configurations' if definition.configurations else
+                'strategies', len(plan.size_factors), len(plan.seeds),
+                time.monotonic() - started, args.output))
+        return 0
     sys.stdout.write(
         '%d runs (%d workloads x %d policies x %d size factors x %d seeds) '
         'in %.1f s; results in %s\n' % (
@@ -490,13 +716,22 @@ def _write(args, plan, draw):
         cells = plan.cells()
         ordered = {cell: summaries[cell] for cell in cells}
         classes = experiment.ordered_classes(plan.classes, ordered.values())
-        rows = experiment.aggregate(ordered, classes)
-        with_std = len(plan.seeds) > 1
+        rows = experiment.aggregate(ordered, classes, key=plan.key)
+        paired = None
+        if plan.definition is not None:
+            # A definition always gets the spread, the intervals and the
+            # paired differences (empty cells with one replication).
+            paired = experiment.paired_differences(
+                ordered, classes, plan.definition.baseline, key=plan.key)
+            experiment.write_paired_csv(
+                os.path.join(staging, experiment.PAIRED_CSV), paired)
+        with_std = len(plan.seeds) > 1 or plan.definition is not None
         experiment.write_comparison_md(
-            os.path.join(staging, experiment.COMPARISON_MD), rows, classes)
+            os.path.join(staging, experiment.COMPARISON_MD), rows, classes,
+            paired=paired, replication=plan.replication)
         experiment.write_comparison_csv(
             os.path.join(staging, experiment.COMPARISON_CSV), rows,
-            classes, with_std)
+            classes, with_std, with_ci=plan.definition is not None)
         if draw:
             _write_plots(staging, plan, rows, classes, first_records)
     return cells, rows, classes

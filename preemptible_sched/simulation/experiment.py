@@ -35,6 +35,9 @@ Layout of the output directory::
     comparison.md       the same for people: availability per class,
                         operations and time per scheduling stage, in
                         Markdown tables with readable headers and units
+    paired.csv          with a definition: each policy minus the
+                        baseline on the same replication, per row and
+                        metric (:func:`paired_differences`)
     availability_<stem>_<level>.png   one panel per policy (first seed)
     fulfilment_<stem>.png             SLO fulfilment vs size factor
 
@@ -55,12 +58,12 @@ import dataclasses
 import os
 import re
 import shutil
-import statistics
 import tempfile
 import typing
 
 from preemptible_sched.simulation import metrics
 from preemptible_sched.simulation import plots
+from preemptible_sched.simulation import replications
 from preemptible_sched.simulation import report
 
 #: The size factor level of hosts given outright.
@@ -80,7 +83,19 @@ RUN_METRICS = (('preemptions', ('preemptions',)),
                ('latency_p99_ms', ('scheduling_latency_ms', 'p99')),
                ('wall_time_s', ('wall_time_s',)))
 
+#: The SC18 workflow metrics, from ``summary['workflow_metrics']``: in
+#: the comparison only when some cell has workflows.
+WORKFLOW_METRICS = (('jms_mean_s', ('workflow_metrics', 'jms_mean_s')),
+                    ('jwt_mean_s', ('workflow_metrics', 'jwt_mean_s')),
+                    ('trt_mean_s', ('workflow_metrics', 'trt_mean_s')),
+                    ('njsl_mean', ('workflow_metrics', 'njsl_mean')))
+
 KEY_COLUMNS = ('workload', 'size_factor', 'policy', 'seeds')
+
+PAIRED_CSV = 'paired.csv'
+PAIRED_COLUMNS = ('workload', 'size_factor', 'policy', 'baseline', 'metric',
+                  'pairs', 'mean_difference', 'std_difference',
+                  'ci95_low', 'ci95_high')
 
 #: Headers of the run-wide metrics in comparison.md, with their units, and
 #: how their values are shown.
@@ -91,6 +106,17 @@ RUN_METRIC_HEADERS = {
                        lambda value: report.number(value, 2)),
     'wall_time_s': ('Wall time of a run (s)',
                     lambda value: report.number(value, 1)),
+}
+
+#: Headers of the workflow metrics in comparison.md.
+WORKFLOW_METRIC_HEADERS = {
+    'jms_mean_s': ('Job makespan JMS (s)',
+                   lambda value: report.number(value, 0)),
+    'jwt_mean_s': ('Job waiting time JWT (s)',
+                   lambda value: report.number(value, 0)),
+    'trt_mean_s': ('Task response time TRT (s)',
+                   lambda value: report.number(value, 0)),
+    'njsl_mean': ('NJSL', lambda value: report.number(value, 2)),
 }
 
 
@@ -163,21 +189,30 @@ def ordered_classes(configured, summaries):
     return list(configured) + others + tail
 
 
-def metric_names(classes):
-    """The metric columns, in order: per class, then run-wide."""
+def metric_names(classes, workflow=False):
+    """The metric columns, in order: per class, then run-wide, then with
+    ``workflow`` the workflow metrics.
+    """
     return (['%s_%s' % (name, metric) for name in classes
              for metric in CLASS_METRICS] +
-            [column for column, _keys in RUN_METRICS])
+            [column for column, _keys in RUN_METRICS] +
+            ([column for column, _keys in WORKFLOW_METRICS]
+             if workflow else []))
 
 
-def _metric_values(summary, classes):
+def _has_workflows(rows):
+    return bool(rows) and WORKFLOW_METRICS[0][0] in rows[0].values
+
+
+def _metric_values(summary, classes, workflow=False):
     """``{metric column: value or None}`` of one summary."""
     values = {}
     for name in classes:
         entry = summary.get('per_class', {}).get(name, {})
         for metric in CLASS_METRICS:
             values['%s_%s' % (name, metric)] = entry.get(metric)
-    for column, keys in RUN_METRICS:
+    for column, keys in RUN_METRICS + (WORKFLOW_METRICS if workflow
+                                       else ()):
         value = summary
         for key in keys:
             value = value.get(key) if isinstance(value, dict) else None
@@ -190,17 +225,17 @@ def mean_std(values):
 
     The mean is None without a value, the std without two.
     """
-    values = [float(value) for value in values if value is not None]
-    mean = statistics.fmean(values) if values else None
-    std = statistics.stdev(values) if len(values) > 1 else None
-    return mean, std
+    estimate = replications.estimate(values)
+    return estimate.mean, estimate.std
 
 
 @dataclasses.dataclass
 class ComparisonRow:
     """The cells of a (workload, size factor, policy), over the seeds.
 
-    ``values`` maps each metric column to ``(mean, std)``; ``slos`` maps
+    ``values`` maps each metric column to ``(mean, std)``, ``ci95`` to
+    the half-width of its 95 % confidence interval (None with fewer than
+    two replications); ``seeds`` counts the replications; ``slos`` maps
     a class to its SLO, ``requests`` a class to its mean number of
     requests, and ``stages`` a stage code to ``(mean, std)`` of its mean
     wall time per pass in milliseconds (for comparison.md).
@@ -214,6 +249,7 @@ class ComparisonRow:
     slos: dict = dataclasses.field(default_factory=dict)
     requests: dict = dataclasses.field(default_factory=dict)
     stages: dict = dataclasses.field(default_factory=dict)
+    ci95: dict = dataclasses.field(default_factory=dict)
 
     @property
     def level(self):
@@ -221,20 +257,34 @@ class ComparisonRow:
         return level_label(self.size_factor)
 
 
-def aggregate(summaries, classes):
+def by_seed(cell):
+    """The row of a cell and its replication when the seeds replicate."""
+    return cell.group, cell.seed
+
+
+def aggregate(summaries, classes, key=by_seed):
     """One :class:`ComparisonRow` per (workload, size factor, policy).
 
     ``summaries`` maps each :class:`Cell` to its summary.json content;
     ``classes`` are the classes to report, in order (see
     :func:`ordered_classes`). Rows come in the order of the cells.
+    ``key(cell)`` gives the ``(workload, size factor, policy)`` of the
+    row a cell is folded into and its replication (default
+    :func:`by_seed`: the seeds replicate).
     """
     groups = {}
     for cell, summary in summaries.items():
-        groups.setdefault(cell.group, []).append(summary)
-    names = metric_names(classes)
+        groups.setdefault(key(cell)[0], []).append(summary)
+    workflow = any('workflow_metrics' in summary
+                   for summary in summaries.values())
+    names = metric_names(classes, workflow)
     rows = []
     for (workload, size_factor, policy), group in groups.items():
-        cells = [_metric_values(summary, classes) for summary in group]
+        cells = [_metric_values(summary, classes, workflow)
+                 for summary in group]
+        estimates = {name: replications.estimate(cell[name]
+                                                 for cell in cells)
+                     for name in names}
         per_class = [summary.get('per_class', {}) for summary in group]
         stage_times = [summary.get('stage_time_ms') or {}
                        for summary in group]
@@ -243,8 +293,10 @@ def aggregate(summaries, classes):
         rows.append(ComparisonRow(
             workload=workload, size_factor=size_factor, policy=policy,
             seeds=len(cells),
-            values={name: mean_std(cell[name] for cell in cells)
-                    for name in names},
+            values={name: (estimate.mean, estimate.std)
+                    for name, estimate in estimates.items()},
+            ci95={name: estimate.ci95
+                  for name, estimate in estimates.items()},
             slos={name: next((entry[name].get('slo') for entry in per_class
                               if name in entry), None)
                   for name in classes},
@@ -268,28 +320,93 @@ def _number(value):
     return '0' if text == '-0' else text
 
 
-def comparison_columns(classes, with_std):
+def comparison_columns(classes, with_std, workflow=False, with_ci=False):
     """The header of comparison.csv; ``<metric>_std`` after each metric
-    when ``with_std``.
+    when ``with_std``, then ``<metric>_ci95`` (the half-width of the 95 %
+    confidence interval of the mean) when ``with_ci``.
     """
     columns = list(KEY_COLUMNS)
-    for name in metric_names(classes):
-        columns += [name, name + '_std'] if with_std else [name]
+    for name in metric_names(classes, workflow):
+        columns += ([name] + ([name + '_std'] if with_std else []) +
+                    ([name + '_ci95'] if with_ci else []))
     return columns
 
 
-def write_comparison_csv(path, rows, classes, with_std):
+def write_comparison_csv(path, rows, classes, with_std, with_ci=False):
+    workflow = _has_workflows(rows)
     with open(path, 'w', newline='') as stream:
         writer = csv.writer(stream, lineterminator='\n')
-        writer.writerow(comparison_columns(classes, with_std))
+        writer.writerow(comparison_columns(classes, with_std, workflow,
+                                           with_ci))
         for row in rows:
             cells = [row.workload, level_label(row.size_factor), row.policy,
                      row.seeds]
-            for name in metric_names(classes):
+            for name in metric_names(classes, workflow):
                 mean, std = row.values[name]
-                cells += ([_number(mean), _number(std)] if with_std
-                          else [_number(mean)])
+                cells += ([_number(mean)] +
+                          ([_number(std)] if with_std else []) +
+                          ([_number(row.ci95.get(name))] if with_ci
+                           else []))
             writer.writerow(cells)
+
+
+@dataclasses.dataclass
+class PairedRow:
+    """A policy against the baseline, on one metric, over the
+    replications both ran (:func:`replications.paired`).
+    """
+
+    workload: str
+    size_factor: typing.Optional[float]
+    policy: str
+    baseline: str
+    metric: str
+    difference: replications.Estimate
+
+
+def paired_differences(summaries, classes, baseline, key=by_seed):
+    """Every policy but ``baseline`` against it, per row and metric.
+
+    ``key`` is :func:`aggregate`'s: cells of one replication are paired.
+    Metrics no pair has are left out.
+    """
+    workflow = any('workflow_metrics' in summary
+                   for summary in summaries.values())
+    names = metric_names(classes, workflow)
+    table = {}
+    for cell, summary in summaries.items():
+        (workload, size_factor, policy), replication = key(cell)
+        table.setdefault((workload, size_factor), {}).setdefault(
+            policy, {})[replication] = _metric_values(summary, classes,
+                                                      workflow)
+    rows = []
+    for (workload, size_factor), policies in table.items():
+        reference = policies.get(baseline)
+        if reference is None:
+            continue
+        for policy, runs in policies.items():
+            if policy == baseline:
+                continue
+            for name in names:
+                difference = replications.paired(
+                    {rep: values[name] for rep, values in runs.items()},
+                    {rep: values[name] for rep, values in reference.items()})
+                if difference.n:
+                    rows.append(PairedRow(workload, size_factor, policy,
+                                          baseline, name, difference))
+    return rows
+
+
+def write_paired_csv(path, rows):
+    with open(path, 'w', newline='') as stream:
+        writer = csv.writer(stream, lineterminator='\n')
+        writer.writerow(PAIRED_COLUMNS)
+        for row in rows:
+            diff = row.difference
+            writer.writerow([row.workload, level_label(row.size_factor),
+                             row.policy, row.baseline, row.metric, diff.n,
+                             _number(diff.mean), _number(diff.std),
+                             _number(diff.low), _number(diff.high)])
 
 
 def _cell(mean, std, show):
@@ -322,16 +439,19 @@ def _key_headers(varying):
             (['Size factor (× peak demand)'] if many_levels else []))
 
 
-def comparison_intro(rows):
-    """What every row of the comparison tables stands for."""
+def comparison_intro(rows, replication='seeds'):
+    """What every row of the comparison tables stands for; the
+    ``replication`` (``seeds`` or ``workloads``) it is the mean over.
+    """
     workloads = list(dict.fromkeys(row.workload for row in rows))
     levels = list(dict.fromkeys(row.level for row in rows))
     seeds = sorted({row.seeds for row in rows})
     hosts = ('hosts given outright' if levels == [FIXED] else
              'clouds of %s × the peak demand' % ', '.join(
                  level for level in levels if level != FIXED))
-    what = ('the mean over %s seeds ± the sample standard deviation'
-            % '/'.join(map(str, seeds)) if seeds != [1]
+    noun = 'seeds' if replication == 'seeds' else 'runs (workloads x seeds)'
+    what = ('the mean over %s %s ± the sample standard deviation'
+            % ('/'.join(map(str, seeds)), noun) if seeds != [1]
             else 'one run (one seed)')
     return ('Workload%s %s, %s; each row is %s.' % (
         's' if len(workloads) > 1 else '', ', '.join(workloads), hosts,
@@ -389,6 +509,27 @@ def comparison_tables(rows, classes):
             'percentile of the time one scheduling decision took, and the '
             'wall time of the whole run.'),
     ]
+    if _has_workflows(rows):
+        tables.append(report.Table(
+            'Workflows',
+            keys + ['Policy'] + [header for header, _show
+                                 in WORKFLOW_METRIC_HEADERS.values()] +
+            ['JMS 95 % CI (s)'],
+            [_keys(row, varying) + [row.policy] + [
+                _cell(*row.values[column], show)
+                for column, (_header, show)
+                in WORKFLOW_METRIC_HEADERS.items()] + [
+                _interval(row.values['jms_mean_s'][0],
+                          row.ci95.get('jms_mean_s'),
+                          WORKFLOW_METRIC_HEADERS['jms_mean_s'][1])]
+             for row in rows],
+            ['left'] * (len(keys) + 1) +
+            ['right'] * (len(WORKFLOW_METRIC_HEADERS) + 1),
+            'Per job (workflow), the mean over the jobs of a run: makespan '
+            'JMS, waiting time JWT, normalised schedule length NJSL; per '
+            'task the response time TRT. Mean ± standard deviation over '
+            'the replications; the interval is the 95 % confidence '
+            'interval of the mean JMS (Student t).'))
     codes = report.stage_order({code for row in rows
                                 for code in row.stages})
     if codes:
@@ -417,13 +558,72 @@ def comparison_tables(rows, classes):
     return tables
 
 
-def write_comparison_md(path, rows, classes):
-    """comparison.md: :func:`comparison_tables` in Markdown, ``mean ±
-    std`` in a cell, under a title and :func:`comparison_intro`.
+def _interval(mean, half_width, show):
+    """``[low, high]`` as ``show`` formats them; empty without one."""
+    if mean is None or half_width is None:
+        return ''
+    return '[%s, %s]' % (show(mean - half_width), show(mean + half_width))
+
+
+def _metric_label(name, classes):
+    """A metric column as people read it: ``gold: SLO fulfilment (%)``."""
+    headers = dict(RUN_METRIC_HEADERS, **WORKFLOW_METRIC_HEADERS)
+    if name in headers:
+        return headers[name][0]
+    for cls in classes:
+        for key, header, _show in report.CLASS_COLUMNS:
+            if name == '%s_%s' % (cls, key):
+                return '%s: %s' % (plots.label(cls), header)
+    return name
+
+
+def paired_table(rows, classes):
+    """:class:`report.Table` of the paired differences (raw units: the
+    availability metrics are fractions here, as in comparison.csv).
     """
+    many_workloads = len({row.workload for row in rows}) > 1
+    many_levels = len({row.size_factor for row in rows}) > 1
+
+    def show(value):
+        return '' if value is None else report.number(value, 4)
+
+    cells = [
+        ([row.workload] if many_workloads else []) +
+        ([level_label(row.size_factor)] if many_levels else []) +
+        [row.policy, _metric_label(row.metric, classes),
+         str(row.difference.n), show(row.difference.mean),
+         show(row.difference.std),
+         '' if row.difference.ci95 is None else '[%s, %s]' % (
+             show(row.difference.low), show(row.difference.high))]
+        for row in rows]
+    keys = ((['Workload'] if many_workloads else []) +
+            (['Size factor (× peak demand)'] if many_levels else []))
+    baseline = rows[0].baseline if rows else ''
+    return report.Table(
+        'Paired differences against %s' % baseline,
+        keys + ['Policy', 'Metric', 'Pairs', 'Mean difference',
+                'Std of the differences', '95 % CI of the mean'],
+        cells, ['left'] * (len(keys) + 2) + ['right'] * 4,
+        'Policy minus %s on the same replication (same seed, same hosts, '
+        'same workload), then mean, sample standard deviation and 95 %% '
+        'confidence interval (Student t) over the pairs; an interval '
+        'that excludes 0 is a difference the replications support. Values '
+        'in the units of comparison.csv (fractions for availability and '
+        'fulfilment).' % baseline)
+
+
+def write_comparison_md(path, rows, classes, paired=None,
+                        replication='seeds'):
+    """comparison.md: :func:`comparison_tables` in Markdown, ``mean ±
+    std`` in a cell, under a title and :func:`comparison_intro`; with
+    ``paired`` (:class:`PairedRow`), their table last.
+    """
+    tables = comparison_tables(rows, classes)
+    if paired:
+        tables.append(paired_table(paired, classes))
     text = '# Policy comparison\n\n%s\n\n%s' % (
-        comparison_intro(rows),
-        report.render_markdown(comparison_tables(rows, classes)))
+        comparison_intro(rows, replication),
+        report.render_markdown(tables))
     with open(path, 'w') as stream:
         stream.write(text)
 

@@ -85,6 +85,27 @@ class ExperimentArgumentsTestCase(base.TestCase):
         return ['--workload', self.workload, '--machines', self.machines,
                 '--size-factors', '1.0'] + list(extra)
 
+    def test_neither_workload_nor_definition(self):
+        self.assertBadInput(['--hosts', '2', '--host-flavor', '4:8000'],
+                            'give --workload (one or more) or --definition')
+
+    def test_definition_with_design_options(self):
+        definition = self.write('d.yaml', 'seeds: [0]\n')
+        self.assertBadInput(['--definition', definition, '--workload',
+                             self.workload, '--seeds', '1',
+                             '--workload-format', 'csv'],
+                            'drop --workload, --seeds, --workload-format')
+
+    def test_definition_limit_and_jobs_are_checked(self):
+        definition = self.write('d.yaml', (
+            'workloads: [{path: trace.csv}]\n'
+            'infrastructures: [{hosts: 2, flavor: "4:8000"}]\n'
+            'strategies: [qos]\nseeds: [0]\n'))
+        self.assertBadInput(['--definition', definition, '--jobs', '0'],
+                            '--jobs')
+        self.assertBadInput(['--definition', definition, '--until', 'nan'],
+                            '--until')
+
     def test_unknown_policy(self):
         self.assertBadInput(self.sized('--policies', 'qos,fastest'),
                             '--policies', "'fastest'", 'priority')
@@ -603,3 +624,117 @@ def _alive(pid):
             return stream.read().rsplit(')', 1)[-1].split()[0] != 'Z'
     except OSError:
         return False
+
+
+class TestIntervalsAndPairs(base.TestCase):
+    """95 % intervals and paired differences, computed by hand."""
+
+    make_tmp = TestAggregation.make_tmp
+
+    def setUp(self):
+        super().setUp()
+        cell = experiment.Cell
+        flow = {'jms_mean_s': 100.0, 'jwt_mean_s': 10.0,
+                'trt_mean_s': 50.0, 'njsl_mean': 2.0}
+        self.summaries = {}
+        # qos: gold availability 0.9, 0.8, 1.0 over seeds 0..2;
+        # priority: 0.95, 0.9, 0.9 -> differences 0.05, 0.1, -0.1.
+        for seed, (base_value, other, jms) in enumerate(
+                ((0.9, 0.95, 100.0), (0.8, 0.9, 110.0),
+                 (1.0, 0.9, 120.0))):
+            self.summaries[cell('trace', 'qos', None, seed)] = dict(
+                summary({'gold': gold(base_value, 0.5, 0.1, 0.0)}, seed,
+                        1.0, 10.0),
+                workflow_metrics=dict(flow, jms_mean_s=jms))
+            self.summaries[cell('trace', 'priority', None, seed)] = dict(
+                summary({'gold': gold(other, 0.5, 0.1, 0.0)}, 2 * seed,
+                        1.0, 10.0),
+                workflow_metrics=dict(flow, jms_mean_s=jms - 10 * seed))
+        self.classes = ['gold']
+
+    def test_ci95_half_width(self):
+        rows = experiment.aggregate(self.summaries, self.classes)
+        qos = rows[0]
+        # sd 0.1, t(0.975, 2) = 4.303: 4.303 x 0.1 / sqrt(3) = 0.24843.
+        self.assertAlmostEqual(0.24843, qos.ci95['gold_mean_availability'],
+                               places=5)
+        # JMS 100, 110, 120: sd 10, 4.303 x 10 / sqrt(3) = 24.843.
+        self.assertEqual((110.0, 10.0), qos.values['jms_mean_s'])
+        self.assertAlmostEqual(24.843, qos.ci95['jms_mean_s'], places=3)
+
+    def test_workflow_columns_only_with_workflows(self):
+        rows = experiment.aggregate(self.summaries, self.classes)
+        path = os.path.join(self.make_tmp(), 'comparison.csv')
+        experiment.write_comparison_csv(path, rows, self.classes, True,
+                                        with_ci=True)
+        with open(path) as stream:
+            header = stream.readline().strip().split(',')
+        self.assertEqual(['njsl_mean', 'njsl_mean_std', 'njsl_mean_ci95'],
+                         header[-3:])
+        self.assertIn('jms_mean_s_ci95', header)
+        for summary_ in self.summaries.values():
+            del summary_['workflow_metrics']
+        rows = experiment.aggregate(self.summaries, self.classes)
+        experiment.write_comparison_csv(path, rows, self.classes, True)
+        with open(path) as stream:
+            header = stream.readline().strip().split(',')
+        self.assertEqual('wall_time_s_std', header[-1])
+        self.assertNotIn('jms_mean_s', header)
+
+    def test_paired_differences_against_the_baseline(self):
+        pairs = experiment.paired_differences(self.summaries, self.classes,
+                                              'qos')
+        self.assertEqual({('priority', 'qos')},
+                         {(row.policy, row.baseline) for row in pairs})
+        by_metric = {row.metric: row.difference for row in pairs}
+        # 0.05, 0.1, -0.1: mean 0.01667, sd 0.10408,
+        # 4.303 x 0.10408 / sqrt(3) = 0.25856.
+        gold_diff = by_metric['gold_mean_availability']
+        self.assertEqual(3, gold_diff.n)
+        self.assertAlmostEqual(0.016667, gold_diff.mean, places=5)
+        self.assertAlmostEqual(0.104083, gold_diff.std, places=5)
+        self.assertAlmostEqual(0.25856, gold_diff.ci95, places=4)
+        # Preemptions 0, 2, 4 against 0, 1, 2: differences 0, 1, 2.
+        self.assertEqual(1.0, by_metric['preemptions'].mean)
+        # JMS: priority is 0, 10, 20 s shorter.
+        self.assertEqual(-10.0, by_metric['jms_mean_s'].mean)
+        # Against priority instead, every sign turns.
+        reverse = {row.metric: row.difference for row in
+                   experiment.paired_differences(
+                       self.summaries, self.classes, 'priority')}
+        self.assertEqual(10.0, reverse['jms_mean_s'].mean)
+        self.assertEqual({'qos'}, {row.policy for row in
+                                   experiment.paired_differences(
+                                       self.summaries, self.classes,
+                                       'priority')})
+
+    def test_paired_csv(self):
+        pairs = experiment.paired_differences(self.summaries, self.classes,
+                                              'qos')
+        path = os.path.join(self.make_tmp(), 'paired.csv')
+        experiment.write_paired_csv(path, pairs)
+        with open(path) as stream:
+            rows = {row['metric']: row for row in csv.DictReader(stream)}
+        row = rows['jms_mean_s']
+        self.assertEqual(('trace', 'fixed', 'priority', 'qos', '3'),
+                         (row['workload'], row['size_factor'],
+                          row['policy'], row['baseline'], row['pairs']))
+        # -10 +- 4.303 x 10 / sqrt(3).
+        self.assertEqual('-10', row['mean_difference'])
+        self.assertAlmostEqual(-34.843, float(row['ci95_low']), places=3)
+        self.assertAlmostEqual(14.843, float(row['ci95_high']), places=3)
+
+    def test_replications_over_a_custom_key(self):
+        # Fold two workloads into one row: the workload is the replication.
+        cell = experiment.Cell
+        summaries = {cell(name, 'qos', None, 0): summary(
+            {'gold': gold(value, 0.5, 0.1, 0.0)}, 0, 1.0, 1.0)
+            for name, value in (('a', 0.5), ('b', 0.7))}
+        rows = experiment.aggregate(
+            summaries, ['gold'],
+            key=lambda c: (('all', c.size_factor, c.policy),
+                           (c.workload, c.seed)))
+        self.assertEqual(1, len(rows))
+        self.assertEqual(('all', 2), (rows[0].workload, rows[0].seeds))
+        self.assertAlmostEqual(0.6, rows[0].values[
+            'gold_mean_availability'][0])
