@@ -23,6 +23,7 @@ start-up checks call: every bad field is reported at once.
 
 import os
 import re
+import urllib.parse
 
 from oslo_config import cfg
 
@@ -347,6 +348,14 @@ def state_file(conf):
     return os.path.abspath(os.path.expanduser(path))
 
 
+def is_http_url(url):
+    """Whether ``url`` is an http or https URL with a host (the watcher
+    client and the Prometheus source open nothing else: no ``file:``).
+    """
+    parts = urllib.parse.urlsplit(url)
+    return parts.scheme in ('http', 'https') and bool(parts.netloc)
+
+
 def problems(conf, at):
     """Bounds oslo.config cannot express, one line per bad field."""
     found = []
@@ -368,6 +377,11 @@ def problems(conf, at):
         except exception.InvalidInput as error:
             found.append('%s: %s' % (at('load_watcher', 'bind'),
                                      error.message))
+    for option in ('url', 'prometheus_url'):
+        url = conf.load_watcher[option]
+        if url and not is_http_url(url):
+            found.append('%s = %s: must be an http:// or https:// URL' % (
+                at('load_watcher', option), url))
     pattern = conf.load_watcher.prometheus_host_pattern
     try:
         if re.compile(pattern).groups < 1:

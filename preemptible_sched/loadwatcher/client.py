@@ -19,6 +19,7 @@ import json
 import urllib.error
 import urllib.request
 
+from preemptible_sched.conf import load as load_conf
 from preemptible_sched.loadwatcher import payload as payload_mod
 
 #: Largest payload read from a watcher.
@@ -36,6 +37,9 @@ class WatcherClient:
     """
 
     def __init__(self, url, cache_seconds=10.0, timeout=2.0):
+        if not load_conf.is_http_url(url):
+            raise ValueError('load watcher URL %r: must be an http:// or '
+                             'https:// URL' % url)
         self.url = url.rstrip('/')
         self.cache_seconds = cache_seconds
         self.timeout = timeout
@@ -45,8 +49,9 @@ class WatcherClient:
 
     def _read(self):
         try:
-            with urllib.request.urlopen(self.url + '/watcher',
-                                        timeout=self.timeout) as response:
+            # An http(s) URL: checked in __init__ (and by the options).
+            with urllib.request.urlopen(  # nosec B310
+                    self.url + '/watcher', timeout=self.timeout) as response:
                 body = response.read(MAX_PAYLOAD_BYTES + 1)
         except urllib.error.HTTPError as error:
             return None, 'watcher answered HTTP %d' % error.code

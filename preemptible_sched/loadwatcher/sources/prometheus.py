@@ -23,6 +23,7 @@ import urllib.parse
 import urllib.request
 
 from preemptible_sched.conf import CONF
+from preemptible_sched.conf import load as load_conf
 from preemptible_sched.loadwatcher import sources
 
 #: Largest response read from Prometheus (a big cloud's two vectors).
@@ -30,8 +31,13 @@ MAX_RESPONSE_BYTES = 64 * 1024 * 1024
 
 
 def _fetch(url, timeout):
+    if not load_conf.is_http_url(url):
+        raise sources.SourceError('Prometheus URL %r: must be an http:// or '
+                                  'https:// URL' % url.split('/api/')[0])
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as response:
+        # An http(s) URL, checked above (and by the options).
+        with urllib.request.urlopen(url,  # nosec B310
+                                    timeout=timeout) as response:
             return response.read(MAX_RESPONSE_BYTES + 1)
     except urllib.error.HTTPError as error:
         # Prometheus answers a bad query with 400 and a JSON error body.

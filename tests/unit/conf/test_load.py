@@ -50,6 +50,17 @@ class TestLoadOptions(test_checks.ConfigFileTestCase):
         self.assertRaises(exception.ConfigProblems, checks.require_valid,
                           CONF)
 
+    def test_urls_other_than_http_are_refused_together(self):
+        # The watcher client and the Prometheus source open http(s) only:
+        # a file: URL would read local files.
+        path = self.load('[load_watcher]\nurl = file:///etc/passwd\n'
+                         'prometheus_url = http://\n')
+        found = checks.problems(CONF)
+        self.assertIn('%s: [load_watcher] url = file:///etc/passwd: must be '
+                      'an http:// or https:// URL' % path, found)
+        self.assertTrue(any('prometheus_url = http://: must be an http'
+                            in line for line in found), found)
+
     def test_target_zero_refused(self):
         self.load('[target_load_packing]\ntarget_utilization = 0\n')
         self.assertEqual(1, len(checks.problems(CONF)))

@@ -89,6 +89,12 @@ class TestPrometheusSource(base.TestCase):
             fetch=lambda url, timeout: b'<html>proxy error</html>')
         self.assertRaises(sources.SourceError, source.collect, 0.0)
 
+    def test_only_http_urls_are_opened(self):
+        source = prometheus.PrometheusSource(url='file:///etc',
+                                             timeout=1.0)
+        error = self.assertRaises(sources.SourceError, source.collect, 0.0)
+        self.assertIn('must be an http:// or https:// URL', str(error))
+
     def test_unreachable(self):
         # Nothing listens on port 9 of localhost (discard, closed).
         source = prometheus.PrometheusSource(url='http://127.0.0.1:9',

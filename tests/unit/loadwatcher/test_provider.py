@@ -17,6 +17,7 @@
 
 from preemptible_sched import host_manager
 from preemptible_sched.loadwatcher import api
+from preemptible_sched.loadwatcher import client as client_mod
 from preemptible_sched.loadwatcher import provider
 from preemptible_sched import objects
 from tests import base
@@ -99,3 +100,7 @@ class TestLoadProvider(base.TestCase):
         server.shutdown()
         snapshot = load_provider.snapshot(helpers.T0 + 20, manager)
         self.assertEqual(50.0, snapshot.hosts['host-b'].cpu_avg)
+
+    def test_a_watcher_url_must_be_http(self):
+        self.assertRaises(ValueError, client_mod.WatcherClient,
+                          'file:///etc/passwd')
