@@ -53,17 +53,20 @@ def decide(scenario):
         sched.host_manager.add_host(host)
     for host_name, instance in scenario.placements:
         sched.host_manager.add_instance(host_name, instance)
-    snapshot = load.build(
-        scenario.now,
-        [(host.name, host.vcpus, host.memory_mb) for host in scenario.hosts],
-        scenario.load_windows(),
-        {host_name for host_name, _ in scenario.placements},
-        multiplier=CONF.target_load_packing.default_multiplier)
-    sched.host_manager.table.load = snapshot
-    # Explained before the decision adds its own instances.
-    load_explained = (snapshot.explain(sched.host_manager.batch())
-                      if provider.reads_load(sched) or
-                      scenario.load_windows() else None)
+    load_explained = None
+    if provider.reads_load(sched) or scenario.load_windows():
+        # Only then: building the snapshot warns about every host without
+        # metrics, which means nothing to a scheduler that reads none.
+        snapshot = load.build(
+            scenario.now,
+            [(host.name, host.vcpus, host.memory_mb)
+             for host in scenario.hosts],
+            scenario.load_windows(),
+            {host_name for host_name, _ in scenario.placements},
+            multiplier=CONF.target_load_packing.default_multiplier)
+        sched.host_manager.table.load = snapshot
+        # Explained before the decision adds its own instances.
+        load_explained = snapshot.explain(sched.host_manager.batch())
     spec, explained = explain_sla(scenario, sched.host_manager)
     if spec is None:
         decision = scheduler.Decision(scenario.request, [], [],

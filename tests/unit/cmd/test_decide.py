@@ -17,10 +17,13 @@
 import copy
 import io
 import json
+import logging
 import os
 import shutil
 import tempfile
 from unittest import mock
+
+import fixtures
 
 from preemptible_sched.cmd import sched
 from tests import base
@@ -87,6 +90,16 @@ class TestDecide(DecideTestCase):
             'termination_cost']['normalized'])
         self.assertEqual(0.0, by_name['host-C']['weights'][
             'termination_cost']['normalized'])
+
+    def test_no_load_talk_without_a_load_aware_plugin(self):
+        # The paper's snapshot has no metrics and its scheduler reads
+        # none: no load section, and no warning about missing metrics.
+        logger = self.useFixture(fixtures.FakeLogger(
+            name='preemptible_sched.load', level=logging.INFO))
+        code, out, err = self.run_cli('decide', '--scenario', SCENARIO)
+        self.assertEqual(0, code, err)
+        self.assertNotIn('load', json.loads(out))
+        self.assertEqual('', logger.output)
 
     def test_paper_snapshot_table(self):
         code, out, err = self.run_cli('decide', '--scenario', SCENARIO,
