@@ -221,6 +221,8 @@ class HostTable:
         self.victims = VictimTable()
         #: resources -> whether some registered host holds them when empty
         self._holds = {}
+        #: sizes :meth:`holds` refused since the memo was last cleared
+        self.refused = 0
 
     def __len__(self):
         return self.size
@@ -252,6 +254,7 @@ class HostTable:
             self.hosts[slot] = host
         self.size = slot + 1
         self._holds.clear()
+        self.refused = 0
         return slot
 
     def holds(self, resources):
@@ -268,9 +271,11 @@ class HostTable:
         if held is None:
             if len(self._holds) >= _HOLDS_MEMO:
                 self._holds.clear()
+                self.refused = 0
             need = numpy.array(resources, dtype=numpy.float64)[:, None]
             held = self._holds[resources] = bool(
                 (need <= self.capacity + 2 * EPSILON).all(axis=0).any())
+            self.refused += not held
         return held
 
     # Columns over the registered hosts (views, not copies).

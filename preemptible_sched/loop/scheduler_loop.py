@@ -325,11 +325,15 @@ class SchedulerLoop:
         else:
             self._last_pass = (self.host_manager.generation,
                                self.queue.signature())
-            # A request larger than every host waits for a host to
-            # register, an event: time alone changes nothing for it.
-            could_place = self.scheduler.could_place
-            waiting = [entry for entry in self.queue.entries.values()
-                       if could_place(entry.spec)]
+            waiting = list(self.queue.entries.values())
+            if self.host_manager.table.refused:
+                # A request larger than every host waits for a host to
+                # register, an event: time alone changes nothing for it.
+                # (Looked for only once some size was refused: a long
+                # queue is not swept on every quiet pass for nothing.)
+                could_place = self.scheduler.could_place
+                waiting = [entry for entry in waiting
+                           if could_place(entry.spec)]
             self._quiet_until = (self.scheduler.strategy.next_change(
                 self.host_manager.occupied_host_states(), waiting, now)
                 if waiting else math.inf)

@@ -122,6 +122,16 @@ class TestHostTable(base.TestCase):
         self.manager.add_host(objects.Host('big', 16, 32768, 500))
         self.assertTrue(table.holds(big))
 
+    def test_refused_counts_the_sizes_no_host_holds(self):
+        table = self.manager.table
+        self.assertEqual(0, table.refused)
+        table.holds(objects.Resources(8, 16384, 500))
+        table.holds(objects.Resources(16, 16384, 500))
+        table.holds(objects.Resources(16, 16384, 500))     # memoised
+        self.assertEqual(1, table.refused)
+        self.manager.add_host(objects.Host('big', 16, 32768, 500))
+        self.assertEqual(0, table.refused)
+
     def test_holds_ignores_usage_and_state(self):
         # Whether a host could ever hold it: a full or down host counts.
         self.manager.add_instance('h0', base.make_instance(
