@@ -47,7 +47,37 @@ SHARED = ('termination_costs', 'billing_period_seconds',
 _shared_opts = [opt for opt in preemptible.preemptible_opts +
                 plugins.cost_opts() if opt.name in SHARED]
 
+MODES = ('retry', 'one_pass')
+
 nova_opts = [
+    cfg.StrOpt('mode',
+               default='retry',
+               choices=[
+                   ('retry', 'Nova schedules first; when it ends in '
+                    'NoValidHost for a normal request, the manager reads '
+                    'every host from Placement and the cell databases '
+                    'and runs a second pass on the normal view. Works '
+                    'with any flavor.'),
+                   ('one_pass', 'Preemptible flavors consume the '
+                    'CUSTOM_PREEMPTIBLE_* resource classes and every '
+                    'compute node offers them, so Placement answers on '
+                    'the normal view: a normal request is placed, and its '
+                    'victims chosen, within Nova\'s own pass.')],
+               help="""
+How a normal request finds room held by preemptible servers.
+
+``one_pass`` needs the preemptible flavors moved to the custom classes
+(``preemptible-nova-one-pass flavor-properties``) and a provider
+configuration file on every compute host
+(``preemptible-nova-one-pass provider-config`` into ``[compute]
+provider_config_location``). A preemptible flavor left on the standard
+classes still works: a normal request that Placement finds no room for
+then takes the ``retry`` path.
+
+Related options:
+
+* ``preempt``
+"""),
     cfg.BoolOpt('preempt',
                 default=True,
                 help="""
@@ -163,6 +193,8 @@ def apply(nova_conf, core_conf):
     configuration; in a Nova process that object is never parsed, so the
     values set in ``nova.conf`` are put there as overrides.
     """
+    # The cost multipliers are plugin options, registered on first need.
+    plugins.register_opts(core_conf)
     group = nova_conf[nova_group.name]
     for name in SHARED:
         core_conf.set_override(name, group[name],

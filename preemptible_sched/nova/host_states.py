@@ -40,12 +40,16 @@ from oslo_utils import timeutils
 
 from preemptible_sched import host_state as core_host_state
 from preemptible_sched.nova import extra_specs
+from preemptible_sched.nova import resource_classes
 from preemptible_sched import objects
 
-VCPU = 'VCPU'
-MEMORY_MB = 'MEMORY_MB'
-DISK_GB = 'DISK_GB'
-RESOURCE_CLASSES = (VCPU, MEMORY_MB, DISK_GB)
+VCPU = resource_classes.VCPU
+MEMORY_MB = resource_classes.MEMORY_MB
+DISK_GB = resource_classes.DISK_GB
+#: The classes of a compute node the manager accounts for: the standard
+#: ones and the preemptible classes standing for them.
+RESOURCE_CLASSES = (resource_classes.STANDARD +
+                    tuple(resource_classes.CUSTOM.values()))
 
 #: Attribute of a Nova HostState holding its core HostState.
 STATE_ATTR = 'preemptible_sched_state'
@@ -53,6 +57,10 @@ STATE_ATTR = 'preemptible_sched_state'
 NORMAL_ATTR = 'preemptible_sched_normal'
 #: Id of the one instance that stands for Nova's usage figures.
 USAGE_ID = 'nova-usage'
+#: Ids of the instances standing for a provider summary's usage: the
+#: normal servers, and preemptible usage that is no candidate victim.
+NORMAL_USAGE_ID = 'placement-normal'
+HELD_USAGE_ID = 'placement-preemptible'
 
 _EPOCH = datetime.datetime(1970, 1, 1)
 
@@ -68,10 +76,12 @@ def now():
 
 
 def resources(amounts):
-    """Core resources of a ``{resource class: amount}`` dict."""
-    return objects.Resources(float(amounts.get(VCPU, 0)),
-                             float(amounts.get(MEMORY_MB, 0)),
-                             float(amounts.get(DISK_GB, 0)))
+    """Core resources of a ``{resource class: amount}`` dict (a preemptible
+    class counted as its standard one).
+    """
+    found = resource_classes.standard_amounts(amounts)
+    return objects.Resources(float(found[VCPU]), float(found[MEMORY_MB]),
+                             float(found[DISK_GB]))
 
 
 def request_resources(spec_obj):
@@ -200,6 +210,60 @@ def _instance(consumer, amounts, server, classes, present):
         priority=classes.get(service_class, 0.0))
 
 
+def from_summary(host_state, summary, servers, classes, planner):
+    """The core host of a compute node from its provider summary (one-pass
+    mode).
+
+    ``summary`` is the node's entry of ``provider_summaries`` in the
+    allocation candidates response: its standard classes give the capacity
+    and the normal servers' usage, the preemptible classes the rest of the
+    full view. ``servers`` is None, or the node's servers (``{uuid: Nova
+    Instance}``, with their flavors) when victims may have to be chosen
+    there: each preemptible one with no task under way becomes a candidate
+    victim. Preemptible usage no such server explains (a server being
+    built or moved, a server not read) is held: it counts in the full view
+    and is never a victim.
+    """
+    capacity, normal, full = resource_classes.views(summary)
+    host = objects.Host(
+        name=host_state.nodename,
+        vcpus=float(capacity[VCPU]), memory_mb=float(capacity[MEMORY_MB]),
+        disk_gb=float(capacity[DISK_GB]),
+        reserved_vcpus=0.0, reserved_memory_mb=0.0, reserved_disk_gb=0.0,
+        cpu_allocation_ratio=1.0, ram_allocation_ratio=1.0,
+        disk_allocation_ratio=1.0, aggregates=_aggregates(host_state))
+    state = core_host_state.HostState(host, planner=planner)
+    present = planner.now
+    state.consume(objects.Instance(NORMAL_USAGE_ID, resources(normal),
+                                   started_at=present))
+    held = {rc: full[rc] - normal[rc] for rc in resource_classes.STANDARD}
+    for uuid in sorted(servers or ()):
+        server = servers[uuid]
+        if not extra_specs.is_preemptible(server.flavor):
+            continue
+        amounts = scheduler_utils.resources_from_flavor_and_bfv(
+            server.flavor, False)
+        if not resource_classes.uses_custom(amounts):
+            continue    # a preemptible flavor left on the standard classes
+        instance = _instance(uuid, amounts, server, classes, present)
+        if not instance.preemptible:
+            continue
+        used = resource_classes.standard_amounts(amounts)
+        if any(used[rc] > held[rc] + 1e-9 for rc in held):
+            continue    # Placement does not count it (yet) on this node
+        for rc in held:
+            held[rc] -= used[rc]
+        state.consume(instance)
+    if any(amount > 1e-9 for amount in held.values()):
+        # Counted in the full view only, never a victim: consumed as
+        # preemptible (out of the normal view) and marked as already
+        # being terminated (out of the candidates).
+        state.consume(objects.Instance(HELD_USAGE_ID, resources(held),
+                                       preemptible=True, started_at=present))
+        state.mark_terminating(HELD_USAGE_ID, None)
+    return state
+
+
 def state_of(host_state, planner):
     """The core host of a Nova ``HostState`` (attached, or built)."""
     state = getattr(host_state, STATE_ATTR, None)
@@ -217,14 +281,23 @@ def view_of(host_state, planner):
 def view_copy(host_state, state, normal):
     """A copy of a Nova ``HostState`` showing one view of ``state``.
 
+    The original is left untouched; see :func:`show`.
+    """
+    shown = copy.copy(host_state)
+    show(shown, state, normal)
+    return shown
+
+
+def show(shown, state, normal):
+    """Make a Nova ``HostState`` (a copy) show one view of ``state``.
+
     Nova's filters and weighers read the usage fields (free RAM, vCPUs
-    used, free disk, instance count, the instances); the copy carries those
+    used, free disk, instance count, the instances); ``shown`` gets those
     of the full or the normal view, and the core host for the wrapped core
-    plugins. The original is left untouched.
+    plugins.
     """
     view = state.view(normal)
     host = state.host
-    shown = copy.copy(host_state)
     shown.vcpus_total = host.vcpus
     shown.vcpus_used = view.vcpus_used
     shown.total_usable_ram_mb = host.memory_mb
@@ -235,12 +308,11 @@ def view_copy(host_state, state, normal):
     shown.free_disk_mb = (host.disk_gb - (host.reserved_disk_gb or 0) -
                           view.disk_gb_used) * 1024
     shown.num_instances = view.num_instances
+    instances = getattr(shown, 'instances', None) or {}
     if normal:
-        shown.instances = {uuid: server for uuid, server
-                           in (host_state.instances or {}).items()
+        shown.instances = {uuid: server for uuid, server in instances.items()
                            if uuid not in state.preemptible_instances}
     else:
-        shown.instances = dict(host_state.instances or {})
+        shown.instances = dict(instances)
     setattr(shown, STATE_ATTR, state)
     setattr(shown, NORMAL_ATTR, normal)
-    return shown

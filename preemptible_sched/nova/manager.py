@@ -75,6 +75,7 @@ from preemptible_sched import host_state as core_host_state
 from preemptible_sched.nova import config
 from preemptible_sched.nova import extra_specs
 from preemptible_sched.nova import host_states
+from preemptible_sched.nova import one_pass
 from preemptible_sched.nova import placement
 from preemptible_sched.nova import planner
 from preemptible_sched import objects
@@ -102,23 +103,12 @@ class Candidate:
     servers: dict                   # consumer uuid -> Nova Instance
 
 
-@dataclasses.dataclass
-class Choice:
-    """Where one instance goes, whom it displaces, and the other hosts in
-    the order they were ranked (for alternates).
-    """
-
-    instance_uuid: str
-    candidate: Candidate
-    plan: objects.TerminationPlan
-    ranked: list
-
-
 def _no_valid_host(reason=''):
     return exception.NoValidHost(reason=reason)
 
 
-class PreemptibleSchedulerManager(nova_manager.SchedulerManager):
+class PreemptibleSchedulerManager(one_pass.OnePassMixin,
+                                  nova_manager.SchedulerManager):
     """Nova's scheduler manager that deletes preemptible servers to make
     room for normal ones.
     """
@@ -150,28 +140,71 @@ class PreemptibleSchedulerManager(nova_manager.SchedulerManager):
         if spec_obj is self._sentinel:
             spec_obj = nova_objects.RequestSpec.from_primitives(
                 context, request_spec, filter_properties)
-        try:
-            return super().select_destinations(
-                context, spec_obj=spec_obj, instance_uuids=instance_uuids,
-                return_objects=return_objects,
-                return_alternates=return_alternates)
-        except (exception.NoValidHost, messaging.ExpectedException) as error:
-            failure = getattr(error, 'exc_info', (None, error, None))[1]
-            if not isinstance(failure, exception.NoValidHost):
-                raise
-            if not self._may_preempt(context, spec_obj, instance_uuids):
-                raise failure
-        # Across the workers of the service when Nova has a lock path.
-        external = bool(CONF.oslo_concurrency.lock_path)
-        with lockutils.lock(_LOCK, lock_file_prefix='nova-',
-                            external=external,
-                            lock_path=CONF.oslo_concurrency.lock_path):
+        nova_args = dict(spec_obj=spec_obj, instance_uuids=instance_uuids,
+                         return_objects=return_objects,
+                         return_alternates=return_alternates)
+        if self._one_pass(spec_obj, instance_uuids):
+            try:
+                with self._decision_lock():
+                    return self._select_one_pass(context, spec_obj,
+                                                 instance_uuids, nova_args)
+            except exception.NoValidHost as failure:
+                if not self._may_preempt(context, spec_obj, instance_uuids):
+                    raise failure
+                # Room held by preemptible flavors left on the standard
+                # classes: the retry path may still find it.
+                LOG.debug('No room on the normal view for %s; trying the '
+                          'retry path.', instance_uuids)
+        else:
+            try:
+                return super().select_destinations(context, **nova_args)
+            except (exception.NoValidHost,
+                    messaging.ExpectedException) as error:
+                failure = getattr(error, 'exc_info', (None, error, None))[1]
+                if not isinstance(failure, exception.NoValidHost):
+                    raise
+                if not self._may_preempt(context, spec_obj, instance_uuids):
+                    raise failure
+        with self._decision_lock():
             selections = self._preempt_and_select(
                 context, spec_obj, instance_uuids,
                 return_alternates and return_objects)
         if not return_objects:
             return jsonutils.to_primitive(
                 [selection[0].to_dict() for selection in selections])
+        return selections
+
+    def _decision_lock(self):
+        """Across the workers of the service when Nova has a lock path."""
+        external = bool(CONF.oslo_concurrency.lock_path)
+        return lockutils.lock(_LOCK, lock_file_prefix='nova-',
+                              external=external,
+                              lock_path=CONF.oslo_concurrency.lock_path)
+
+    # -- the one-pass mode ---------------------------------------------------
+
+    def _one_pass(self, spec_obj, instance_uuids):
+        """Whether this request takes the one-pass path: in that mode,
+        every request Placement answers (not a rebuild).
+        """
+        return (CONF.preemptible_sched.mode == 'one_pass' and
+                not scheduler_utils.request_is_rebuild(spec_obj))
+
+    def _select_one_pass(self, context, spec_obj, instance_uuids, nova_args):
+        classes = nova_opts.service_class_priorities(CONF)
+        request = host_states.core_request(spec_obj, classes)
+        may_displace = (not request.preemptible and
+                        self._may_preempt(context, spec_obj, instance_uuids))
+        call = one_pass.Call(context.elevated(), request, may_displace,
+                             classes, planner.planner())
+        with one_pass.begin(call):
+            selections = super().select_destinations(context, **nova_args)
+        choices = [choice for choice in call.choices]
+        victims = [(choice, victim) for choice in choices
+                   for victim in choice.plan.victims]
+        if victims:
+            self._journal(context, instance_uuids, choices)
+            self._terminate(context.elevated(), victims)
         return selections
 
     # -- which requests may preempt ------------------------------------
@@ -237,22 +270,23 @@ class PreemptibleSchedulerManager(nova_manager.SchedulerManager):
         for index, uuid in enumerate(instance_uuids):
             spec_obj.instance_uuid = uuid
             spec_obj.obj_reset_changes(['instance_uuid'])
-            choice = self._choose(spec_obj, index, uuid, request, candidates)
-            if choice is None:
+            found = self._choose(spec_obj, index, uuid, request, candidates)
+            if found is None:
                 LOG.info('No host can take instance %d of %d of request %s '
                          'even without its preemptible servers.', index + 1,
                          len(instance_uuids), instance_uuids)
                 raise _no_valid_host(
                     _('No host has room, even without its preemptible '
                       'servers.'))
-            state = choice.candidate.state
+            candidate, choice = found
+            state = candidate.state
             for victim in choice.plan.victims:
                 state.release(victim.id)
             state.consume(objects.Instance(uuid, request.resources,
                                            started_at=state.planner.now))
             choices.append(choice)
         self._journal(context, instance_uuids, choices)
-        victims = [(choice.candidate, victim) for choice in choices
+        victims = [(choice, victim) for choice in choices
                    for victim in choice.plan.victims]
         if victims:
             self._terminate(elevated, victims)
@@ -291,7 +325,7 @@ class PreemptibleSchedulerManager(nova_manager.SchedulerManager):
         return {server.uuid: server for server in servers}
 
     def _choose(self, spec_obj, index, uuid, request, candidates):
-        """The host and victims of one instance, or None."""
+        """The candidate and choice of one instance, or None."""
         by_node = {(c.nova.host, c.nova.nodename): c for c in candidates}
         fitting = [c for c in candidates
                    if c.state.normal.fits(request.resources)]
@@ -325,7 +359,10 @@ class PreemptibleSchedulerManager(nova_manager.SchedulerManager):
                                             instance_uuid=uuid)
                 others = [by_node[(h.host, h.nodename)].nova for h in ranked
                           if h is not shown_host]
-                return Choice(uuid, candidate, plan, others)
+                return candidate, one_pass.Choice(
+                    uuid, candidate.nova, plan,
+                    {victim.id: candidate.servers[victim.id]
+                     for victim in plan.victims}, others)
         return None
 
     def _journal(self, context, instance_uuids, choices):
@@ -338,13 +375,13 @@ class PreemptibleSchedulerManager(nova_manager.SchedulerManager):
                      'it: %(victims)s (termination cost %(cost).6g)',
                      {'uuid': choice.instance_uuid,
                       'request': instance_uuids,
-                      'host': choice.candidate.nova.host,
-                      'node': choice.candidate.nova.nodename,
+                      'host': choice.host.host,
+                      'node': choice.host.nodename,
                       'victims': plan.victim_ids or 'none',
                       'cost': plan.cost})
             placements.append({'instance_uuid': choice.instance_uuid,
-                               'host': choice.candidate.nova.host,
-                               'nodename': choice.candidate.nova.nodename,
+                               'host': choice.host.host,
+                               'nodename': choice.host.nodename,
                                'terminate': plan.victim_ids,
                                'termination_cost': plan.cost})
         self._notify(context, DECISION_EVENT,
@@ -357,12 +394,12 @@ class PreemptibleSchedulerManager(nova_manager.SchedulerManager):
         """Notice, grace period, then delete through the compute API."""
         grace = CONF.preemptible_sched.termination_grace_seconds
         terminate_at = timeutils.utcnow() + datetime.timedelta(seconds=grace)
-        for candidate, victim in victims:
-            server = candidate.servers[victim.id]
+        for choice, victim in victims:
+            server = choice.servers[victim.id]
             self._notify(context, NOTICE_EVENT, {
                 'instance_id': victim.id,
                 'project_id': server.project_id,
-                'host': candidate.nova.host,
+                'host': choice.host.host,
                 'grace_seconds': grace,
                 'terminate_at': terminate_at.isoformat()})
             if grace > 0:
@@ -370,7 +407,7 @@ class PreemptibleSchedulerManager(nova_manager.SchedulerManager):
         if grace > 0:
             time.sleep(grace)
         failed = []
-        for candidate, victim in victims:
+        for choice, victim in victims:
             try:
                 server = self.compute_api.get(context, victim.id)
                 self.compute_api.delete(context, server)
@@ -378,11 +415,11 @@ class PreemptibleSchedulerManager(nova_manager.SchedulerManager):
                 LOG.info('Preemptible server %s is already gone.', victim.id)
             except Exception as error:   # e.g. a task began in the grace
                 LOG.warning('Could not delete preemptible server %s on %s: '
-                            '%s', victim.id, candidate.nova.host, error)
+                            '%s', victim.id, choice.host.host, error)
                 failed.append(victim.id)
             else:
                 LOG.info('Deleted preemptible server %s on %s.', victim.id,
-                         candidate.nova.host)
+                         choice.host.host)
         if failed:
             # The room will not appear; the others are deleted already.
             raise _no_valid_host(
@@ -432,7 +469,7 @@ class PreemptibleSchedulerManager(nova_manager.SchedulerManager):
                 by_provider[provider].append(alloc_req)
         claimed = []
         for choice in choices:
-            host = choice.candidate.nova
+            host = choice.host
             offers = by_provider.get(host.uuid)
             if not offers or not scheduler_utils.claim_resources(
                     elevated, self.placement_client, spec_obj,
@@ -447,10 +484,10 @@ class PreemptibleSchedulerManager(nova_manager.SchedulerManager):
                     _('The room made was taken by another request.'))
             claimed.append((choice, offers[0]))
         num_alts = CONF.scheduler.max_attempts - 1 if return_alternates else 0
-        chosen = {choice.candidate.nova.uuid for choice in choices}
+        chosen = {choice.host.uuid for choice in choices}
         selections = []
         for choice, alloc_req in claimed:
-            host = choice.candidate.nova
+            host = choice.host
             selected = [nova_objects.Selection.from_host_state(
                 host, allocation_request=alloc_req,
                 allocation_request_version=version)]

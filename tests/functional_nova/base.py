@@ -29,13 +29,16 @@ run times and billing periods are exact.
 import datetime
 import os
 
+import fixtures
 from nova import test
 from nova.tests import fixtures as nova_fixtures
 from nova.tests.functional import fixtures as func_fixtures
 from nova.tests.functional import integrated_helpers
 from oslo_utils import timeutils
+import yaml
 
 from preemptible_sched.nova import extra_specs
+from preemptible_sched.nova import resource_classes
 
 PASTE_CONFIG = os.path.join(os.path.dirname(__file__), 'api-paste.ini')
 MANAGER = 'preemptible_sched.nova.manager.PreemptibleSchedulerManager'
@@ -51,6 +54,11 @@ class NovaTestCase(test.TestCase,
     HOSTS = ('host1', 'host2')
     #: Extra ``nova.conf`` settings: ``{(group or None, name): value}``.
     FLAGS = {}
+    #: The one-pass mode: the spot flavor consumes the preemptible classes
+    #: and every compute node offers them (a provider config file).
+    ONE_PASS = False
+    #: MediumFakeDriver's node.
+    NODE = {'vcpus': 10, 'memory_mb': 8192, 'disk_gb': 1028}
 
     def setUp(self):
         self.flags(compute_driver='fake.MediumFakeDriver',
@@ -64,6 +72,10 @@ class NovaTestCase(test.TestCase,
         self.flags(release_poll_interval=0.05, group='preemptible_sched')
         for (group, name), value in self.FLAGS.items():
             self.flags(**{name: value, 'group': group})
+        if self.ONE_PASS:
+            self.flags(mode='one_pass', group='preemptible_sched')
+            self.flags(provider_config_location=self.provider_configs(),
+                       group='compute')
         super().setUp()
         timeutils.set_time_override(T0)
         self.addCleanup(timeutils.clear_time_override)
@@ -84,8 +96,7 @@ class NovaTestCase(test.TestCase,
                                                     manager=MANAGER)
         for host in self.HOSTS:
             self._start_compute(host)
-        self.spot = self._create_flavor(name='spot', vcpu=2, memory_mb=2048,
-                                        disk=10, ephemeral=0, extra_spec=SPOT)
+        self.spot = self.spot_flavor('spot', 2, 2048, 10)
         self.normal = self._create_flavor(name='normal', vcpu=2,
                                           memory_mb=2048, disk=10,
                                           ephemeral=0)
@@ -93,6 +104,23 @@ class NovaTestCase(test.TestCase,
                                        disk=20, ephemeral=0)
         self.flavors = {flavor['id']: flavor
                         for flavor in self.api.get_flavors()}
+
+    def provider_configs(self):
+        """A folder with the provider config of every compute node."""
+        folder = self.useFixture(fixtures.TempDir()).path
+        config = resource_classes.provider_config(**self.NODE)
+        with open(os.path.join(folder, 'preemptible.yaml'), 'w') as out:
+            yaml.safe_dump(config, out)
+        return folder
+
+    def spot_flavor(self, name, vcpus, memory_mb, disk):
+        specs = dict(SPOT)
+        if self.ONE_PASS:
+            specs.update(resource_classes.flavor_extra_specs(
+                vcpus, memory_mb, disk))
+        return self._create_flavor(name=name, vcpu=vcpus,
+                                   memory_mb=memory_mb, disk=disk,
+                                   ephemeral=0, extra_spec=specs)
 
     # -- time ------------------------------------------------------------
 
@@ -135,23 +163,29 @@ class NovaTestCase(test.TestCase,
 
     def assert_usages_match_servers(self):
         """Placement usages of every host equal the sum of the flavors of
-        the servers on it.
+        the servers on it (a flavor moved to the preemptible classes
+        counted in those).
         """
-        expected = {host: {'VCPU': 0, 'MEMORY_MB': 0, 'DISK_GB': 0}
-                    for host in self.HOSTS}
+        classes = resource_classes.STANDARD + tuple(
+            resource_classes.CUSTOM.values())
+        expected = {host: dict.fromkeys(classes, 0) for host in self.HOSTS}
         for server in self.api.get_servers(detail=True):
-            flavor = self.flavors[server['flavor']['id']] \
-                if 'id' in server['flavor'] else None
-            if flavor is None:
-                flavor = {'vcpus': server['flavor']['vcpus'],
-                          'ram': server['flavor']['ram'],
-                          'disk': server['flavor']['disk']}
+            flavor = server['flavor']
             usage = expected[server['OS-EXT-SRV-ATTR:host']]
-            usage['VCPU'] += flavor['vcpus']
-            usage['MEMORY_MB'] += flavor['ram']
-            usage['DISK_GB'] += flavor['disk']
+            specs = flavor.get('extra_specs') or {}
+            for standard, amount in (('VCPU', flavor['vcpus']),
+                                     ('MEMORY_MB', flavor['ram']),
+                                     ('DISK_GB', flavor['disk'])):
+                custom = resource_classes.CUSTOM[standard]
+                if specs.get('resources:%s' % standard) == '0':
+                    usage[custom] += int(specs.get('resources:%s' % custom,
+                                                   0))
+                else:
+                    usage[standard] += amount
         for host, usage in expected.items():
+            found = self._get_provider_usages(
+                self._get_provider_uuid_by_host(host))
             self.assertEqual(
-                usage, self._get_provider_usages(
-                    self._get_provider_uuid_by_host(host)),
+                usage, {rc: found.get(rc, 0) for rc in classes},
                 'Placement usages of %s' % host)
+            self.assertEqual(set(), set(found) - set(classes))

@@ -29,7 +29,11 @@ s1d       1800  1200  s2d       2100   900
 =======  =====  ====  =======  =====  ====
 """
 
+from unittest import mock
 
+from nova.scheduler import manager as nova_manager
+
+from preemptible_sched.nova import manager
 from tests.functional_nova import base
 
 LAYOUT = {'s1a': ('host1', 0), 's1b': ('host1', 600),
@@ -156,3 +160,101 @@ class TestGracePeriod(base.NovaTestCase):
         self.assertNotIn('Could not set the termination notice', log)
         self.assertIn('Deleted preemptible server %s on host2'
                       % spots['s2d']['id'], log)
+
+
+class TestPreemptionOnePass(TestPreemption):
+    """Every case above again in the one-pass mode (the spot flavor on the
+    preemptible classes), with the same victims; and the retry path is
+    never taken.
+    """
+
+    ONE_PASS = True
+
+    def setUp(self):
+        super().setUp()
+        retry = mock.patch.object(
+            manager.PreemptibleSchedulerManager, '_preempt_and_select',
+            side_effect=AssertionError('the retry path was taken'))
+        retry.start()
+        self.addCleanup(retry.stop)
+
+    def test_victims_chosen_in_nova_own_pass(self):
+        # Nova's select_destinations runs once, Placement answers once.
+        client = self.scheduler_service.manager.placement_client
+        nova_select = nova_manager.SchedulerManager.select_destinations
+        calls = []
+
+        def counted(manager_self, *args, **kwargs):
+            calls.append(args)
+            return nova_select(manager_self, *args, **kwargs)
+
+        with mock.patch.object(
+                client, 'get_allocation_candidates',
+                wraps=client.get_allocation_candidates) as candidates, \
+                mock.patch.object(nova_manager.SchedulerManager,
+                                  'select_destinations', counted):
+            before = self.server_ids()
+            server = self.boot(self.normal, name='n1')
+        self.assertEqual(1, len(calls))
+        self.assertEqual(1, candidates.call_count)
+        self.assertEqual('host2', server['OS-EXT-SRV-ATTR:host'])
+        self.assertEqual(['s2d'], self.deleted(before))
+        # The spot servers are on the preemptible classes, the normal one
+        # on the standard ones.
+        usages = self._get_provider_usages(
+            self._get_provider_uuid_by_host('host2'))
+        self.assertEqual(2, usages['VCPU'])
+        self.assertEqual(6, usages['CUSTOM_PREEMPTIBLE_VCPU'])
+        self.assert_usages_match_servers()
+
+    def test_full_view_keeps_preemptible_servers_off_hosts_with_normal_room(
+            self):
+        # host2 loses s2d to a normal server: full again (8 of 10 vCPUs,
+        # 8192 of 8192 MB), although Placement still offers 4 vCPUs and
+        # 2048 MB of the preemptible classes there. A spot server fits
+        # neither host's full view.
+        self.boot(self.normal, name='n1')
+        before = self.server_ids()
+        server = self.boot(self.spot, name='late', expected_state='ERROR')
+        self.assertIn('No valid host', server['fault']['message'])
+        self.assertEqual(before, self.server_ids() - {server['id']})
+
+
+class TestTwoInstancesOnOneHost(base.NovaTestCase):
+    """Both instances of a request displace servers of host2, the cheapest
+    for each: costs at T0 + 3000 s are 3000, 2700, 2400, 2100 on host1 and
+    3000, 2700, 100 (s2c) and 200 (s2d) on host2. The first instance takes
+    s2c's room; the second must see it taken and take s2d's, never s2c's
+    again (which would leave host2 holding five servers' worth).
+    """
+
+    FLAGS = {('filter_scheduler', 'weight_classes'): WEIGHERS}
+    LAYOUT = {'s1a': ('host1', 0), 's1b': ('host1', 300),
+              's1c': ('host1', 600), 's1d': ('host1', 900),
+              's2a': ('host2', 0), 's2b': ('host2', 300),
+              's2c': ('host2', 2900), 's2d': ('host2', 2800)}
+
+    def test_second_instance_sees_the_first_one_victims_gone(self):
+        spots = self.fill(self.LAYOUT)
+        self.at(NOW)
+        before = self.server_ids()
+        servers = self.boot_many(self.normal, 2)
+        self.assertEqual(['host2', 'host2'], [
+            server['OS-EXT-SRV-ATTR:host'] for server in servers])
+        gone = before - self.server_ids()
+        self.assertEqual(sorted([spots['s2c']['id'], spots['s2d']['id']]),
+                         sorted(gone))
+        # One victim each, named once.
+        decision, = [message.payload for message
+                     in self.notifier.notifications
+                     if message.event_type == 'preemptible_sched.preempt']
+        self.assertEqual(
+            [[spots['s2c']['id']], [spots['s2d']['id']]],
+            [placement['terminate']
+             for placement in decision['placements']])
+        self.assert_usages_match_servers()
+
+
+class TestTwoInstancesOnOneHostOnePass(TestTwoInstancesOnOneHost):
+
+    ONE_PASS = True
