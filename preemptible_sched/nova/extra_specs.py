@@ -27,9 +27,10 @@ from oslo_utils import strutils
 
 from preemptible_sched.conf import nova as nova_opts
 from preemptible_sched.nova import config
+from preemptible_sched.nova import resource_classes
 
 CONF = config.CONF
-PREEMPTIBLE = 'preemptible_sched:preemptible'
+PREEMPTIBLE = resource_classes.PREEMPTIBLE_SPEC
 SERVICE_CLASS = 'preemptible_sched:service_class'
 
 

@@ -33,6 +33,10 @@ Nova-free, so that the command line and the docs can use it anywhere.
 
 import math
 
+#: The flavor extra spec that makes a flavor preemptible (declared here,
+#: Nova-free, for the command line; :mod:`.extra_specs` validates it).
+PREEMPTIBLE_SPEC = 'preemptible_sched:preemptible'
+
 VCPU = 'VCPU'
 MEMORY_MB = 'MEMORY_MB'
 DISK_GB = 'DISK_GB'
