@@ -92,7 +92,7 @@ for the request. Off, the manager behaves as Nova's own.
 Related options:
 
 * ``termination_costs``
-* ``release_timeout``
+* ``mode``
 """),
     cfg.DictOpt('service_classes',
                 default={'gold': '1000', 'silver': '500', 'bronze': '0'},
@@ -107,29 +107,6 @@ cost charges (terminating a server of a higher class costs more).
 Possible values:
 
 * ``name:priority`` pairs, e.g. ``gold:1000,silver:500,bronze:0``.
-"""),
-    cfg.FloatOpt('release_timeout',
-                 default=60.0,
-                 min=0.0,
-                 help="""
-Longest wait, in seconds, for Placement to release the allocations of the
-servers deleted to make room, after the grace period.
-
-The compute service deletes the allocation of a server once the server is
-gone. When some are still held after this long, the request fails with
-NoValidHost (the servers stay deleted).
-
-Related options:
-
-* ``release_poll_interval``
-* ``termination_grace_seconds``
-"""),
-    cfg.FloatOpt('release_poll_interval',
-                 default=0.5,
-                 min=0.01,
-                 help="""
-Seconds between two checks of Placement while waiting for deleted servers
-to release their allocations.
 """),
     cfg.FloatOpt('preemptible_count_weight_multiplier',
                  default=1.0,

@@ -286,13 +286,13 @@ class PreemptibleSchedulerManager(one_pass.OnePassMixin,
                                            started_at=state.planner.now))
             choices.append(choice)
         self._journal(context, instance_uuids, choices)
+        self._swap(elevated, spec_obj, wanted, choices)
         victims = [(choice, victim) for choice in choices
                    for victim in choice.plan.victims]
         if victims:
             self._terminate(elevated, victims)
-            self._wait_released(elevated, victims)
-        return self._claim(context, elevated, spec_obj, resources, choices,
-                           return_alternates)
+        return self._selections(context, resources, wanted, choices,
+                                return_alternates)
 
     def _candidates(self, context, spec_obj, resources, wanted, classes):
         """Every compute node the request may land on, as core hosts."""
@@ -434,62 +434,48 @@ class PreemptibleSchedulerManager(one_pass.OnePassMixin,
             LOG.warning('Could not set the termination notice on server '
                         '%s: %s', uuid, error)
 
-    def _wait_released(self, context, victims):
-        settings = CONF.preemptible_sched
-        deadline = time.monotonic() + settings.release_timeout
-        held = {victim.id for _, victim in victims}
-        while True:
-            try:
-                held = {uuid for uuid in held
-                        if self.reader.holds(context, uuid)}
-            except placement.ReadFailed as error:
-                LOG.warning('Cannot tell whether deleted servers released '
-                            'their allocations: %s', error)
-                raise _no_valid_host()
-            if not held:
-                return
-            if time.monotonic() >= deadline:
-                LOG.warning('Deleted servers %s still hold allocations '
-                            'after %s s; giving up the request.',
-                            sorted(held), settings.release_timeout)
-                raise _no_valid_host(
-                    _('Preempted servers did not release their resources '
-                      'in time.'))
-            time.sleep(settings.release_poll_interval)
+    def _swap(self, context, spec_obj, wanted, choices):
+        """Claim every instance on its host with the victims' room, in one
+        atomic Placement write: nothing else can take that room, and
+        nothing waits for the victims to be gone.
+        """
+        claims = {choice.instance_uuid: (choice.host.uuid, wanted,
+                                         spec_obj.project_id,
+                                         spec_obj.user_id)
+                  for choice in choices}
+        victims = [victim.id for choice in choices
+                   for victim in choice.plan.victims]
+        try:
+            self.reader.swap(context, claims, victims)
+        except (placement.ReadFailed, placement.SwapRefused) as error:
+            LOG.warning('The room chosen for %s could not be claimed: %s',
+                        sorted(claims), error)
+            raise _no_valid_host(
+                _('The room chosen was taken by another request.'))
 
-    def _claim(self, context, elevated, spec_obj, resources, choices,
-               return_alternates):
-        """Claim every instance on its host from fresh candidates."""
-        found = self.placement_client.get_allocation_candidates(
-            context, resources) or (None, None, None)
-        alloc_reqs, _summaries, version = found
+    def _selections(self, context, resources, wanted, choices,
+                    return_alternates):
+        """Nova's selections: each instance's claimed host, then alternates
+        (other hosts of its cell, as ranked, that Placement offers now).
+        """
         by_provider = collections.defaultdict(list)
-        for alloc_req in alloc_reqs or ():
-            for provider in alloc_req['allocations']:
-                by_provider[provider].append(alloc_req)
-        claimed = []
-        for choice in choices:
-            host = choice.host
-            offers = by_provider.get(host.uuid)
-            if not offers or not scheduler_utils.claim_resources(
-                    elevated, self.placement_client, spec_obj,
-                    choice.instance_uuid, offers[0],
-                    allocation_request_version=version):
-                LOG.warning('The room made on %s for %s was taken before '
-                            'it could be claimed.', host.host,
-                            choice.instance_uuid)
-                self._cleanup_allocations(
-                    context, [done.instance_uuid for done, _ in claimed])
-                raise _no_valid_host(
-                    _('The room made was taken by another request.'))
-            claimed.append((choice, offers[0]))
+        version = placement.SWAP_VERSION
         num_alts = CONF.scheduler.max_attempts - 1 if return_alternates else 0
+        if num_alts:
+            found = self.placement_client.get_allocation_candidates(
+                context, resources) or (None, None, None)
+            alloc_reqs, _summaries, version = found
+            for alloc_req in alloc_reqs or ():
+                for provider in alloc_req['allocations']:
+                    by_provider[provider].append(alloc_req)
         chosen = {choice.host.uuid for choice in choices}
         selections = []
-        for choice, alloc_req in claimed:
+        for choice in choices:
             host = choice.host
+            claimed = {'allocations': {host.uuid: {
+                'resources': dict(wanted)}}, 'mappings': {'': [host.uuid]}}
             selected = [nova_objects.Selection.from_host_state(
-                host, allocation_request=alloc_req,
+                host, allocation_request=claimed,
                 allocation_request_version=version)]
             for other in choice.ranked:
                 if len(selected) > num_alts:

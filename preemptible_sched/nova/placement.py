@@ -31,8 +31,17 @@ VERSION = '1.36'
 _SELECTORS = ('member_of', 'in_tree')
 
 
+#: Microversion of the claim that swaps victims for new servers
+#: (consumer generations).
+SWAP_VERSION = '1.28'
+
+
 class ReadFailed(Exception):
     """Placement could not be reached or refused a read."""
+
+
+class SwapRefused(Exception):
+    """Placement refused the swap (the room or a victim changed)."""
 
 
 class PlacementReader:
@@ -91,3 +100,51 @@ class PlacementReader:
         """Whether ``consumer`` still holds an allocation anywhere."""
         return bool(self._get(context, '/allocations/%s'
                               % consumer)['allocations'])
+
+    def consumer(self, context, consumer):
+        """``(allocations, generation, project, user)`` of ``consumer``."""
+        response = self.client.get('/allocations/%s' % consumer,
+                                   version=SWAP_VERSION,
+                                   global_request_id=context.global_id)
+        if response is None or not response:
+            raise ReadFailed('GET /allocations/%s: %s' % (
+                consumer, 'Placement unreachable' if response is None
+                else response.status_code))
+        found = response.json()
+        return (found.get('allocations') or {},
+                found.get('consumer_generation'),
+                found.get('project_id'), found.get('user_id'))
+
+    def swap(self, context, claims, victims):
+        """In one atomic write, give every victim's room to the new servers.
+
+        ``claims`` maps each new server's uuid to ``(provider, {class:
+        amount}, project, user)``; ``victims`` lists the uuids of the
+        servers whose allocations are removed (they are deleted or shelved
+        afterwards, and keep running without allocations until then).
+        Placement applies all of it or nothing; raises SwapRefused when it
+        refuses (another consumer took the room, or a victim's allocations
+        changed since they were read).
+        """
+        payload = {}
+        for uuid, (provider, amounts, project, user) in claims.items():
+            payload[uuid] = {
+                'allocations': {provider: {'resources': dict(amounts)}},
+                'project_id': project, 'user_id': user,
+                'consumer_generation': None}
+        for uuid in victims:
+            allocations, generation, project, user = self.consumer(context,
+                                                                   uuid)
+            if not allocations:
+                continue    # gone already: nothing of it to give
+            payload[uuid] = {'allocations': {}, 'project_id': project,
+                             'user_id': user,
+                             'consumer_generation': generation}
+        response = self.client.post('/allocations', payload,
+                                    version=SWAP_VERSION,
+                                    global_request_id=context.global_id)
+        if response is None:
+            raise SwapRefused('POST /allocations: Placement unreachable')
+        if not response:
+            raise SwapRefused('POST /allocations: %s %s' % (
+                response.status_code, response.text[:200]))

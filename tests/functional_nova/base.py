@@ -69,7 +69,6 @@ class NovaTestCase(test.TestCase,
                    service_down_time=10 ** 7)
         self.flags(api_paste_config=PASTE_CONFIG, group='wsgi')
         self.flags(instances=100, cores=1000, ram=10 ** 7, group='quota')
-        self.flags(release_poll_interval=0.05, group='preemptible_sched')
         for (group, name), value in self.FLAGS.items():
             self.flags(**{name: value, 'group': group})
         if self.ONE_PASS:
