@@ -26,6 +26,7 @@ from oslo_config import cfg
 
 from preemptible_sched.conf import plugins
 from preemptible_sched.conf import preemptible
+from preemptible_sched.conf import qos
 
 nova_group = cfg.OptGroup(
     'preemptible_sched',
@@ -77,6 +78,58 @@ then takes the ``retry`` path.
 Related options:
 
 * ``preempt``
+"""),
+    cfg.StrOpt('preemption_strategy',
+               default='preemptible',
+               choices=[
+                   ('preemptible', 'Only servers of preemptible flavors '
+                    'are displaced, for servers of normal flavors; the '
+                    'cheapest set by termination_costs.'),
+                   ('priority', 'A server displaces servers of strictly '
+                    'lower priority (its flavor\'s service class), as '
+                    'Kubernetes does; the fewest at the lowest priorities.'),
+                   ('qos', 'QoS-driven: a request at risk of missing its '
+                    'service class\'s availability SLO displaces servers '
+                    'with more slack ([qos] and [service_class_<name>]).')],
+               help="""
+Who may displace whom.
+
+``priority`` and ``qos`` follow the flavors'
+``preemptible_sched:service_class`` and ignore
+``preemptible_sched:preemptible``; they take the retry path in either
+``mode`` (the servers they displace hold standard classes). A new boot may
+displace; moves, rebuilds and unshelves never do.
+
+Related options:
+
+* ``on_victim``
+* ``service_classes``
+"""),
+    cfg.StrOpt('on_victim',
+               choices=[('terminate', 'delete the victim'),
+                        ('requeue', 'shelve and offload the victim (its '
+                         'allocations freed, the server kept) and unshelve '
+                         'it when room returns')],
+               help="""
+What happens to a displaced server. Unset: ``terminate`` under the
+``preemptible`` strategy, ``requeue`` under ``priority`` and ``qos``.
+
+A requeued server is shelved (offloaded at once when Nova's
+``shelved_offload_time`` is 0, else by the manager's periodic task) and
+marked with the metadata key ``preemptible_sched:requeued``; the periodic
+task unshelves such servers, most urgent first, whenever Placement has room
+for them.
+
+Related options:
+
+* ``requeue_interval``
+"""),
+    cfg.IntOpt('requeue_interval',
+               default=60,
+               min=1,
+               help="""
+Seconds between two runs of the periodic task that offloads shelved victims
+and unshelves requeued servers when room returns.
 """),
     cfg.BoolOpt('preempt',
                 default=True,
@@ -158,9 +211,14 @@ ALL_OPTS = _shared_opts + nova_opts
 
 
 def register_opts(conf):
-    """Register the group on ``conf`` (Nova's configuration). Idempotent."""
+    """Register the group on ``conf`` (Nova's configuration), and the
+    core's ``[qos]`` and ``[service_class_<name>]`` groups the ``qos``
+    strategy reads. Idempotent.
+    """
     conf.register_group(nova_group)
     conf.register_opts(ALL_OPTS, group=nova_group)
+    if qos.qos_group.name not in conf:
+        qos.register_opts(conf)
 
 
 def apply(nova_conf, core_conf):
@@ -196,4 +254,4 @@ def service_class_priorities(nova_conf):
 
 def list_opts():
     """``[(group, opts)]`` for oslo-config-generator and the docs."""
-    return [(nova_group, ALL_OPTS)]
+    return [(nova_group, ALL_OPTS)] + list(qos.list_opts().items())

@@ -62,6 +62,15 @@ USAGE_ID = 'nova-usage'
 NORMAL_USAGE_ID = 'placement-normal'
 HELD_USAGE_ID = 'placement-preemptible'
 
+#: System metadata of a server displaced by a class-based strategy (not
+#: writable by its owner): when it was displaced, and its running time and
+#: allocation overhead until then (seconds), its QoS account.
+DISPLACED_AT = 'preemptible_sched_displaced_at'
+RUNNING_S = 'preemptible_sched_running_s'
+OVERHEAD_S = 'preemptible_sched_overhead_s'
+#: System metadata of a displaced server waiting to be unshelved.
+REQUEUED = 'preemptible_sched_requeued'
+
 _EPOCH = datetime.datetime(1970, 1, 1)
 
 
@@ -200,6 +209,7 @@ def _instance(consumer, amounts, server, classes, present):
     flavor = server.flavor
     service_class = extra_specs.service_class(flavor)
     launched = server.launched_at or server.created_at
+    admitted, running_since, running_s, overhead_s = account(server, present)
     return objects.Instance(
         consumer, resources(amounts),
         preemptible=(extra_specs.is_preemptible(flavor) and
@@ -207,7 +217,48 @@ def _instance(consumer, amounts, server, classes, present):
         started_at=epoch(launched) if launched else present,
         flavor=flavor.name,
         service_class=service_class,
-        priority=classes.get(service_class, 0.0))
+        priority=classes.get(service_class, 0.0),
+        admitted_at=admitted, running_since=running_since,
+        running_s=running_s, overhead_s=overhead_s)
+
+
+def _seconds(system_metadata, key):
+    try:
+        value = float(system_metadata.get(key) or 0.0)
+    except ValueError:
+        return 0.0
+    return value if 0.0 <= value < float('inf') else 0.0
+
+
+def _field(server, name):
+    """A field of a Nova Instance, None when it was not loaded."""
+    return getattr(server, name) if server.obj_attr_is_set(name) else None
+
+
+def account(server, present):
+    """``(admitted_at, running_since, running_s, overhead_s)`` of a server.
+
+    Admitted when it was created. It runs since it was last launched when
+    it is active with no task under way (otherwise nothing may displace
+    it: ``running_since`` is None). Its running time and overhead before a
+    displacement are in its system metadata; the time from admission, or
+    from its last displacement, to its last launch is overhead.
+    """
+    created = _field(server, 'created_at')
+    admitted = epoch(created) if created else present
+    system = _field(server, 'system_metadata') or {}
+    running_s = _seconds(system, RUNNING_S)
+    overhead_s = _seconds(system, OVERHEAD_S)
+    displaced = _seconds(system, DISPLACED_AT) or None
+    running_since = None
+    launched = _field(server, 'launched_at')
+    if (_field(server, 'vm_state') == 'active' and
+            _field(server, 'task_state') is None and
+            not _field(server, 'deleted') and launched):
+        running_since = epoch(launched)
+        waited_from = displaced if displaced is not None else admitted
+        overhead_s += max(0.0, running_since - waited_from)
+    return admitted, running_since, running_s, overhead_s
 
 
 def from_summary(host_state, summary, servers, classes, planner):
@@ -278,25 +329,31 @@ def view_of(host_state, planner):
     return state.view(getattr(host_state, NORMAL_ATTR, False))
 
 
-def view_copy(host_state, state, normal):
+def view_copy(host_state, state, normal, without=None):
     """A copy of a Nova ``HostState`` showing one view of ``state``.
 
     The original is left untouched; see :func:`show`.
     """
     shown = copy.copy(host_state)
-    show(shown, state, normal)
+    show(shown, state, normal, without)
     return shown
 
 
-def show(shown, state, normal):
+def show(shown, state, normal, without=None):
     """Make a Nova ``HostState`` (a copy) show one view of ``state``.
 
     Nova's filters and weighers read the usage fields (free RAM, vCPUs
     used, free disk, instance count, the instances); ``shown`` gets those
-    of the full or the normal view, and the core host for the wrapped core
-    plugins.
+    of the full or the normal view (or of the full view without the
+    instances ``without``, for the class-based strategies), and the core
+    host for the wrapped core plugins.
     """
-    view = state.view(normal)
+    if without is not None:
+        view = state.view_without(without)
+        hidden = {instance.id for instance in without}
+    else:
+        view = state.view(normal)
+        hidden = state.preemptible_instances if normal else ()
     host = state.host
     shown.vcpus_total = host.vcpus
     shown.vcpus_used = view.vcpus_used
@@ -309,10 +366,7 @@ def show(shown, state, normal):
                           view.disk_gb_used) * 1024
     shown.num_instances = view.num_instances
     instances = getattr(shown, 'instances', None) or {}
-    if normal:
-        shown.instances = {uuid: server for uuid, server in instances.items()
-                           if uuid not in state.preemptible_instances}
-    else:
-        shown.instances = dict(instances)
+    shown.instances = {uuid: server for uuid, server in instances.items()
+                       if uuid not in hidden}
     setattr(shown, STATE_ATTR, state)
     setattr(shown, NORMAL_ATTR, normal)

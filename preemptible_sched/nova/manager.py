@@ -68,6 +68,7 @@ from oslo_concurrency import lockutils
 from oslo_log import log as logging
 import oslo_messaging as messaging
 from oslo_serialization import jsonutils
+from oslo_service import periodic_task
 from oslo_utils import timeutils
 
 from preemptible_sched.conf import nova as nova_opts
@@ -78,7 +79,9 @@ from preemptible_sched.nova import host_states
 from preemptible_sched.nova import one_pass
 from preemptible_sched.nova import placement
 from preemptible_sched.nova import planner
+from preemptible_sched.nova import strategies
 from preemptible_sched import objects
+from preemptible_sched import qos
 
 CONF = config.CONF
 
@@ -212,7 +215,8 @@ class PreemptibleSchedulerManager(one_pass.OnePassMixin,
     def _may_preempt(self, context, spec_obj, instance_uuids):
         if not CONF.preemptible_sched.preempt or not instance_uuids:
             return False
-        if extra_specs.is_preemptible(spec_obj.flavor):
+        if (CONF.preemptible_sched.preemption_strategy == 'preemptible' and
+                extra_specs.is_preemptible(spec_obj.flavor)):
             LOG.debug('Preemptible request %s: nothing is deleted for it.',
                       instance_uuids)
             return False
@@ -321,11 +325,16 @@ class PreemptibleSchedulerManager(one_pass.OnePassMixin,
             return {}
         with nova_context.target_cell(context, cell) as cell_context:
             servers = nova_objects.InstanceList.get_by_filters(
-                cell_context, {'uuid': uuids}, expected_attrs=['flavor'])
+                cell_context, {'uuid': uuids},
+                expected_attrs=['flavor', 'system_metadata'])
         return {server.uuid: server for server in servers}
 
     def _choose(self, spec_obj, index, uuid, request, candidates):
         """The candidate and choice of one instance, or None."""
+        strategy = strategies.load(CONF)
+        if strategy is not None:
+            return self._choose_by_class(spec_obj, index, uuid, request,
+                                         candidates, strategy)
         by_node = {(c.nova.host, c.nova.nodename): c for c in candidates}
         fitting = [c for c in candidates
                    if c.state.normal.fits(request.resources)]
@@ -364,6 +373,62 @@ class PreemptibleSchedulerManager(one_pass.OnePassMixin,
                     {victim.id: candidate.servers[victim.id]
                      for victim in plan.victims}, others)
         return None
+
+    def _choose_by_class(self, spec_obj, index, uuid, request, candidates,
+                         strategy):
+        """The candidate and choice of one instance under a class-based
+        strategy, or None: each host is filtered without the servers the
+        request may displace there; the smallest :meth:`score` of the
+        victims wins, ties to the weighers on the full view.
+        """
+        now = host_states.now()
+        entry = objects.PendingRequest(request, submitted_at=now, sequence=0)
+        if not strategy.may_preempt(entry, now):
+            return None
+        options = {}
+        shown = []
+        for candidate in candidates:
+            state = candidate.state
+            displaceable = strategy.displaceable(state, entry, now)
+            if not state.view_without(displaceable).fits(request.resources):
+                continue
+            options[(candidate.nova.host, candidate.nova.nodename)] = (
+                candidate, displaceable)
+            shown.append(host_states.view_copy(candidate.nova, state, False,
+                                               without=displaceable))
+        passed = self.host_manager.get_filtered_hosts(shown, spec_obj, index)
+        if not passed:
+            return None
+        plans = {}
+        full = []
+        for host in passed:
+            candidate, displaceable = options[(host.host, host.nodename)]
+            plan = strategy.plan(candidate.state, entry, displaceable, now)
+            if plan is None:
+                continue
+            plans[host.nodename] = plan
+            full.append(host_states.view_copy(candidate.nova, candidate.state,
+                                              normal=False))
+        if not full:
+            return None
+        weighed = self.host_manager.get_weighed_hosts(full, spec_obj)
+        ranked = sorted(
+            enumerate(weighed), key=lambda item: (
+                strategy.score(plans[item[1].obj.nodename], entry, now),
+                item[0]))
+        ranked = [item.obj for _, item in ranked]
+        first = ranked[0]
+        candidate, _ = options[(first.host, first.nodename)]
+        plan = plans[first.nodename]
+        LOG.debug('%s strategy for %s: ranked %s; victims on %s: %s',
+                  strategy.name, uuid, [h.nodename for h in ranked],
+                  first.nodename, plan.victim_ids)
+        self._consume_selected_host(first, spec_obj, instance_uuid=uuid)
+        others = [options[(h.host, h.nodename)][0].nova for h in ranked[1:]]
+        return candidate, one_pass.Choice(
+            uuid, candidate.nova, plan,
+            {victim.id: candidate.servers[victim.id]
+             for victim in plan.victims}, others)
 
     def _journal(self, context, instance_uuids, choices):
         """Record the decision before anything is deleted."""
@@ -406,24 +471,122 @@ class PreemptibleSchedulerManager(one_pass.OnePassMixin,
                 self._set_notice(context, victim.id, terminate_at)
         if grace > 0:
             time.sleep(grace)
-        failed = []
+        action = strategies.on_victim(CONF)
         for choice, victim in victims:
-            try:
-                server = self.compute_api.get(context, victim.id)
-                self.compute_api.delete(context, server)
-            except exception.InstanceNotFound:
-                LOG.info('Preemptible server %s is already gone.', victim.id)
-            except Exception as error:   # e.g. a task began in the grace
-                LOG.warning('Could not delete preemptible server %s on %s: '
-                            '%s', victim.id, choice.host.host, error)
-                failed.append(victim.id)
+            self._act(context, choice.host.host, choice.servers[victim.id],
+                      action)
+
+    def _act(self, context, host, server, action):
+        """Delete or requeue one victim. Its room is the new server's
+        already: a failure is logged, and changes nothing else.
+        """
+        try:
+            if action == 'requeue':
+                self._requeue(context, server)
             else:
-                LOG.info('Deleted preemptible server %s on %s.', victim.id,
-                         choice.host.host)
-        if failed:
-            # The room will not appear; the others are deleted already.
-            raise _no_valid_host(
-                _('Preemptible servers could not be deleted.'))
+                found = self.compute_api.get(context, server.uuid)
+                self.compute_api.delete(context, found)
+        except exception.InstanceNotFound:
+            LOG.info('Displaced server %s is already gone.', server.uuid)
+        except Exception as error:   # e.g. a task began in the grace
+            LOG.warning('Could not %s displaced server %s on %s: %s',
+                        action, server.uuid, host, error)
+        else:
+            LOG.info('%s displaced server %s on %s.',
+                     'Shelved' if action == 'requeue' else 'Deleted',
+                     server.uuid, host)
+
+    def _requeue(self, context, server):
+        """Shelve ``server`` (Nova offloads it at once when
+        ``shelved_offload_time`` is 0), its QoS account and the requeue mark
+        in its system metadata.
+        """
+        now = host_states.now()
+        _, running_since, running_s, overhead_s = host_states.account(
+            server, now)
+        if running_since is not None:
+            running_s += max(0.0, now - running_since)
+        found = self.compute_api.get(context, server.uuid,
+                                     expected_attrs=['system_metadata'])
+        found.system_metadata.update({
+            host_states.RUNNING_S: repr(running_s),
+            host_states.OVERHEAD_S: repr(overhead_s),
+            host_states.DISPLACED_AT: repr(now),
+            host_states.REQUEUED: 'true'})
+        found.save()
+        self.compute_api.shelve(context, found)
+
+    # -- requeued servers ------------------------------------------------
+
+    @periodic_task.periodic_task(
+        spacing=CONF.preemptible_sched.requeue_interval,
+        run_immediately=False)
+    def _requeue_displaced(self, context):
+        """Offload shelved victims, and unshelve requeued ones, most urgent
+        first, while Placement has room for them.
+        """
+        marked = []
+        for cell in self.host_manager.cells.values():
+            with nova_context.target_cell(context, cell) as cell_context:
+                marked.extend(nova_objects.InstanceList.get_by_filters(
+                    cell_context,
+                    {'system_metadata': {host_states.REQUEUED: 'true'},
+                     'deleted': False},
+                    expected_attrs=['flavor', 'system_metadata']))
+        waiting = []
+        for server in marked:
+            if server.task_state is not None:
+                continue        # shelving, offloading or unshelving
+            if server.vm_state == 'shelved':
+                self.compute_api.shelve_offload(context, server)
+            elif server.vm_state == 'shelved_offloaded':
+                waiting.append(server)
+            else:               # back (or stopped by its owner): done
+                del server.system_metadata[host_states.REQUEUED]
+                server.save()
+        for server in self._requeue_order(waiting):
+            if not self._has_room(context, server):
+                continue
+            LOG.info('Unshelving requeued server %s: there is room.',
+                     server.uuid)
+            self.compute_api.unshelve(context, server)
+
+    def _requeue_order(self, servers):
+        """``servers`` in the order the strategy's queue would take them:
+        QoS slack, else priority then admission, else admission.
+        """
+        now = host_states.now()
+        classes = nova_opts.service_class_priorities(CONF)
+        strategy = strategies.load(CONF)
+        entries = []
+        for server in servers:
+            admitted, _, running_s, overhead_s = host_states.account(
+                server, now)
+            service_class = extra_specs.service_class(server.flavor)
+            spec = objects.RequestSpec(
+                id=server.uuid, resources=objects.Resources(0, 0, 0),
+                service_class=service_class,
+                priority=classes.get(service_class, 0.0))
+            entries.append((objects.PendingRequest(
+                spec, submitted_at=admitted, sequence=0, running_s=running_s,
+                overhead_s=overhead_s), server))
+        if strategy is not None and strategy.name == 'qos':
+            key = (lambda item: (qos.request_account(
+                item[0], strategy.classes, now).slack_key(), item[0].id))
+        else:
+            key = (lambda item: (-item[0].spec.priority,
+                                 item[0].submitted_at, item[0].id))
+        return [server for _, server in sorted(entries, key=key)]
+
+    def _has_room(self, context, server):
+        """Whether Placement offers any host for ``server``'s flavor."""
+        spec = nova_objects.RequestSpec.get_by_instance_uuid(
+            context, server.uuid)
+        resources = scheduler_utils.resources_from_request_spec(
+            context, spec, self.host_manager, enable_pinning_translate=True)
+        found = self.placement_client.get_allocation_candidates(
+            context, resources)
+        return bool(found and found[0])
 
     def _set_notice(self, context, uuid, terminate_at):
         try:

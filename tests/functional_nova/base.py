@@ -169,6 +169,8 @@ class NovaTestCase(test.TestCase,
             resource_classes.CUSTOM.values())
         expected = {host: dict.fromkeys(classes, 0) for host in self.HOSTS}
         for server in self.api.get_servers(detail=True):
+            if server['OS-EXT-SRV-ATTR:host'] is None:
+                continue        # shelved and offloaded: no host, no usage
             flavor = server['flavor']
             usage = expected[server['OS-EXT-SRV-ATTR:host']]
             specs = flavor.get('extra_specs') or {}

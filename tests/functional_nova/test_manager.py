@@ -158,7 +158,7 @@ class TestGracePeriod(base.NovaTestCase):
         self.assert_usages_match_servers()
         log = self.stdlog.logger.output
         self.assertNotIn('Could not set the termination notice', log)
-        self.assertIn('Deleted preemptible server %s on host2'
+        self.assertIn('Deleted displaced server %s on host2'
                       % spots['s2d']['id'], log)
 
 
