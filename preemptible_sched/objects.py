@@ -92,6 +92,9 @@ class Instance:
     #: when the scheduler placed it (None: ``started_at``); the load
     #: metrics of its host may not show it for a while after
     placed_at: typing.Optional[float] = None
+    #: its owner's wish to be terminated later (> 0) or sooner (< 0), in
+    #: [-1000, 1000] (the ``cost_hint`` termination cost reads it)
+    cost_hint: float = 0.0
 
     def runtime(self, now):
         return max(0.0, now - self.started_at)

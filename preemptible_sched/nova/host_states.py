@@ -34,6 +34,7 @@ capacity is Placement's, ``(total - reserved) * allocation_ratio``.
 
 import copy
 import datetime
+import math
 
 from nova.scheduler import utils as scheduler_utils
 from oslo_utils import timeutils
@@ -70,6 +71,9 @@ RUNNING_S = 'preemptible_sched_running_s'
 OVERHEAD_S = 'preemptible_sched_overhead_s'
 #: System metadata of a displaced server waiting to be unshelved.
 REQUEUED = 'preemptible_sched_requeued'
+#: Server metadata its owner sets to be terminated later (up to 1000) or
+#: sooner (down to -1000): the ``cost_hint`` termination cost.
+COST_HINT = 'preemptible_sched:termination_cost_hint'
 
 _EPOCH = datetime.datetime(1970, 1, 1)
 
@@ -219,7 +223,20 @@ def _instance(consumer, amounts, server, classes, present):
         service_class=service_class,
         priority=classes.get(service_class, 0.0),
         admitted_at=admitted, running_since=running_since,
-        running_s=running_s, overhead_s=overhead_s)
+        running_s=running_s, overhead_s=overhead_s,
+        cost_hint=cost_hint(server))
+
+
+def cost_hint(server):
+    """The owner's termination cost hint, 0 when unset or not a finite
+    number (the ``cost_hint`` cost clips it to [-1000, 1000]).
+    """
+    value = (_field(server, 'metadata') or {}).get(COST_HINT)
+    try:
+        hint = float(value) if value is not None else 0.0
+    except ValueError:
+        return 0.0
+    return hint if math.isfinite(hint) else 0.0
 
 
 def _seconds(system_metadata, key):

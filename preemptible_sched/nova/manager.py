@@ -326,7 +326,7 @@ class PreemptibleSchedulerManager(one_pass.OnePassMixin,
         with nova_context.target_cell(context, cell) as cell_context:
             servers = nova_objects.InstanceList.get_by_filters(
                 cell_context, {'uuid': uuids},
-                expected_attrs=['flavor', 'system_metadata'])
+                expected_attrs=['flavor', 'metadata', 'system_metadata'])
         return {server.uuid: server for server in servers}
 
     def _choose(self, spec_obj, index, uuid, request, candidates):
@@ -532,7 +532,7 @@ class PreemptibleSchedulerManager(one_pass.OnePassMixin,
                     cell_context,
                     {'system_metadata': {host_states.REQUEUED: 'true'},
                      'deleted': False},
-                    expected_attrs=['flavor', 'system_metadata']))
+                    expected_attrs=['flavor', 'metadata', 'system_metadata']))
         waiting = []
         for server in marked:
             if server.task_state is not None:

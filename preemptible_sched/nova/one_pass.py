@@ -181,7 +181,7 @@ class OnePassMixin:
         with nova_context.target_cell(context, cell) as cell_context:
             servers = nova_objects.InstanceList.get_by_filters(
                 cell_context, {'host': host_names, 'deleted': False},
-                expected_attrs=['flavor'])
+                expected_attrs=['flavor', 'metadata', 'system_metadata'])
         return {server.uuid: server for server in servers}
 
     # -- the ranking --------------------------------------------------------

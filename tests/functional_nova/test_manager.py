@@ -258,3 +258,41 @@ class TestTwoInstancesOnOneHost(base.NovaTestCase):
 class TestTwoInstancesOnOneHostOnePass(TestTwoInstancesOnOneHost):
 
     ONE_PASS = True
+
+
+class TestCostHint(base.NovaTestCase):
+    """The owners of s2d and s1d set ``preemptible_sched:termination_cost_
+    hint`` to 1000 and -1000; with ``termination_costs = billing_period,
+    cost_hint`` each server costs its billing cost plus 600 times
+    (hint + 1000) / 2000: s2d 900 + 600 = 1500, s1d 1200 + 0 = 1200, every
+    other server its billing cost + 300 (s2c 1800, s1c 2100, ...). s1d, on
+    host1, goes instead of s2d.
+    """
+
+    FLAGS = {('filter_scheduler', 'weight_classes'): WEIGHERS,
+             ('preemptible_sched', 'termination_costs'): [
+                 'billing_period', 'cost_hint']}
+
+    def test_owner_hints_move_the_choice(self):
+        spots = self.fill(LAYOUT)
+        self.api.post_server_metadata(
+            spots['s2d']['id'], {'preemptible_sched:termination_cost_hint':
+                                 '1000'})
+        self.api.post_server_metadata(
+            spots['s1d']['id'], {'preemptible_sched:termination_cost_hint':
+                                 '-1000'})
+        self.at(NOW)
+        before = self.server_ids()
+        server = self.boot(self.normal, name='n1')
+        self.assertEqual('host1', server['OS-EXT-SRV-ATTR:host'])
+        self.assertEqual({spots['s1d']['id']}, before - self.server_ids())
+        decision, = [message.payload for message
+                     in self.notifier.notifications
+                     if message.event_type == 'preemptible_sched.preempt']
+        self.assertEqual(1200.0,
+                         decision['placements'][0]['termination_cost'])
+
+
+class TestCostHintOnePass(TestCostHint):
+
+    ONE_PASS = True

@@ -94,6 +94,6 @@ class TestTerminationCostHandler(base.TestCase):
         error = self.assertRaises(
             exception.UnknownPlugin,
             termination.TerminationCostHandler.from_names, ['billing'])
-        self.assertEqual(['billing_period', 'count', 'priority', 'qos_slack',
-                          'runtime'],
+        self.assertEqual(['billing_period', 'cost_hint', 'count', 'priority',
+                          'qos_slack', 'runtime'],
                          error.valid)
