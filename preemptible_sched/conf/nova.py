@@ -131,6 +131,49 @@ Related options:
 Seconds between two runs of the periodic task that offloads shelved victims
 and unshelves requeued servers when room returns.
 """),
+    cfg.IntOpt('max_lifetime',
+               default=0,
+               min=0,
+               help="""
+Longest time, in seconds, a preemptible server may run since its last
+start; 0 for no limit.
+
+The manager's periodic task (every ``housekeeping_interval`` s) terminates
+the servers of preemptible flavors that have run this long, oldest first,
+each with a termination notice (reason ``max_lifetime``). A server with a
+task under way is left for the next run.
+
+Related options:
+
+* ``housekeeping_interval``
+"""),
+    cfg.FloatOpt('watermark',
+                 default=0.0,
+                 min=0.0,
+                 max=0.9,
+                 help="""
+Share of the cloud's vCPUs and RAM kept free by terminating preemptible
+servers before the cloud is full; 0 turns it off.
+
+The manager's periodic task (every ``housekeeping_interval`` s) adds up
+every compute node's capacity and use (every server counted) from
+Placement; when less than this share of either is free it terminates
+preemptible servers, cheapest first by ``termination_costs``, until it is
+(reason ``watermark``). Normal servers then start at once instead of
+waiting for a termination.
+
+Related options:
+
+* ``housekeeping_interval``
+* ``termination_costs``
+"""),
+    cfg.IntOpt('housekeeping_interval',
+               default=60,
+               min=1,
+               help="""
+Seconds between two runs of the periodic task that enforces
+``max_lifetime`` and ``watermark``.
+"""),
     cfg.BoolOpt('preempt',
                 default=True,
                 help="""

@@ -239,6 +239,13 @@ def cost_hint(server):
     return hint if math.isfinite(hint) else 0.0
 
 
+def server_instance(server, classes, present):
+    """The core instance of a server, sized by its flavor."""
+    amounts = scheduler_utils.resources_from_flavor_and_bfv(server.flavor,
+                                                            False)
+    return _instance(server.uuid, amounts, server, classes, present)
+
+
 def _seconds(system_metadata, key):
     try:
         value = float(system_metadata.get(key) or 0.0)

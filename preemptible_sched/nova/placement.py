@@ -96,6 +96,17 @@ class PlacementReader:
         return {consumer: dict(record['resources'])
                 for consumer, record in found.items()}
 
+    def compute_nodes(self, context):
+        """Uuids of every compute node provider (trait COMPUTE_NODE)."""
+        return sorted(provider['uuid'] for provider in self._get(
+            context, '/resource_providers?required=COMPUTE_NODE')
+            ['resource_providers'])
+
+    def usages(self, context, provider):
+        """``{resource class: amount used}`` on ``provider``."""
+        return self._get(context, '/resource_providers/%s/usages'
+                         % provider)['usages']
+
     def holds(self, context, consumer):
         """Whether ``consumer`` still holds an allocation anywhere."""
         return bool(self._get(context, '/allocations/%s'
