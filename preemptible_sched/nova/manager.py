@@ -76,14 +76,12 @@ from preemptible_sched import host_state as core_host_state
 from preemptible_sched.nova import config
 from preemptible_sched.nova import extra_specs
 from preemptible_sched.nova import host_states
-from preemptible_sched.nova import housekeeping
 from preemptible_sched.nova import one_pass
+from preemptible_sched.nova import periodic
 from preemptible_sched.nova import placement
 from preemptible_sched.nova import planner
-from preemptible_sched.nova import resource_classes
 from preemptible_sched.nova import strategies
 from preemptible_sched import objects
-from preemptible_sched import qos
 
 CONF = config.CONF
 
@@ -93,8 +91,6 @@ LOG = logging.getLogger(__name__)
 DECISION_EVENT = 'preemptible_sched.preempt'
 #: Notification each victim's owner gets before the deletion.
 NOTICE_EVENT = 'instance.termination_notice'
-#: Notification of what the periodic task terminates, and why.
-HOUSEKEEPING_EVENT = 'preemptible_sched.housekeeping'
 #: Server metadata key set to the deletion time when there is a grace.
 TERMINATE_AT_KEY = 'preemptible_sched:terminate_at'
 
@@ -520,178 +516,19 @@ class PreemptibleSchedulerManager(one_pass.OnePassMixin,
         found.save()
         self.compute_api.shelve(context, found)
 
-    # -- requeued servers ------------------------------------------------
+    # -- periodic tasks (bodies in .periodic) --------------------------
 
     @periodic_task.periodic_task(
         spacing=CONF.preemptible_sched.requeue_interval,
         run_immediately=False)
     def _requeue_displaced(self, context):
-        """Offload shelved victims, and unshelve requeued ones, most urgent
-        first, while Placement has room for them.
-        """
-        marked = []
-        for cell in self.host_manager.cells.values():
-            with nova_context.target_cell(context, cell) as cell_context:
-                marked.extend(nova_objects.InstanceList.get_by_filters(
-                    cell_context,
-                    {'system_metadata': {host_states.REQUEUED: 'true'},
-                     'deleted': False},
-                    expected_attrs=['flavor', 'metadata', 'system_metadata']))
-        waiting = []
-        for server in marked:
-            if server.task_state is not None:
-                continue        # shelving, offloading or unshelving
-            if server.vm_state == 'shelved':
-                self.compute_api.shelve_offload(context, server)
-            elif server.vm_state == 'shelved_offloaded':
-                waiting.append(server)
-            else:               # back (or stopped by its owner): done
-                del server.system_metadata[host_states.REQUEUED]
-                server.save()
-        for server in self._requeue_order(waiting):
-            if not self._has_room(context, server):
-                continue
-            LOG.info('Unshelving requeued server %s: there is room.',
-                     server.uuid)
-            self.compute_api.unshelve(context, server)
-
-    def _requeue_order(self, servers):
-        """``servers`` in the order the strategy's queue would take them:
-        QoS slack, else priority then admission, else admission.
-        """
-        now = host_states.now()
-        classes = nova_opts.service_class_priorities(CONF)
-        strategy = strategies.load(CONF)
-        entries = []
-        for server in servers:
-            admitted, _, running_s, overhead_s = host_states.account(
-                server, now)
-            service_class = extra_specs.service_class(server.flavor)
-            spec = objects.RequestSpec(
-                id=server.uuid, resources=objects.Resources(0, 0, 0),
-                service_class=service_class,
-                priority=classes.get(service_class, 0.0))
-            entries.append((objects.PendingRequest(
-                spec, submitted_at=admitted, sequence=0, running_s=running_s,
-                overhead_s=overhead_s), server))
-        if strategy is not None and strategy.name == 'qos':
-            key = (lambda item: (qos.request_account(
-                item[0], strategy.classes, now).slack_key(), item[0].id))
-        else:
-            key = (lambda item: (-item[0].spec.priority,
-                                 item[0].submitted_at, item[0].id))
-        return [server for _, server in sorted(entries, key=key)]
-
-    def _has_room(self, context, server):
-        """Whether Placement offers any host for ``server``'s flavor."""
-        spec = nova_objects.RequestSpec.get_by_instance_uuid(
-            context, server.uuid)
-        resources = scheduler_utils.resources_from_request_spec(
-            context, spec, self.host_manager, enable_pinning_translate=True)
-        found = self.placement_client.get_allocation_candidates(
-            context, resources)
-        return bool(found and found[0])
-
-    # -- max_lifetime and watermark -------------------------------------
+        periodic.requeue_displaced(self, context)
 
     @periodic_task.periodic_task(
         spacing=CONF.preemptible_sched.housekeeping_interval,
         run_immediately=False)
     def _housekeeping(self, context):
-        """Terminate preemptible servers past ``max_lifetime``, then
-        enough of the cheapest to keep ``watermark`` of the cloud free.
-        """
-        settings = CONF.preemptible_sched
-        if not settings.max_lifetime and not settings.watermark:
-            return
-        with self._decision_lock():
-            now = host_states.now()
-            servers = self._preemptible_servers(context)
-            classes = nova_opts.service_class_priorities(CONF)
-            instances = [host_states.server_instance(server, classes, now)
-                         for server in servers.values()]
-            instances = [instance for instance in instances
-                         if instance.preemptible]
-            victims = [(instance, 'max_lifetime') for instance in
-                       housekeeping.expired(instances, now,
-                                            settings.max_lifetime)]
-            if settings.watermark:
-                victims += self._over_watermark(context, instances, victims,
-                                                now)
-            if not victims:
-                return
-            self._notify(context, HOUSEKEEPING_EVENT, {
-                'terminate': [{'instance_id': instance.id, 'reason': reason}
-                              for instance, reason in victims]})
-            for instance, reason in victims:
-                server = servers[instance.id]
-                LOG.info('Terminating preemptible server %s (%s).',
-                         instance.id, reason)
-                self._notify(context, NOTICE_EVENT, {
-                    'instance_id': instance.id,
-                    'project_id': server.project_id, 'host': server.host,
-                    'grace_seconds': 0.0, 'reason': reason,
-                    'terminate_at': timeutils.utcnow().isoformat()})
-                self._act(context, server.host, server, 'terminate')
-
-    def _over_watermark(self, context, instances, expiring, now):
-        """The cheapest servers to terminate to restore the watermark."""
-        capacity = dict.fromkeys(resource_classes.STANDARD, 0.0)
-        used = dict.fromkeys(resource_classes.STANDARD, 0.0)
-        try:
-            for provider in self.reader.compute_nodes(context):
-                inventories = self.reader.inventories(context, provider)
-                for standard in resource_classes.STANDARD:
-                    record = inventories.get(standard)
-                    if record:
-                        capacity[standard] += (
-                            (record['total'] - record.get('reserved', 0)) *
-                            record.get('allocation_ratio', 1.0))
-                found = resource_classes.standard_amounts(
-                    self.reader.usages(context, provider))
-                for standard in resource_classes.STANDARD:
-                    used[standard] += found[standard]
-        except placement.ReadFailed as error:
-            LOG.warning('Watermark not checked: %s', error)
-            return []
-        gone = {instance.id for instance, _reason in expiring}
-        for instance, _reason in expiring:
-            used[resource_classes.VCPU] -= instance.resources.vcpus
-            used[resource_classes.MEMORY_MB] -= instance.resources.memory_mb
-        short = housekeeping.shortfall(capacity, used,
-                                       CONF.preemptible_sched.watermark)
-        if not short:
-            return []
-        costs = planner.planner().costs
-        found, left = housekeeping.headroom_victims(
-            short, [instance for instance in instances
-                    if instance.id not in gone and
-                    instance.running_since is not None],
-            lambda instance: costs.cost(instance, None, now))
-        if left:
-            LOG.warning('Terminating every preemptible server cannot keep '
-                        '%s of the cloud free: %s still short.',
-                        CONF.preemptible_sched.watermark, left)
-        return [(instance, 'watermark') for instance in found]
-
-    def _preemptible_servers(self, context):
-        """``{uuid: server}``: active servers of preemptible flavors."""
-        flavors = [flavor.id for flavor
-                   in nova_objects.FlavorList.get_all(context)
-                   if extra_specs.is_preemptible(flavor)]
-        found = {}
-        if not flavors:
-            return found
-        for cell in self.host_manager.cells.values():
-            with nova_context.target_cell(context, cell) as cell_context:
-                for server in nova_objects.InstanceList.get_by_filters(
-                        cell_context,
-                        {'instance_type_id': flavors, 'deleted': False,
-                         'vm_state': 'active'},
-                        expected_attrs=['flavor', 'metadata',
-                                        'system_metadata']):
-                    found[server.uuid] = server
-        return found
+        periodic.housekeeping(self, context)
 
     def _set_notice(self, context, uuid, terminate_at):
         try:

@@ -133,3 +133,13 @@ class TestPreemptibleQuota(base.NovaTestCase):
         self.boot(self.normal, name='n1')
         self.boot(self.normal, name='n2')
         self.refused(self.normal)
+
+
+class TestPeriodicTasks(base.NovaTestCase):
+
+    def test_manager_runs_both_tasks_at_their_intervals(self):
+        # oslo.service finds periodic tasks in the manager class itself.
+        manager = self.scheduler_service.manager
+        spacing = dict(manager._periodic_spacing)
+        self.assertEqual(60, spacing.get('_housekeeping'))
+        self.assertEqual(60, spacing.get('_requeue_displaced'))
