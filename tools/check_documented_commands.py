@@ -34,7 +34,8 @@ import sys
 
 SCRIPTS = ('preemptible-sched', 'preemptible-scheduler',
            'preemptible-compute', 'preemptible-sched-manage',
-           'preemptible-sched-status', 'preemptible-nova-scheduler')
+           'preemptible-sched-status', 'preemptible-nova-scheduler',
+           'preemptible-nova-one-pass')
 _SYNOPSIS = re.compile(r'[\[\]|]|\.\.\.|\b[A-Z][A-Z_]{2,}\b')
 
 
