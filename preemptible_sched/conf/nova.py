@@ -174,6 +174,51 @@ Related options:
 Seconds between two runs of the periodic task that enforces
 ``max_lifetime`` and ``watermark``.
 """),
+    cfg.StrOpt('coordination_url',
+               secret=True,
+               help="""
+tooz backend URL of the lock that serialises decisions across every
+scheduler host, e.g. ``redis://127.0.0.1:6379``,
+``etcd3+http://etcd:2379``, ``zookeeper://zk:2181`` or
+``file:///shared/folder``.
+
+Unset: an oslo.concurrency lock (a file lock with ``[oslo_concurrency]
+lock_path``) serialises the workers of one host only; run one scheduler
+host, or set this. The backend's client library must be installed (for
+Redis, ``pip install redis``).
+
+Related options:
+
+* ``lock_timeout``
+"""),
+    cfg.FloatOpt('lock_timeout',
+                 default=60.0,
+                 min=0.0,
+                 help="""
+Longest wait, in seconds, for the decision lock; a request that waits
+longer fails with NoValidHost.
+"""),
+    cfg.StrOpt('journal_connection',
+               default='sqlite:///$state_path/preemptible_sched.sqlite',
+               secret=True,
+               help="""
+SQLAlchemy URL of the database that journals every decision before its
+first deletion (the tables ``nova_decisions`` and ``nova_victims``,
+created on first use). Every scheduler host must use the same database:
+a server named by one open decision cannot be named by another, and the
+next scheduler to start finishes or rolls back what a dead one left.
+MariaDB (``mysql+pymysql://...``) or PostgreSQL
+(``postgresql+psycopg2://...``) for more than one scheduler host.
+"""),
+    cfg.IntOpt('termination_poll_interval',
+               default=1,
+               min=1,
+               help="""
+Seconds between two runs of the periodic task that deletes or shelves the
+victims whose grace period (``termination_grace_seconds``) has ended. The
+scheduler never sleeps through a grace period: the room is claimed for the
+request at decision time, and the victims are acted on by this task.
+"""),
     cfg.BoolOpt('preempt',
                 default=True,
                 help="""

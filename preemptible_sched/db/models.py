@@ -354,3 +354,44 @@ def spec_from_dict(data):
     if fields.get('sla') is not None:
         fields['sla'] = objects.SLALevels(**fields['sla'])
     return objects.RequestSpec(**fields)
+
+
+class NovaDecision(Base):
+    """A decision of the Nova scheduler manager that terminates servers,
+    journaled before the first of them is touched (see
+    :mod:`preemptible_sched.nova.journal`).
+    """
+
+    __tablename__ = 'nova_decisions'
+
+    id = orm.mapped_column(sa.String(36), primary_key=True)
+    #: the scheduler host that made it
+    scheduler = orm.mapped_column(sa.String(255), nullable=False)
+    #: ``preempt``, ``max_lifetime`` or ``watermark``
+    reason = orm.mapped_column(sa.String(32), nullable=False)
+    #: the uuids of the request's instances (none for the periodic rules)
+    request = orm.mapped_column(sa.JSON, nullable=False)
+    created_at = orm.mapped_column(Amount, nullable=False)
+    #: end of the grace period: when the victims are acted on
+    terminate_at = orm.mapped_column(Amount, nullable=False)
+    #: ``decided``, ``acting``, ``done`` or ``rolled_back``
+    state = orm.mapped_column(sa.String(16), nullable=False, index=True)
+
+
+class NovaVictim(Base):
+    """One server a :class:`NovaDecision` deletes or shelves."""
+
+    __tablename__ = 'nova_victims'
+
+    decision_id = orm.mapped_column(
+        sa.String(36), sa.ForeignKey('nova_decisions.id'), primary_key=True)
+    victim = orm.mapped_column(sa.String(36), primary_key=True)
+    host = orm.mapped_column(sa.String(255), nullable=True)
+    #: ``delete`` or ``shelve``
+    action = orm.mapped_column(sa.String(16), nullable=False)
+    #: ``pending``, ``acting``, ``done``, ``gone`` or ``failed``
+    state = orm.mapped_column(sa.String(16), nullable=False)
+    #: the victim's uuid while its decision may still act on it, NULL
+    #: after: unique, so no two open decisions ever name the same server
+    open_victim = orm.mapped_column(sa.String(36), nullable=True,
+                                    unique=True)

@@ -50,10 +50,10 @@ serialised by a lock, shared by the service's workers when
 """
 
 import collections
+import contextlib
 import dataclasses
 import datetime
 import random
-import time
 import typing
 
 from nova.compute import api as compute_api
@@ -64,23 +64,26 @@ from nova import objects as nova_objects
 from nova import rpc
 from nova.scheduler import manager as nova_manager
 from nova.scheduler import utils as scheduler_utils
-from oslo_concurrency import lockutils
 from oslo_log import log as logging
 import oslo_messaging as messaging
 from oslo_serialization import jsonutils
 from oslo_service import periodic_task
 from oslo_utils import timeutils
+from oslo_utils import uuidutils
 
 from preemptible_sched.conf import nova as nova_opts
 from preemptible_sched import host_state as core_host_state
 from preemptible_sched.nova import config
+from preemptible_sched.nova import coordination
 from preemptible_sched.nova import extra_specs
 from preemptible_sched.nova import host_states
+from preemptible_sched.nova import journal
 from preemptible_sched.nova import one_pass
 from preemptible_sched.nova import periodic
 from preemptible_sched.nova import placement
 from preemptible_sched.nova import planner
 from preemptible_sched.nova import strategies
+from preemptible_sched.nova import terminator
 from preemptible_sched import objects
 
 CONF = config.CONF
@@ -93,8 +96,6 @@ DECISION_EVENT = 'preemptible_sched.preempt'
 NOTICE_EVENT = 'instance.termination_notice'
 #: Server metadata key set to the deletion time when there is a grace.
 TERMINATE_AT_KEY = 'preemptible_sched:terminate_at'
-
-_LOCK = 'preemptible_sched-preempt'
 
 
 @dataclasses.dataclass
@@ -120,6 +121,32 @@ class PreemptibleSchedulerManager(one_pass.OnePassMixin,
         super().__init__(*args, **kwargs)
         self.reader = placement.PlacementReader(self.placement_client)
         self.compute_api = compute_api.API()
+        settings = CONF.preemptible_sched
+        self.lock = coordination.DecisionLock(
+            settings.coordination_url, settings.lock_timeout,
+            CONF.oslo_concurrency.lock_path)
+        self.journal = journal.Journal(settings.journal_connection)
+        self.terminator = terminator.Terminator(self.journal,
+                                                self._act_on_victim)
+
+    def init_host(self, service_ref):
+        """Finish, or roll back, what a scheduler that died left."""
+        super().init_host(service_ref)
+        context = nova_context.get_admin_context()
+        with self._decision_lock():
+            finished, rolled_back = self.terminator.recover(
+                host_states.now(),
+                lambda decision: self._claimed(context, decision))
+        if finished or rolled_back:
+            LOG.info('Recovered the journal: decisions %s finished, %s '
+                     'rolled back.', finished, rolled_back)
+
+    def _claimed(self, context, decision):
+        """Whether the room of ``decision`` was claimed: one of its
+        request's instances holds allocations.
+        """
+        return any(self.reader.holds(context, uuid)
+                   for uuid in decision.request)
 
     def _notify(self, context, event_type, payload):
         """An unversioned notification from ``preemptible_sched.<host>``.
@@ -177,12 +204,17 @@ class PreemptibleSchedulerManager(one_pass.OnePassMixin,
                 [selection[0].to_dict() for selection in selections])
         return selections
 
+    @contextlib.contextmanager
     def _decision_lock(self):
-        """Across the workers of the service when Nova has a lock path."""
-        external = bool(CONF.oslo_concurrency.lock_path)
-        return lockutils.lock(_LOCK, lock_file_prefix='nova-',
-                              external=external,
-                              lock_path=CONF.oslo_concurrency.lock_path)
+        """One decision at a time, across every scheduler host with
+        ``coordination_url``.
+        """
+        try:
+            with self.lock():
+                yield
+        except coordination.LockTimeout as error:
+            LOG.warning('No decision: %s', error)
+            raise _no_valid_host(_('The scheduler is busy.'))
 
     # -- the one-pass mode ---------------------------------------------------
 
@@ -202,12 +234,19 @@ class PreemptibleSchedulerManager(one_pass.OnePassMixin,
                              classes, planner.planner())
         with one_pass.begin(call):
             selections = super().select_destinations(context, **nova_args)
-        choices = [choice for choice in call.choices]
-        victims = [(choice, victim) for choice in choices
-                   for victim in choice.plan.victims]
-        if victims:
-            self._journal(context, instance_uuids, choices)
-            self._terminate(context.elevated(), victims)
+        if any(choice.plan.victims for choice in call.choices):
+            # Nova has claimed the room: journal, then act.
+            try:
+                decision = self._record(instance_uuids, call.choices)
+            except journal.VictimTaken as error:
+                LOG.warning('Giving up %s: %s', instance_uuids, error)
+                self._cleanup_allocations(context, instance_uuids)
+                raise _no_valid_host(_('The servers chosen to make room '
+                                       'are taken by another decision.'))
+            self._announce(context, instance_uuids, call.choices)
+            self.journal.move(decision.id, 'acting')
+            self._notice_and_act(context.elevated(), decision,
+                                 call.choices)
         return selections
 
     # -- which requests may preempt ------------------------------------
@@ -289,12 +328,20 @@ class PreemptibleSchedulerManager(one_pass.OnePassMixin,
             state.consume(objects.Instance(uuid, request.resources,
                                            started_at=state.planner.now))
             choices.append(choice)
-        self._journal(context, instance_uuids, choices)
-        self._swap(elevated, spec_obj, wanted, choices)
-        victims = [(choice, victim) for choice in choices
-                   for victim in choice.plan.victims]
-        if victims:
-            self._terminate(elevated, victims)
+        try:
+            decision = self._record(instance_uuids, choices)
+        except journal.VictimTaken as error:
+            LOG.warning('Giving up %s: %s', instance_uuids, error)
+            raise _no_valid_host(_('The servers chosen to make room are '
+                                   'taken by another decision.'))
+        self._announce(context, instance_uuids, choices)
+        try:
+            self._swap(elevated, spec_obj, wanted, choices)
+        except exception.NoValidHost:
+            self.journal.move(decision.id, 'rolled_back')
+            raise
+        self.journal.move(decision.id, 'acting')
+        self._notice_and_act(elevated, decision, choices)
         return self._selections(context, resources, wanted, choices,
                                 return_alternates)
 
@@ -430,8 +477,26 @@ class PreemptibleSchedulerManager(one_pass.OnePassMixin,
             {victim.id: candidate.servers[victim.id]
              for victim in plan.victims}, others)
 
-    def _journal(self, context, instance_uuids, choices):
-        """Record the decision before anything is deleted."""
+    def _record(self, instance_uuids, choices):
+        """Journal the decision (``decided``) before anything is touched.
+
+        Raises journal.VictimTaken when another open decision names one
+        of its victims.
+        """
+        now = host_states.now()
+        grace = CONF.preemptible_sched.termination_grace_seconds
+        action = ('shelve' if strategies.on_victim(CONF) == 'requeue'
+                  else 'delete')
+        decision = journal.Decision(
+            uuidutils.generate_uuid(), CONF.host, 'preempt',
+            list(instance_uuids), now, now + grace,
+            [journal.Victim(victim.id, choice.host.host, action)
+             for choice in choices for victim in choice.plan.victims])
+        self.journal.record(decision)
+        return decision
+
+    def _announce(self, context, instance_uuids, choices):
+        """Log and notify the decision before anything is touched."""
         placements = []
         for choice in choices:
             plan = choice.plan
@@ -455,46 +520,48 @@ class PreemptibleSchedulerManager(one_pass.OnePassMixin,
 
     # -- acting on it ----------------------------------------------------
 
-    def _terminate(self, context, victims):
-        """Notice, grace period, then delete through the compute API."""
-        grace = CONF.preemptible_sched.termination_grace_seconds
-        terminate_at = timeutils.utcnow() + datetime.timedelta(seconds=grace)
-        for choice, victim in victims:
-            server = choice.servers[victim.id]
-            self._notify(context, NOTICE_EVENT, {
-                'instance_id': victim.id,
-                'project_id': server.project_id,
-                'host': choice.host.host,
-                'grace_seconds': grace,
-                'terminate_at': terminate_at.isoformat()})
-            if grace > 0:
-                self._set_notice(context, victim.id, terminate_at)
-        if grace > 0:
-            time.sleep(grace)
-        action = strategies.on_victim(CONF)
-        for choice, victim in victims:
-            self._act(context, choice.host.host, choice.servers[victim.id],
-                      action)
-
-    def _act(self, context, host, server, action):
-        """Delete or requeue one victim. Its room is the new server's
-        already: a failure is logged, and changes nothing else.
+    def _notice_and_act(self, context, decision, choices):
+        """Termination notices, then the victims: at once without a grace
+        period, else by the periodic task once it has ended. Never waits.
         """
+        grace = decision.terminate_at - decision.created_at
+        terminate_at = (timeutils.utcnow() +
+                        datetime.timedelta(seconds=grace))
+        for choice in choices:
+            for victim in choice.plan.victims:
+                server = choice.servers[victim.id]
+                self._notify(context, NOTICE_EVENT, {
+                    'instance_id': victim.id,
+                    'project_id': server.project_id,
+                    'host': choice.host.host,
+                    'grace_seconds': grace,
+                    'terminate_at': terminate_at.isoformat()})
+                if grace > 0:
+                    self._set_notice(context, victim.id, terminate_at)
+        self.terminator.act(decision, host_states.now())
+
+    def _act_on_victim(self, victim):
+        """The terminator's action: delete or shelve one journaled victim.
+        Raises terminator.Gone when the server is not there any more.
+        """
+        context = nova_context.get_admin_context()
         try:
-            if action == 'requeue':
-                self._requeue(context, server)
-            else:
-                found = self.compute_api.get(context, server.uuid)
-                self.compute_api.delete(context, found)
+            server = self.compute_api.get(
+                context, victim.id,
+                expected_attrs=['flavor', 'system_metadata'])
         except exception.InstanceNotFound:
-            LOG.info('Displaced server %s is already gone.', server.uuid)
-        except Exception as error:   # e.g. a task began in the grace
-            LOG.warning('Could not %s displaced server %s on %s: %s',
-                        action, server.uuid, host, error)
+            raise terminator.Gone()
+        if server.deleted or server.vm_state in ('deleted',
+                                                 'shelved_offloaded'):
+            raise terminator.Gone()
+        if victim.action == 'shelve':
+            self._requeue(context, server)
+            LOG.info('Shelved displaced server %s on %s.', victim.id,
+                     victim.host)
         else:
-            LOG.info('%s displaced server %s on %s.',
-                     'Shelved' if action == 'requeue' else 'Deleted',
-                     server.uuid, host)
+            self.compute_api.delete(context, server)
+            LOG.info('Deleted displaced server %s on %s.', victim.id,
+                     victim.host)
 
     def _requeue(self, context, server):
         """Shelve ``server`` (Nova offloads it at once when
@@ -517,6 +584,13 @@ class PreemptibleSchedulerManager(one_pass.OnePassMixin,
         self.compute_api.shelve(context, found)
 
     # -- periodic tasks (bodies in .periodic) --------------------------
+
+    @periodic_task.periodic_task(
+        spacing=CONF.preemptible_sched.termination_poll_interval,
+        run_immediately=True)
+    def _run_due(self, context):
+        """Act on the victims whose grace period has ended."""
+        self.terminator.run_due(host_states.now())
 
     @periodic_task.periodic_task(
         spacing=CONF.preemptible_sched.requeue_interval,

@@ -28,12 +28,14 @@ from nova import objects as nova_objects
 from nova.scheduler import utils as scheduler_utils
 from oslo_log import log as logging
 from oslo_utils import timeutils
+from oslo_utils import uuidutils
 
 from preemptible_sched.conf import nova as nova_opts
 from preemptible_sched.nova import config
 from preemptible_sched.nova import extra_specs
 from preemptible_sched.nova import host_states
 from preemptible_sched.nova import housekeeping as rules
+from preemptible_sched.nova import journal
 from preemptible_sched.nova import placement
 from preemptible_sched.nova import planner
 from preemptible_sched.nova import resource_classes
@@ -145,16 +147,34 @@ def housekeeping(manager, context):
         manager._notify(context, HOUSEKEEPING_EVENT, {
             'terminate': [{'instance_id': instance.id, 'reason': reason}
                           for instance, reason in victims]})
-        for instance, reason in victims:
-            server = servers[instance.id]
-            LOG.info('Terminating preemptible server %s (%s).',
-                     instance.id, reason)
-            manager._notify(context, NOTICE_EVENT, {
-                'instance_id': instance.id,
-                'project_id': server.project_id, 'host': server.host,
-                'grace_seconds': 0.0, 'reason': reason,
-                'terminate_at': timeutils.utcnow().isoformat()})
-            manager._act(context, server.host, server, 'terminate')
+        for reason in ('max_lifetime', 'watermark'):
+            chosen = [instance for instance, why in victims if why == reason]
+            if chosen:
+                _terminate(manager, context, servers, chosen, reason, now)
+
+
+def _terminate(manager, context, servers, victims, reason, now):
+    """Journal one decision for ``victims``, notify each, delete them."""
+    decision = journal.Decision(
+        uuidutils.generate_uuid(), CONF.host, reason, [], now, now,
+        [journal.Victim(instance.id, servers[instance.id].host, 'delete')
+         for instance in victims])
+    try:
+        manager.journal.record(decision)
+    except journal.VictimTaken as error:
+        LOG.info('Not terminating for %s now: %s', reason, error)
+        return
+    manager.journal.move(decision.id, 'acting')
+    for instance in victims:
+        server = servers[instance.id]
+        LOG.info('Terminating preemptible server %s (%s).', instance.id,
+                 reason)
+        manager._notify(context, NOTICE_EVENT, {
+            'instance_id': instance.id,
+            'project_id': server.project_id, 'host': server.host,
+            'grace_seconds': 0.0, 'reason': reason,
+            'terminate_at': timeutils.utcnow().isoformat()})
+    manager.terminator.act(decision, now)
 
 
 def _over_watermark(manager, context, instances, expiring, now):

@@ -71,6 +71,10 @@ class NovaTestCase(test.TestCase,
         self.flags(instances=100, cores=1000, ram=10 ** 7, group='quota')
         for (group, name), value in self.FLAGS.items():
             self.flags(**{name: value, 'group': group})
+        self.journal_path = os.path.join(
+            self.useFixture(fixtures.TempDir()).path, 'journal.sqlite')
+        self.flags(journal_connection='sqlite:///%s' % self.journal_path,
+                   group='preemptible_sched')
         if self.ONE_PASS:
             self.flags(mode='one_pass', group='preemptible_sched')
             self.flags(provider_config_location=self.provider_configs(),

@@ -31,6 +31,7 @@ s1d       1800  1200  s2d       2100   900
 
 from unittest import mock
 
+from nova import context as nova_context
 from nova.scheduler import manager as nova_manager
 
 from preemptible_sched.nova import manager
@@ -141,10 +142,11 @@ class TestGracePeriod(base.NovaTestCase):
     FLAGS = {('filter_scheduler', 'weight_classes'): WEIGHERS,
              ('preemptible_sched', 'termination_grace_seconds'): 0.5}
 
-    def test_victim_is_noticed_then_deleted(self):
+    def test_victim_is_noticed_then_deleted_once_the_grace_ends(self):
         spots = self.fill(LAYOUT)
         self.at(NOW)
         server = self.boot(self.normal, name='n1')
+        # The server is placed at once: nobody waited for the grace.
         self.assertEqual('host2', server['OS-EXT-SRV-ATTR:host'])
         notice, = [message for message in self.notifier.notifications
                    if message.event_type == 'instance.termination_notice']
@@ -154,12 +156,23 @@ class TestGracePeriod(base.NovaTestCase):
         # second later.
         self.assertEqual('2026-11-02T08:50:00.500000',
                          notice.payload['terminate_at'])
-        self.assertNotIn(spots['s2d']['id'], self.server_ids())
+        self.assertEqual('2026-11-02T08:50:00.500000', self.api.get_server(
+            spots['s2d']['id'])['metadata'][
+                'preemptible_sched:terminate_at'])
+        manager = self.scheduler_service.manager
+        context = nova_context.get_admin_context()
+        manager._run_due(context)
+        self.assertIn(spots['s2d']['id'], self.server_ids())
+        self.at(NOW + 0.5)
+        manager._run_due(context)
+        self._wait_until_deleted(spots['s2d'])
         self.assert_usages_match_servers()
         log = self.stdlog.logger.output
         self.assertNotIn('Could not set the termination notice', log)
         self.assertIn('Deleted displaced server %s on host2'
                       % spots['s2d']['id'], log)
+        decision, = manager.journal.open_decisions() or [None]
+        self.assertIsNone(decision)
 
 
 class TestPreemptionOnePass(TestPreemption):

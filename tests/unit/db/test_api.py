@@ -120,7 +120,7 @@ class StoreBehaviour:
         inspector = sa.inspect(self.store.engine)
         self.assertEqual(
             {'alembic_version', 'hosts', 'requests', 'instances',
-             'decisions', 'events'},
+             'decisions', 'events', 'nova_decisions', 'nova_victims'},
             set(inspector.get_table_names()))
         indexes = {index['name']: index['column_names']
                    for index in inspector.get_indexes('instances')}
@@ -146,7 +146,7 @@ class StoreBehaviour:
     def test_migration_0003_gives_stored_requests_the_default_project(self):
         self.downgrade_to_0002()
         self.insert_without_project('old', 1.0)
-        self.store.upgrade()
+        self.store.upgrade('0003')
         self.assertEqual('0003', self.store.revision())
         self.assertEqual('default', self.store.get_request('old').project_id)
         indexes = {index['name']: index['column_names'] for index in

@@ -1,0 +1,246 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The journal of the Nova scheduler manager's decisions (Nova-free).
+
+Every decision that terminates servers is written here before the first of
+them is touched, in a database of our own (``[preemptible_sched]
+journal_connection``; the tables ``nova_decisions`` and ``nova_victims`` of
+the project's schema, created by its alembic migrations). The states, and
+the only moves between them:
+
+decision
+    ``decided`` (written; the room may not be claimed yet) -> ``acting``
+    (the room is the request's: its victims must go) -> ``done`` (every
+    victim dealt with); or ``decided`` -> ``rolled_back`` (the room was
+    never claimed: nothing was touched).
+victim
+    ``pending`` -> ``acting`` (one scheduler took it, atomically) ->
+    ``done`` | ``gone`` (it was not there any more) | ``failed``; a victim
+    left ``acting`` by a scheduler that died is taken again (deleting or
+    shelving twice is harmless: the second finds it gone or shelved).
+
+A server is an *open victim* while its decision may still act on it; the
+database refuses a second open decision naming it (:class:`VictimTaken`),
+so two schedulers never journal the same server twice, lock or no lock.
+"""
+
+import dataclasses
+import threading
+import typing
+
+import sqlalchemy as sa
+from sqlalchemy import exc as sa_exc
+from sqlalchemy import orm
+from sqlalchemy import pool
+
+from preemptible_sched.db import migration
+from preemptible_sched.db import models
+
+DECISION_MOVES = {'decided': ('acting', 'rolled_back'),
+                  'acting': ('done',), 'done': (), 'rolled_back': ()}
+VICTIM_MOVES = {'pending': ('acting',),
+                'acting': ('acting', 'done', 'gone', 'failed'),
+                'done': (), 'gone': (), 'failed': ()}
+OPEN_DECISIONS = ('decided', 'acting')
+ACTIONS = ('delete', 'shelve')
+
+
+class JournalError(Exception):
+    """A move the state machines do not allow."""
+
+
+class VictimTaken(JournalError):
+    """Another open decision names this server already."""
+
+    def __init__(self, victims):
+        self.victims = sorted(victims)
+        super().__init__('server(s) %s are victims of another open decision'
+                         % ', '.join(self.victims))
+
+
+@dataclasses.dataclass
+class Victim:
+    id: str
+    host: typing.Optional[str]
+    action: str = 'delete'
+    state: str = 'pending'
+
+
+@dataclasses.dataclass
+class Decision:
+    id: str
+    scheduler: str
+    reason: str
+    request: list
+    created_at: float
+    terminate_at: float
+    victims: list
+    state: str = 'decided'
+
+
+class Journal:
+    """The journal in the database at ``url`` (a SQLAlchemy URL); the
+    schema is brought to the newest revision on first use.
+    """
+
+    def __init__(self, url):
+        url = sa.engine.make_url(url)
+        kw = {}
+        if url.get_backend_name() == 'sqlite':
+            kw['connect_args'] = {'check_same_thread': False, 'timeout': 30}
+            if url.database in (None, '', ':memory:'):
+                kw['poolclass'] = pool.StaticPool
+        else:
+            kw['pool_pre_ping'] = True
+        self.engine = sa.create_engine(url, **kw)
+        self._sessions = orm.sessionmaker(self.engine,
+                                          expire_on_commit=False)
+        self._ready = False
+        self._guard = threading.Lock()
+
+    def _session(self):
+        with self._guard:
+            if not self._ready:
+                migration.upgrade(self.engine)
+                self._ready = True
+        return self._sessions.begin()
+
+    # -- writing --------------------------------------------------------
+
+    def record(self, decision):
+        """Write ``decision`` (``decided``) and its victims (``pending``).
+
+        Raises :class:`VictimTaken` naming the servers another open
+        decision has already; nothing is written then.
+        """
+        for victim in decision.victims:
+            if victim.action not in ACTIONS:
+                raise JournalError('unknown action %r for victim %s'
+                                   % (victim.action, victim.id))
+        try:
+            with self._session() as session:
+                session.add(models.NovaDecision(
+                    id=decision.id, scheduler=decision.scheduler,
+                    reason=decision.reason, request=list(decision.request),
+                    created_at=decision.created_at,
+                    terminate_at=decision.terminate_at, state='decided'))
+                session.flush()
+                for victim in decision.victims:
+                    session.add(models.NovaVictim(
+                        decision_id=decision.id, victim=victim.id,
+                        host=victim.host, action=victim.action,
+                        state='pending', open_victim=victim.id))
+        except sa_exc.IntegrityError:
+            taken = self._open_victims({v.id for v in decision.victims})
+            raise VictimTaken(taken or [v.id for v in decision.victims])
+
+    def _open_victims(self, uuids):
+        with self._session() as session:
+            return [row.victim for row in session.scalars(
+                sa.select(models.NovaVictim).where(
+                    models.NovaVictim.open_victim.in_(sorted(uuids))))]
+
+    def move(self, decision_id, state):
+        """Move a decision to ``state``; rolling back closes its victims."""
+        with self._session() as session:
+            row = session.get(models.NovaDecision, decision_id)
+            if row is None:
+                raise JournalError('no decision %s' % decision_id)
+            if state not in DECISION_MOVES[row.state]:
+                raise JournalError('decision %s cannot go from %s to %s'
+                                   % (decision_id, row.state, state))
+            if state == 'done':
+                left = session.scalar(sa.select(sa.func.count()).where(
+                    models.NovaVictim.decision_id == decision_id,
+                    models.NovaVictim.state.in_(('pending', 'acting'))))
+                if left:
+                    raise JournalError('decision %s has %d victim(s) left'
+                                       % (decision_id, left))
+            row.state = state
+            if state == 'rolled_back':
+                for victim in session.scalars(sa.select(
+                        models.NovaVictim).where(
+                        models.NovaVictim.decision_id == decision_id)):
+                    if victim.state != 'pending':
+                        raise JournalError(
+                            'decision %s cannot roll back: victim %s is %s'
+                            % (decision_id, victim.victim, victim.state))
+                    victim.open_victim = None
+
+    def take(self, decision_id, victim):
+        """Atomically take a ``pending`` victim to act on it; False when
+        another scheduler took it, or it is dealt with.
+        """
+        return self._take(decision_id, victim, ('pending',))
+
+    def take_again(self, decision_id, victim):
+        """:meth:`take`, also of a victim left ``acting`` (by a scheduler
+        that died while acting on it).
+        """
+        return self._take(decision_id, victim, ('pending', 'acting'))
+
+    def _take(self, decision_id, victim, states):
+        with self._session() as session:
+            result = session.execute(
+                sa.update(models.NovaVictim)
+                .where(models.NovaVictim.decision_id == decision_id,
+                       models.NovaVictim.victim == victim,
+                       models.NovaVictim.state.in_(states))
+                .values(state='acting'))
+            return result.rowcount == 1
+
+    def settle(self, decision_id, victim, state):
+        """An acted-on victim is ``done``, ``gone`` or ``failed``."""
+        with self._session() as session:
+            row = session.get(models.NovaVictim, (decision_id, victim))
+            if row is None:
+                raise JournalError('no victim %s in decision %s'
+                                   % (victim, decision_id))
+            if state not in VICTIM_MOVES[row.state] or state == 'acting':
+                raise JournalError('victim %s cannot go from %s to %s'
+                                   % (victim, row.state, state))
+            row.state = state
+            row.open_victim = None
+
+    # -- reading --------------------------------------------------------
+
+    def open_decisions(self):
+        """Every decision still ``decided`` or ``acting``, oldest first."""
+        with self._session() as session:
+            rows = session.scalars(
+                sa.select(models.NovaDecision)
+                .where(models.NovaDecision.state.in_(OPEN_DECISIONS))
+                .order_by(models.NovaDecision.created_at,
+                          models.NovaDecision.id)).all()
+            return [self._decision(session, row) for row in rows]
+
+    def get(self, decision_id):
+        with self._session() as session:
+            row = session.get(models.NovaDecision, decision_id)
+            if row is None:
+                raise JournalError('no decision %s' % decision_id)
+            return self._decision(session, row)
+
+    @staticmethod
+    def _decision(session, row):
+        victims = session.scalars(
+            sa.select(models.NovaVictim)
+            .where(models.NovaVictim.decision_id == row.id)
+            .order_by(models.NovaVictim.victim)).all()
+        return Decision(
+            row.id, row.scheduler, row.reason, list(row.request),
+            row.created_at, row.terminate_at,
+            [Victim(v.victim, v.host, v.action, v.state) for v in victims],
+            row.state)

@@ -1,0 +1,115 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Acting on journaled decisions, without ever sleeping (Nova-free).
+
+The scheduler never waits for a grace period: by the time a decision is
+``acting`` its room is the request's already (claimed in Placement), so
+:meth:`Terminator.act` deletes or shelves the victims at once when there
+is no grace, and otherwise leaves them to :meth:`Terminator.run_due`, which
+the manager's periodic task calls every ``termination_poll_interval``
+seconds. Each victim is taken in the journal atomically before it is acted
+on, so two schedulers never act on the same one.
+:meth:`Terminator.recover` finishes, at start, what a scheduler that died
+left behind.
+"""
+
+import logging
+
+from preemptible_sched.nova import journal as journal_mod
+
+LOG = logging.getLogger(__name__)
+
+
+class Gone(Exception):
+    """The server is not there any more."""
+
+
+class Terminator:
+    """Acts on the decisions of ``journal`` through ``action(victim)``,
+    which deletes or shelves one :class:`~.journal.Victim` and raises
+    :class:`Gone` when the server no longer exists.
+    """
+
+    def __init__(self, journal, action):
+        self.journal = journal
+        self.action = action
+
+    def act(self, decision, now):
+        """``decision`` is ``acting``: act on its victims if they are due."""
+        if decision.terminate_at <= now:
+            self._run(decision, again=False)
+
+    def run_due(self, now):
+        """Act on every victim due by ``now``. Returns how many."""
+        count = 0
+        for decision in self.journal.open_decisions():
+            if decision.state == 'acting' and decision.terminate_at <= now:
+                count += self._run(decision, again=False)
+        return count
+
+    def recover(self, now, claimed):
+        """Finish what a dead scheduler left: a ``decided`` decision whose
+        room was claimed (``claimed(decision)``) goes on, one whose room
+        was not is rolled back (nothing was touched); the due victims of
+        ``acting`` ones, those left half-acted included, are acted on.
+        Returns ``(finished, rolled_back)`` decision ids.
+        """
+        finished, rolled_back = [], []
+        for decision in self.journal.open_decisions():
+            if decision.state == 'decided':
+                if not claimed(decision):
+                    self.journal.move(decision.id, 'rolled_back')
+                    LOG.info('Rolled back decision %s: its room was never '
+                             'claimed, none of %s was touched.', decision.id,
+                             [v.id for v in decision.victims])
+                    rolled_back.append(decision.id)
+                    continue
+                self.journal.move(decision.id, 'acting')
+                decision.state = 'acting'
+            if decision.terminate_at <= now:
+                self._run(decision, again=True)
+                finished.append(decision.id)
+        return finished, rolled_back
+
+    def _run(self, decision, again):
+        take = self.journal.take_again if again else self.journal.take
+        count = 0
+        for victim in decision.victims:
+            if victim.state not in ('pending', 'acting'):
+                continue
+            if not take(decision.id, victim.id):
+                continue        # another scheduler has it
+            try:
+                self.action(victim)
+            except Gone:
+                state = 'gone'
+                LOG.info('Victim %s of decision %s is already gone.',
+                         victim.id, decision.id)
+            except Exception as error:   # noqa: B902 (any failure)
+                state = 'failed'
+                LOG.warning('Could not %s victim %s of decision %s: %s',
+                            victim.action, victim.id, decision.id, error)
+            else:
+                state = 'done'
+            self.journal.settle(decision.id, victim.id, state)
+            victim.state = state
+            count += 1
+        if all(v.state not in ('pending', 'acting')
+               for v in decision.victims):
+            try:
+                self.journal.move(decision.id, 'done')
+            except journal_mod.JournalError:
+                pass            # another scheduler finished it first
+        return count

@@ -1,0 +1,116 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The journal's state machines, on SQLite (the other backends:
+tests/functional/nova/test_journal_backends.py).
+"""
+
+import os
+
+import fixtures
+
+from preemptible_sched.nova import journal
+from tests import base
+
+
+def decision(decision_id, *victims, terminate_at=100.0, reason='preempt'):
+    return journal.Decision(
+        decision_id, 'sched-1', reason, ['new-%s' % decision_id], 0.0,
+        terminate_at, [journal.Victim(v, 'host1') for v in victims])
+
+
+class JournalCase(base.TestCase):
+
+    def make_journal(self):
+        folder = self.useFixture(fixtures.TempDir()).path
+        return journal.Journal('sqlite:///%s' % os.path.join(folder,
+                                                             'j.sqlite'))
+
+    def setUp(self):
+        super().setUp()
+        self.journal = self.make_journal()
+
+
+class TestJournal(JournalCase):
+
+    def test_recorded_decision_reads_back(self):
+        self.journal.record(decision('d1', 'a', 'b'))
+        found, = self.journal.open_decisions()
+        self.assertEqual(('d1', 'decided', 'preempt', ['new-d1'], 100.0),
+                         (found.id, found.state, found.reason,
+                          found.request, found.terminate_at))
+        self.assertEqual([('a', 'pending'), ('b', 'pending')],
+                         [(v.id, v.state) for v in found.victims])
+
+    def test_a_server_is_the_victim_of_one_open_decision_only(self):
+        self.journal.record(decision('d1', 'a', 'b'))
+        error = self.assertRaises(journal.VictimTaken, self.journal.record,
+                                  decision('d2', 'c', 'b'))
+        self.assertEqual(['b'], error.victims)
+        # Nothing of d2 was written.
+        self.assertEqual(['d1'], [d.id for d in
+                                  self.journal.open_decisions()])
+        self.assertTrue(self.journal.take('d1', 'b'))
+
+    def test_a_settled_victim_may_be_named_again(self):
+        self.journal.record(decision('d1', 'a'))
+        self.journal.move('d1', 'acting')
+        self.assertTrue(self.journal.take('d1', 'a'))
+        self.journal.settle('d1', 'a', 'failed')
+        self.journal.record(decision('d2', 'a'))
+
+    def test_rolled_back_decision_frees_its_victims(self):
+        self.journal.record(decision('d1', 'a'))
+        self.journal.move('d1', 'rolled_back')
+        self.journal.record(decision('d2', 'a'))
+        self.assertEqual('rolled_back', self.journal.get('d1').state)
+
+    def test_take_is_once(self):
+        self.journal.record(decision('d1', 'a'))
+        self.journal.move('d1', 'acting')
+        self.assertTrue(self.journal.take('d1', 'a'))
+        self.assertFalse(self.journal.take('d1', 'a'))
+        # Recovery may take a victim left acting.
+        self.assertTrue(self.journal.take_again('d1', 'a'))
+        self.journal.settle('d1', 'a', 'done')
+        self.assertFalse(self.journal.take_again('d1', 'a'))
+
+    def test_illegal_moves_are_refused(self):
+        self.journal.record(decision('d1', 'a'))
+        # decided -> done skips acting.
+        self.assertRaises(journal.JournalError, self.journal.move, 'd1',
+                          'done')
+        self.journal.move('d1', 'acting')
+        # A victim must be taken before it is settled, and once.
+        self.assertRaises(journal.JournalError, self.journal.settle, 'd1',
+                          'a', 'done')
+        # Not done while a victim is left; no roll back once acting.
+        self.assertRaises(journal.JournalError, self.journal.move, 'd1',
+                          'done')
+        self.assertRaises(journal.JournalError, self.journal.move, 'd1',
+                          'rolled_back')
+        self.journal.take('d1', 'a')
+        self.journal.settle('d1', 'a', 'gone')
+        self.assertRaises(journal.JournalError, self.journal.settle, 'd1',
+                          'a', 'done')
+        self.journal.move('d1', 'done')
+        self.assertRaises(journal.JournalError, self.journal.move, 'd1',
+                          'acting')
+        self.assertEqual([], self.journal.open_decisions())
+
+    def test_unknown_action_refused(self):
+        bad = decision('d1', 'a')
+        bad.victims[0].action = 'explode'
+        self.assertRaises(journal.JournalError, self.journal.record, bad)
+        self.assertEqual([], self.journal.open_decisions())
