@@ -102,13 +102,17 @@ def _requeue_order(servers):
         entries.append((objects.PendingRequest(
             spec, submitted_at=admitted, sequence=0, running_s=running_s,
             overhead_s=overhead_s), server))
-    if strategy is not None and strategy.name == 'qos':
-        key = (lambda item: (qos.request_account(
-            item[0], strategy.classes, now).slack_key(), item[0].id))
-    else:
-        key = (lambda item: (-item[0].spec.priority,
-                             item[0].submitted_at, item[0].id))
-    return [server for _, server in sorted(entries, key=key)]
+
+    def by_slack(item):
+        account = qos.request_account(item[0], strategy.classes, now)
+        return account.slack_key(), item[0].id
+
+    def by_priority(item):
+        return -item[0].spec.priority, item[0].submitted_at, item[0].id
+
+    qos_order = strategy is not None and strategy.name == 'qos'
+    return [server for _, server in sorted(
+        entries, key=by_slack if qos_order else by_priority)]
 
 
 def _has_room(manager, context, server):
