@@ -112,7 +112,6 @@ class Sc18Case(base.TestCase):
                 for job, row in jobs.items()}
 
 
-
 class TestSc18(Sc18Case):
 
     def test_fifo_best_fit(self):
