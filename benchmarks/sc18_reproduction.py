@@ -247,6 +247,8 @@ def main():
                         help='Keep every run\'s output in DIR.')
     parser.add_argument('--output', help='Also write the JSON here.')
     args = parser.parse_args()
+    if args.limit is not None and args.limit < 1:
+        parser.error('--limit: a positive number of tasks')
     limit = args.limit or (2000 if args.quick else None)
     output = args.keep or tempfile.mkdtemp(prefix='sc18-')
     extra_conf = None
