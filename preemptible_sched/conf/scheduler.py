@@ -215,6 +215,29 @@ Related options:
 
 * ``watchdog_interval``
 """),
+    cfg.BoolOpt('try_every_request',
+                default=False,
+                help="""
+Whether a pass asks the filter scheduler about every request of its queue,
+even those an earlier failure in the same pass shows cannot be placed.
+
+False (the default): once a request finds no host, stage T1 drops from the
+rest of the pass every request of the same kind (no constraints, zone,
+group or SLA level, one instance, the same preemptibility, service class
+and priority) that is no smaller on any resource; on a full cloud a pass
+over a long queue then costs about as much as a short one. True: every
+queued request gets its own filtering (R4) and weighing (R5), as the
+simulator of the SC18 reference-architecture experiments does, so the
+time of a pass grows with the length of the queue. The decisions are the
+same either way (a dropped request would have found no host); only the
+time spent per pass, in ``stages.csv``, differs.
+
+Related options:
+
+* ``on_no_valid_host`` (with ``fail``, a request that finds no host
+  fails instead of waiting, unless it was preempted)
+* ``pass_mode``
+"""),
     cfg.IntOpt('max_attempts',
                default=3,
                min=1,

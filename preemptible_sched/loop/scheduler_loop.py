@@ -22,6 +22,7 @@ J2    admission               arrivals enter the queue; past
                               ``max_attempts`` or deleted, they leave it
 T2    queue order (J3/T2)     the queue policy orders the queue
 T1    eligibility             skip requests that cannot be placed now
+                              (unless ``try_every_request``)
 R1    hosts                   the host manager's states (per instance)
 R4    filtering (R2-R4)       filters, on the strategy's view
 R5    weighing and selection  weighers, seeded choice
@@ -356,7 +357,9 @@ class SchedulerLoop:
         context = objects.PassContext(now=now, stopwatch=lap)
         if self.load_provider is not None:
             self.load_provider.snapshot(now, self.host_manager)
-        eligibility = self.queue.eligibility()
+        # Without pruning (as SC18's simulator), every request is asked.
+        eligibility = None if CONF.scheduler.try_every_request else \
+            self.queue.eligibility()
         placed = False
         index = 0
         while index < len(ordered):
@@ -392,7 +395,7 @@ class SchedulerLoop:
                     not entry.preempted:
                 self.queue.remove(entry)
                 self._fail_request(entry, decision.reason)
-            else:
+            elif eligibility is not None:
                 # T1: what is left of the order, without the requests this
                 # failure shows cannot be placed either.
                 eligibility.failed_to_place(entry)

@@ -69,7 +69,8 @@ WTA_TASKS = [(1, 0, 2, 30, 1, ()), (2, 0, 2, 10, 1, (1,)),
 HOSTS = 'name,vcpus,memory_mb,cpu_mhz\nA,1,1024,4000\nB,1,1024,2000\n'
 
 
-class TestSc18(base.TestCase):
+class Sc18Case(base.TestCase):
+    """The small trace and hosts, and a way to simulate them."""
 
     def setUp(self):
         super().setUp()
@@ -83,12 +84,15 @@ class TestSc18(base.TestCase):
             stream.write(text)
         return path
 
-    def simulate(self, conf, workload=None):
-        output = tempfile.mkdtemp(dir=self.tmp)
+    def simulate(self, conf, workload=None, extra=()):
+        """``conf`` of the experiment, then the files ``extra``."""
+        output = self.output = tempfile.mkdtemp(dir=self.tmp)
         out, err = io.StringIO(), io.StringIO()
         with mock.patch('sys.stdout', out), mock.patch('sys.stderr', err):
             code = sched.main([
-                'simulate', '--config-file', os.path.join(EXPERIMENT, conf),
+                'simulate', '--config-file', os.path.join(EXPERIMENT, conf)
+            ] + [argument for path in extra
+                 for argument in ('--config-file', path)] + [
                 '--workload', workload or self.trace,
                 '--infrastructure', self.hosts, '--no-plots',
                 '--output', output])
@@ -106,6 +110,9 @@ class TestSc18(base.TestCase):
                              'last_completion_s', 'njsl')):
         return {job: tuple(float(row[column]) for column in columns)
                 for job, row in jobs.items()}
+
+
+class TestSc18(Sc18Case):
 
     def test_fifo_best_fit(self):
         """Pass 11: t1, t3 (submit 11); t2 waits for t1. t1 -> A (both
@@ -170,3 +177,49 @@ class TestSc18(base.TestCase):
         self.assertEqual(gwf['workflow_metrics'], wta['workflow_metrics'])
         self.assertEqual(gwf_jobs, wta_jobs)
         self.assertEqual(gwf_hosts, wta_hosts)
+
+
+class TestTryEveryRequest(Sc18Case):
+    """``[scheduler] try_every_request = true``, as the artifact's passes:
+    the same decisions, more filterings (R4) after a failure.
+    """
+
+    def filterings(self):
+        """R4 runs per pass of the last run, as {pass time: runs}."""
+        with open(os.path.join(self.output, 'stages.csv')) as stream:
+            return {float(row['time_s']): int(row['iterations'])
+                    for row in csv.DictReader(stream)
+                    if row['stage'] == 'R4'}
+
+    def compare(self, conf):
+        every = self.write('every.conf',
+                           '[scheduler]\ntry_every_request = true\n')
+        default = self.simulate(conf)
+        default_runs = self.filterings()
+        tried = self.simulate(conf, extra=[every])
+        self.assertEqual(default[0]['workflow_metrics'],
+                         tried[0]['workflow_metrics'])
+        self.assertEqual(default[1], tried[1])
+        self.assertEqual(default[2], tried[2])
+        return default_runs, self.filterings()
+
+    def test_fifo(self):
+        """The passes of test_fifo_best_fit. Pass 21: t4 placed, t5 fails,
+        t6 dropped (2) or tried (3). Pass 31 (A busy until 41, B until
+        61): t5 fails, t6 dropped (1) or tried (2). Pass 41: t2 placed, t5
+        fails, t6 dropped (2) or tried (3). Passes 11 (t1, t3), 51 (t5
+        placed, t6 fails last) and 61 (t6) have nothing after a failure.
+        """
+        default, every = self.compare('fifo-bestfit.conf')
+        self.assertEqual({11: 2, 21: 2, 31: 1, 41: 2, 51: 2, 61: 1},
+                         default)
+        self.assertEqual({11: 2, 21: 3, 31: 2, 41: 3, 51: 2, 61: 1}, every)
+
+    def test_srtf(self):
+        """The passes of test_srtf_best_fit. Pass 21: t5 placed, t6 fails,
+        t4 dropped (2) or tried (3); only there does a request follow a
+        failure (pass 31: t6 placed, t4 fails last).
+        """
+        default, every = self.compare('srtf-bestfit.conf')
+        self.assertEqual({11: 2, 21: 2, 31: 2, 41: 1, 71: 1}, default)
+        self.assertEqual({11: 2, 21: 3, 31: 2, 41: 1, 71: 1}, every)
