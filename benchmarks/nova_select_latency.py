@@ -330,6 +330,7 @@ def bench_class(base):
                 'victims': len(victims),
                 'deleted': len(deleted),
                 'deleted_are_victims': deleted == set(victims),
+                'victim_hosts': sorted(before[uuid] for uuid in deleted),
                 'restored': self.restored(),
             }
 
