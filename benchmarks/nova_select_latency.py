@@ -161,6 +161,12 @@ def timed(original, samples):
     return select_destinations
 
 
+def option_default(name):
+    """The default of ``[preemptible_sched] name`` in ``nova.conf``."""
+    from preemptible_sched.conf import nova as nova_opts
+    return {opt.name: opt.default for opt in nova_opts.nova_opts}[name]
+
+
 def _resolve(dotted):
     module, cls, attribute = dotted.rsplit('.', 2)
     return getattr(getattr(__import__(module, fromlist=[cls]), cls),
@@ -178,6 +184,7 @@ def bench_class(base):
     class LatencyCase(base.NovaTestCase):
 
         MODE = 'retry'
+        #: None: the option's default (the harness sets 0.05 s).
         RELEASE_POLL_INTERVAL = None
 
         def setUp(self):
@@ -185,9 +192,10 @@ def bench_class(base):
             if self.MODE == 'stock':
                 self.SCHEDULER_MANAGER = STOCK_MANAGER
             flags = dict(self.FLAGS)
-            if self.RELEASE_POLL_INTERVAL is not None:
-                flags['preemptible_sched', 'release_poll_interval'] = (
-                    self.RELEASE_POLL_INTERVAL)
+            flags['preemptible_sched', 'release_poll_interval'] = (
+                option_default('release_poll_interval')
+                if self.RELEASE_POLL_INTERVAL is None
+                else self.RELEASE_POLL_INTERVAL)
             self.FLAGS = flags
             #: (wall, cpu) of every select_destinations call.
             self.samples = []
@@ -203,6 +211,30 @@ def bench_class(base):
                 'ignore', message='(set|clear)_time_override is deprecated',
                 category=DeprecationWarning)
             self.layout = {host: 0 for host in self.HOSTS}
+
+        def settings(self):
+            """The settings in force that shape the figures."""
+            from nova import conf as nova_conf
+            conf = nova_conf.CONF
+            found = {
+                'host_subset_size': conf.filter_scheduler.host_subset_size,
+                'weight_classes': list(
+                    conf.filter_scheduler.weight_classes),
+                'enabled_filters': list(
+                    conf.filter_scheduler.enabled_filters),
+            }
+            if self.MODE == 'stock':    # [preemptible_sched] is not read
+                return found
+            ours = conf.preemptible_sched
+            found.update({
+                'mode': ours.mode,
+                'release_poll_interval_s': ours.release_poll_interval,
+                'release_timeout_s': ours.release_timeout,
+                'termination_grace_seconds': (
+                    ours.termination_grace_seconds),
+                'termination_costs': list(ours.termination_costs),
+            })
+            return found
 
         # -- waiting (not timed) -------------------------------------------
 
@@ -437,8 +469,11 @@ def checks(results):
 
 
 def run_mode(base, mode, hosts, requests, warmup, poll_interval):
-    """The rows of every case of ``mode``, from one harness set-up."""
+    """The rows of every case of ``mode``, from one harness set-up, and
+    the settings in force.
+    """
     found = {}
+    in_force = {}
     names = tuple('host%d' % (index + 1) for index in range(hosts))
 
     class Bench(bench_class(base)):
@@ -447,6 +482,7 @@ def run_mode(base, mode, hosts, requests, warmup, poll_interval):
         RELEASE_POLL_INTERVAL = poll_interval
 
         def test_measure(self):
+            in_force.update(self.settings())
             for case in MODE_CASES[mode]:
                 found[case] = self.measure(case, requests, warmup)
 
@@ -457,7 +493,7 @@ def run_mode(base, mode, hosts, requests, warmup, poll_interval):
     problems = result.errors + result.failures
     if problems:
         raise HarnessFailed('%s: %s' % (mode, problems[0][1]))
-    return found
+    return found, in_force
 
 
 def positive(text):
@@ -507,23 +543,10 @@ def parse_args(argv=None):
     return args
 
 
-def settings(poll_interval):
-    """The settings that shape the figures (after the harness's)."""
-    from nova import conf as nova_conf
-    from preemptible_sched.conf import nova as nova_opts
-    defaults = {opt.name: opt.default for opt in nova_opts.nova_opts}
-    return {
-        'release_poll_interval_s': (
-            defaults['release_poll_interval'] if poll_interval is None
-            else poll_interval),
-        'release_timeout_s': defaults['release_timeout'],
-        'termination_grace_seconds': 0.0,
-        'host_subset_size': nova_conf.CONF.filter_scheduler.host_subset_size,
-        'harness': 'tests/functional_nova/base.py: allocation ratios 1.0, '
-                   'nothing reserved, service_down_time 10**7, quotas '
-                   'raised; Nova test base: '
-                   'build_failure_weight_multiplier 0',
-    }
+HARNESS = ('tests/functional_nova/base.py: MediumFakeDriver nodes, '
+           'allocation ratios 1.0, nothing reserved, service_down_time '
+           '10**7, quotas raised; Nova\'s test base: '
+           'build_failure_weight_multiplier 0')
 
 
 def main(argv=None):
@@ -557,9 +580,11 @@ def measure_all(base, args):
     started = time.perf_counter()
     results = {}
     rows = {}
+    in_force = {}
     for mode in args.modes:
-        rows[mode] = run_mode(base, mode, hosts, requests, args.warmup,
-                              args.release_poll_interval)
+        rows[mode], in_force[mode] = run_mode(
+            base, mode, hosts, requests, args.warmup,
+            args.release_poll_interval)
         results[mode] = {case: summarise(mode, case, found)
                          for case, found in rows[mode].items()}
     base_node = base.NovaTestCase.NODE
@@ -580,7 +605,8 @@ def measure_all(base, args):
             'preemptible_per_host_when_full': SPOT_PER_HOST,
             'requests': requests,
             'warmup': args.warmup,
-            'settings': settings(args.release_poll_interval),
+            'harness': HARNESS,
+            'settings': in_force,
         },
         'results': results,
         'ratios': ratios(results) if set(args.modes) == set(MODES) else {},

@@ -239,8 +239,12 @@ class TestScript(tests_base.TestCase):
         self.assertEqual(['one_pass/stock', 'retry/one_pass'],
                          list(report['ratios']))
         self.assertEqual({True}, set(report['checks'].values()))
-        self.assertEqual(0.5, report['config']['settings'][
-            'release_poll_interval_s'])
+        # The option's default, not the harness's 0.05 s.
+        settings = report['config']['settings']
+        for mode in ('one_pass', 'retry'):
+            self.assertEqual(mode, settings[mode]['mode'])
+            self.assertEqual(0.5, settings[mode]['release_poll_interval_s'])
+        self.assertNotIn('mode', settings['stock'])
         self.assertEqual(1, report['config']['hosts'])
 
     def test_without_nova_one_line_and_exit_2(self):
