@@ -57,6 +57,8 @@ class NovaTestCase(test.TestCase,
     #: The one-pass mode: the spot flavor consumes the preemptible classes
     #: and every compute node offers them (a provider config file).
     ONE_PASS = False
+    #: The scheduler service's manager class (a dotted path).
+    SCHEDULER_MANAGER = MANAGER
     #: MediumFakeDriver's node.
     NODE = {'vcpus': 10, 'memory_mb': 8192, 'disk_gb': 1028}
 
@@ -95,8 +97,8 @@ class NovaTestCase(test.TestCase,
         self.api = self.admin_api = self.api_fixture.admin_api
         self.api.microversion = 'latest'
         self.start_service('conductor')
-        self.scheduler_service = self.start_service('scheduler',
-                                                    manager=MANAGER)
+        self.scheduler_service = self.start_service(
+            'scheduler', manager=self.SCHEDULER_MANAGER)
         for host in self.HOSTS:
             self._start_compute(host)
         self.spot = self.spot_flavor('spot', 2, 2048, 10)
