@@ -28,7 +28,7 @@ conductor, fake computes, in-process Placement, SQLite) with ``--hosts``
 ``retry``
     our manager with ``mode = retry`` (the default): Nova's pass, then on
     NoValidHost the second pass over Placement and the cell database,
-    waiting for Placement to release the victims before claiming.
+    then one atomic Placement write claiming the victims' room.
 
 The cases (the paper's numbering):
 
@@ -46,9 +46,8 @@ the scheduler service (the method of the manager's class is wrapped before
 the service starts): wall time (``time.perf_counter``) and CPU time
 (``time.process_time``). Nova's services share one process and, under
 eventlet, one thread: CPU time counts whatever ran while the scheduler
-waited (in ``retry``, the compute service deleting the victim while the
-manager polls Placement). Each request is booted through the API and waits
-for ACTIVE; then, outside the timed section, the cloud is restored: the
+waited. Each request is booted through the API and waits for ACTIVE;
+then, outside the timed section, the cloud is restored: the
 new server deleted, each victim's room refilled with a new preemptible
 server on its host, ACTIVE, and every host's servers and Placement usages
 checked against the starting layout.
@@ -56,9 +55,7 @@ checked against the starting layout.
 Settings: Nova's and ours defaults, except what the harness sets
 (``base.NovaTestCase``: allocation ratios 1.0, nothing reserved,
 ``service_down_time`` 10**7, quotas raised, and Nova's test base's
-``build_failure_weight_multiplier = 0``); the harness's
-``release_poll_interval`` of 0.05 s is put back to the option's default
-(0.5 s; ``--release-poll-interval``).
+``build_failure_weight_multiplier = 0``).
 
 JSON on stdout, progress on stderr::
 
@@ -161,12 +158,6 @@ def timed(original, samples):
     return select_destinations
 
 
-def option_default(name):
-    """The default of ``[preemptible_sched] name`` in ``nova.conf``."""
-    from preemptible_sched.conf import nova as nova_opts
-    return {opt.name: opt.default for opt in nova_opts.nova_opts}[name]
-
-
 def _resolve(dotted):
     module, cls, attribute = dotted.rsplit('.', 2)
     return getattr(getattr(__import__(module, fromlist=[cls]), cls),
@@ -175,7 +166,7 @@ def _resolve(dotted):
 
 def bench_class(base):
     """The measuring test case on ``base.NovaTestCase``: set ``MODE``,
-    ``HOSTS`` and ``RELEASE_POLL_INTERVAL`` on a subclass, then call
+    and ``HOSTS`` on a subclass, then call
     :meth:`measure` per case from a test method.
     """
     import fixtures
@@ -184,19 +175,11 @@ def bench_class(base):
     class LatencyCase(base.NovaTestCase):
 
         MODE = 'retry'
-        #: None: the option's default (the harness sets 0.05 s).
-        RELEASE_POLL_INTERVAL = None
 
         def setUp(self):
             self.ONE_PASS = self.MODE == 'one_pass'
             if self.MODE == 'stock':
                 self.SCHEDULER_MANAGER = STOCK_MANAGER
-            flags = dict(self.FLAGS)
-            flags['preemptible_sched', 'release_poll_interval'] = (
-                option_default('release_poll_interval')
-                if self.RELEASE_POLL_INTERVAL is None
-                else self.RELEASE_POLL_INTERVAL)
-            self.FLAGS = flags
             #: (wall, cpu) of every select_destinations call.
             self.samples = []
             # At class level, before the scheduler service starts and its
@@ -228,8 +211,6 @@ def bench_class(base):
             ours = conf.preemptible_sched
             found.update({
                 'mode': ours.mode,
-                'release_poll_interval_s': ours.release_poll_interval,
-                'release_timeout_s': ours.release_timeout,
                 'termination_grace_seconds': (
                     ours.termination_grace_seconds),
                 'termination_costs': list(ours.termination_costs),
@@ -468,7 +449,7 @@ def checks(results):
 # -- running ------------------------------------------------------------
 
 
-def run_mode(base, mode, hosts, requests, warmup, poll_interval):
+def run_mode(base, mode, hosts, requests, warmup):
     """The rows of every case of ``mode``, from one harness set-up, and
     the settings in force.
     """
@@ -479,7 +460,6 @@ def run_mode(base, mode, hosts, requests, warmup, poll_interval):
     class Bench(bench_class(base)):
         MODE = mode
         HOSTS = names
-        RELEASE_POLL_INTERVAL = poll_interval
 
         def test_measure(self):
             in_force.update(self.settings())
@@ -519,10 +499,6 @@ def parse_args(argv=None):
                         choices=range(0, 11), metavar='N',
                         help='untimed requests before each case '
                              '(default %d)' % WARMUP)
-    parser.add_argument('--release-poll-interval', type=float, default=None,
-                        metavar='SECONDS',
-                        help='[preemptible_sched] release_poll_interval '
-                             '(default: the option\'s default)')
     parser.add_argument('--modes', default=','.join(MODES),
                         help='comma-separated modes (default: %s)'
                         % ','.join(MODES))
@@ -537,9 +513,6 @@ def parse_args(argv=None):
         parser.error('--modes: unknown %s (choose from %s)'
                      % (','.join(unknown) or 'none', ','.join(MODES)))
     args.modes = [mode for mode in MODES if mode in modes]
-    if (args.release_poll_interval is not None and
-            not 0.01 <= args.release_poll_interval <= 60):
-        parser.error('--release-poll-interval: between 0.01 and 60 seconds')
     return args
 
 
@@ -583,8 +556,7 @@ def measure_all(base, args):
     in_force = {}
     for mode in args.modes:
         rows[mode], in_force[mode] = run_mode(
-            base, mode, hosts, requests, args.warmup,
-            args.release_poll_interval)
+            base, mode, hosts, requests, args.warmup)
         results[mode] = {case: summarise(mode, case, found)
                          for case, found in rows[mode].items()}
     base_node = base.NovaTestCase.NODE
