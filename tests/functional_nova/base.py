@@ -47,6 +47,19 @@ T0 = datetime.datetime(2026, 11, 2, 8, 0, 0)
 SPOT = {extra_specs.PREEMPTIBLE: 'true'}
 
 
+def env_without_nova(test):
+    """``os.environ`` with a ``nova`` package first on the path that cannot
+    be imported (a script's "Nova missing" path), in a folder ``test``
+    cleans up.
+    """
+    stub = test.useFixture(fixtures.TempDir()).path
+    os.mkdir(os.path.join(stub, 'nova'))
+    with open(os.path.join(stub, 'nova', '__init__.py'), 'w') as init:
+        init.write("raise ImportError('no Nova here')\n")
+    path = [stub, os.environ.get('PYTHONPATH', '')]
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, path)))
+
+
 class NovaTestCase(test.TestCase,
                    integrated_helpers.PlacementInstanceHelperMixin):
     """Nova with the preemption-aware scheduler and ``HOSTS`` computes."""

@@ -29,7 +29,6 @@ import os
 import subprocess
 import sys
 
-import fixtures
 from nova.scheduler import manager as nova_manager
 
 from preemptible_sched.nova import manager
@@ -243,14 +242,8 @@ class TestScript(tests_base.TestCase):
         self.assertEqual(1, report['config']['hosts'])
 
     def test_without_nova_one_line_and_exit_2(self):
-        # A "nova" package first on the path that cannot be imported.
-        stub = self.useFixture(fixtures.TempDir()).path
-        os.mkdir(os.path.join(stub, 'nova'))
-        with open(os.path.join(stub, 'nova', '__init__.py'), 'w') as init:
-            init.write("raise ImportError('no Nova here')\n")
-        path = [stub, os.environ.get('PYTHONPATH', '')]
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, path)))
-        result = self.run_script('--quick', env=env)
+        result = self.run_script('--quick',
+                                 env=base.env_without_nova(self))
         self.assertEqual(2, result.returncode, result.stderr)
         self.assertEqual('', result.stdout)
         lines = result.stderr.strip().splitlines()

@@ -29,6 +29,7 @@ import sys
 import fixtures
 
 from tests import base
+from tests.functional_nova import base as nova_base
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -153,14 +154,8 @@ class TestScript(base.TestCase):
         self.assertIn(flat[0], (True, False))
 
     def test_without_nova_one_line_and_exit_2(self):
-        # A "nova" package first on the path that cannot be imported.
-        stub = self.useFixture(fixtures.TempDir()).path
-        os.mkdir(os.path.join(stub, 'nova'))
-        with open(os.path.join(stub, 'nova', '__init__.py'), 'w') as init:
-            init.write("raise ImportError('no Nova here')\n")
-        path = [stub, os.environ.get('PYTHONPATH', '')]
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, path)))
-        result = self.run_script('--quick', env=env)
+        result = self.run_script('--quick',
+                                 env=nova_base.env_without_nova(self))
         self.assertEqual(2, result.returncode, result.stderr)
         self.assertEqual('', result.stdout)
         lines = result.stderr.strip().splitlines()
