@@ -228,8 +228,11 @@ class PreemptibleSchedulerManager(one_pass.OnePassMixin,
     def _select_one_pass(self, context, spec_obj, instance_uuids, nova_args):
         classes = nova_opts.service_class_priorities(CONF)
         request = host_states.core_request(spec_obj, classes)
-        may_displace = (not request.preemptible and
-                        self._may_preempt(context, spec_obj, instance_uuids))
+
+        def may_displace():
+            return (not request.preemptible and
+                    self._may_preempt(context, spec_obj, instance_uuids))
+
         call = one_pass.Call(context.elevated(), request, may_displace,
                              classes, planner.planner())
         with one_pass.begin(call):

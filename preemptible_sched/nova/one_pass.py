@@ -75,7 +75,9 @@ class Call:
 
     context: typing.Any
     request: objects.RequestSpec    # the core request
-    may_displace: bool              # a normal new boot: victims allowed
+    #: ``() -> bool``: whether victims may be chosen for this request (a
+    #: normal new boot); asked only when some host is short of room
+    may_displace: typing.Callable
     classes: dict
     planner: typing.Any
     summaries: dict = None
@@ -89,6 +91,12 @@ class Call:
     @property
     def normal(self):
         return not self.request.preemptible
+
+    def displaces(self):
+        """Whether victims may be chosen (asked once)."""
+        if not isinstance(self.may_displace, bool):
+            self.may_displace = bool(self.may_displace())
+        return self.may_displace
 
 
 _local = threading.local()
@@ -188,14 +196,15 @@ class OnePassMixin:
 
     def _rank(self, call, spec_obj, hosts, index):
         resources = call.request.resources
-        if not call.normal or not call.may_displace:
+        short = [h for h in hosts if not _state(h).full.fits(resources)]
+        if not call.normal or not short or not call.displaces():
+            # Nothing to displace: the full view, as Nova would.
             fitting = [h for h in hosts if _state(h).full.fits(resources)]
             passed = self.host_manager.get_filtered_hosts(fitting, spec_obj,
                                                           index)
             return self._order(self.host_manager.get_weighed_hosts(
                 passed, spec_obj) if passed else [])
-        short = [h for h in hosts if not _state(h).full.fits(resources) and
-                 h.uuid not in call.servers_read]
+        short = [h for h in short if h.uuid not in call.servers_read]
         if short:
             self._with_servers(call, short)
             call.servers_read.update(h.uuid for h in short)
