@@ -61,6 +61,7 @@ class TestJournal(JournalCase):
         # Nothing of d2 was written.
         self.assertEqual(['d1'], [d.id for d in
                                   self.journal.open_decisions()])
+        self.journal.move('d1', 'acting')
         self.assertTrue(self.journal.take('d1', 'b'))
 
     def test_a_settled_victim_may_be_named_again(self):
@@ -108,6 +109,43 @@ class TestJournal(JournalCase):
         self.assertRaises(journal.JournalError, self.journal.move, 'd1',
                           'acting')
         self.assertEqual([], self.journal.open_decisions())
+
+    def test_victims_are_taken_only_while_their_decision_acts(self):
+        self.journal.record(decision('d1', 'a'))
+        # decided: the room may not be the request's yet.
+        self.assertFalse(self.journal.take('d1', 'a'))
+        self.journal.move('d1', 'rolled_back')
+        self.assertFalse(self.journal.take_again('d1', 'a'))
+        self.assertEqual(['pending'], [v.state for v in
+                                       self.journal.get('d1').victims])
+        self.journal.record(decision('d2', 'a'))
+        self.journal.move('d2', 'acting')
+        self.assertTrue(self.journal.take('d2', 'a'))
+
+    def test_refusals_say_why(self):
+        self.journal.record(decision('d1', 'b', 'a'))
+        self.journal.move('d1', 'acting')
+        self.journal.take('d1', 'a')
+        error = self.assertRaises(journal.JournalError, self.journal.move,
+                                  'd1', 'done')
+        self.assertEqual('decision d1 has victim(s) left: a, b', str(error))
+        error = self.assertRaises(journal.JournalError, self.journal.move,
+                                  'd1', 'rolled_back')
+        self.assertEqual('decision d1 cannot go from acting to rolled_back',
+                         str(error))
+        error = self.assertRaises(journal.JournalError, self.journal.move,
+                                  'd9', 'acting')
+        self.assertEqual('no decision d9', str(error))
+        error = self.assertRaises(journal.JournalError, self.journal.settle,
+                                  'd1', 'b', 'done')
+        self.assertEqual('victim b cannot go from pending to done',
+                         str(error))
+        error = self.assertRaises(journal.JournalError, self.journal.settle,
+                                  'd1', 'z', 'done')
+        self.assertEqual('no victim z in decision d1', str(error))
+        error = self.assertRaises(journal.JournalError, self.journal.settle,
+                                  'd1', 'a', 'acting')
+        self.assertEqual('victim a cannot be settled as acting', str(error))
 
     def test_unknown_action_refused(self):
         bad = decision('d1', 'a')
