@@ -150,24 +150,10 @@ class TestRedisLock(AcrossProcesses):
         super().setUp()
 
 
-class ServerJournal:
-
-    DATABASE = None
-    LABEL = None
+class ServerJournal(test_backends.ServerDatabaseURL):
 
     def journal_url(self):
-        """The URL of this test's database on the server (made at the
-        first call); skipped when nothing listens at its address.
-        """
-        if not hasattr(self, 'database'):
-            database = self.DATABASE()
-            try:
-                database.check_reachable()
-            except test_backends.ServerUnreachable as error:
-                self.skipTest('%s not reachable at %s'
-                              % (self.LABEL, error))
-            self.database = self.useFixture(database)
-        return self.database.url.render_as_string(hide_password=False)
+        return self.database_url()
 
 
 class TestRedisLockMariaDB(ServerJournal, TestRedisLock):
