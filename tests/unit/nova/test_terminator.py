@@ -12,6 +12,10 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
+import logging
+
+import fixtures
+
 from preemptible_sched.nova import terminator
 from tests.unit.nova import test_journal
 
@@ -73,6 +77,11 @@ class TestTerminator(test_journal.JournalCase):
         self.assertEqual(['a', 'b'], cloud.actions)
 
     def test_gone_and_failed_victims_settle_the_decision(self):
+        """'a' no longer exists (gone, not failed), 'b' is deleted, 'c'
+        refuses (failed, and logged): the decision is done all the same.
+        """
+        log = self.useFixture(fixtures.FakeLogger(
+            name=terminator.__name__, level=logging.INFO))
         cloud = Cloud('b', failing=('c',))
         worker = terminator.Terminator(self.journal, cloud)
         worker.act(self.start('a', 'b', 'c'), now=100.0)
@@ -80,6 +89,10 @@ class TestTerminator(test_journal.JournalCase):
         self.assertEqual('done', found.state)
         self.assertEqual({'a': 'gone', 'b': 'done', 'c': 'failed'},
                          {v.id: v.state for v in found.victims})
+        self.assertIn('Victim a of decision d1 is already gone.',
+                      log.output)
+        self.assertIn('Could not delete victim c of decision d1: task '
+                      'under way', log.output)
 
 
 class TestRecovery(test_journal.JournalCase):
