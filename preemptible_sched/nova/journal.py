@@ -28,8 +28,8 @@ decision
 victim
     ``pending`` -> ``acting`` (one scheduler took it, atomically) ->
     ``done`` | ``gone`` (it was not there any more) | ``failed``; a victim
-    left ``acting`` by a scheduler that died is taken again (deleting or
-    shelving twice is harmless: the second finds it gone or shelved).
+    left ``acting`` by a scheduler taken for dead (it took the victim a
+    lease ago and recorded no outcome) is taken again.
 
 A server is an *open victim* while its decision may still act on it; the
 database refuses a second open decision naming it (:class:`VictimTaken`),
@@ -204,30 +204,29 @@ class Journal:
         return JournalError('decision %s has victim(s) left: %s'
                             % (decision_id, ', '.join(left)))
 
-    def take(self, decision_id, victim):
-        """Atomically take a ``pending`` victim of an ``acting`` decision
-        to act on it; False when another scheduler took it, it is dealt
-        with, or its decision is not ``acting``.
+    def take(self, decision_id, victim, now=None, stale_before=None):
+        """Atomically take a victim of an ``acting`` decision to act on it,
+        at ``now`` (s since the epoch): a ``pending`` one, or one left
+        ``acting`` by a scheduler taken for dead (taken before
+        ``stale_before``, or at an unknown time). False when another
+        scheduler has it, it is dealt with, or its decision is not
+        ``acting``.
         """
-        return self._take(decision_id, victim, ('pending',))
-
-    def take_again(self, decision_id, victim):
-        """:meth:`take`, also of a victim left ``acting`` (by a scheduler
-        that died while acting on it).
-        """
-        return self._take(decision_id, victim, ('pending', 'acting'))
-
-    def _take(self, decision_id, victim, states):
         decisions, victims = models.NovaDecision, models.NovaVictim
+        states = victims.state == 'pending'
+        if stale_before is not None:
+            states = sa.or_(states, sa.and_(
+                victims.state == 'acting',
+                sa.or_(victims.taken_at.is_(None),
+                       victims.taken_at < stale_before)))
         with self._session() as session:
             result = session.execute(
                 sa.update(victims)
                 .where(victims.decision_id == decision_id,
-                       victims.victim == victim,
-                       victims.state.in_(states),
+                       victims.victim == victim, states,
                        sa.exists().where(decisions.id == decision_id,
                                          decisions.state == 'acting'))
-                .values(state='acting')
+                .values(state='acting', taken_at=now)
                 .execution_options(synchronize_session=False))
             return result.rowcount == 1
 

@@ -78,14 +78,33 @@ class TestJournal(JournalCase):
         self.assertEqual('rolled_back', self.journal.get('d1').state)
 
     def test_take_is_once(self):
+        """Taken at 100 s; with a lease of 60 s another scheduler takes
+        it again only when taken before now - 60: not at 160.0 (100 is
+        not before 100.0), at 160.5 (100 < 100.5) yes. Once settled, never.
+        """
+        self.journal.record(decision('d1', 'a'))
+        self.journal.move('d1', 'acting')
+        self.assertTrue(self.journal.take('d1', 'a', 100.0))
+        self.assertFalse(self.journal.take('d1', 'a', 100.0))
+        self.assertFalse(self.journal.take('d1', 'a', 160.0,
+                                           stale_before=100.0))
+        self.assertTrue(self.journal.take('d1', 'a', 160.5,
+                                          stale_before=100.5))
+        # Taken anew at 160.5: the lease starts again.
+        self.assertFalse(self.journal.take('d1', 'a', 200.0,
+                                           stale_before=140.0))
+        self.journal.settle('d1', 'a', 'done')
+        self.assertFalse(self.journal.take('d1', 'a', 1e9,
+                                           stale_before=1e9))
+
+    def test_victim_taken_at_an_unknown_time_is_stale(self):
+        # Taken without a time (as before revision 0005).
         self.journal.record(decision('d1', 'a'))
         self.journal.move('d1', 'acting')
         self.assertTrue(self.journal.take('d1', 'a'))
-        self.assertFalse(self.journal.take('d1', 'a'))
-        # Recovery may take a victim left acting.
-        self.assertTrue(self.journal.take_again('d1', 'a'))
-        self.journal.settle('d1', 'a', 'done')
-        self.assertFalse(self.journal.take_again('d1', 'a'))
+        self.assertFalse(self.journal.take('d1', 'a', 0.0))
+        self.assertTrue(self.journal.take('d1', 'a', 0.0,
+                                          stale_before=0.0))
 
     def test_illegal_moves_are_refused(self):
         self.journal.record(decision('d1', 'a'))
@@ -115,7 +134,8 @@ class TestJournal(JournalCase):
         # decided: the room may not be the request's yet.
         self.assertFalse(self.journal.take('d1', 'a'))
         self.journal.move('d1', 'rolled_back')
-        self.assertFalse(self.journal.take_again('d1', 'a'))
+        self.assertFalse(self.journal.take('d1', 'a', 1e9,
+                                           stale_before=1e9))
         self.assertEqual(['pending'], [v.state for v in
                                        self.journal.get('d1').victims])
         self.journal.record(decision('d2', 'a'))

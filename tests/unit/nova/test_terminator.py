@@ -113,15 +113,43 @@ class TestRecovery(test_journal.JournalCase):
         self.assertEqual('done', self.journal.get('d1').state)
 
     def test_killed_while_deleting(self):
-        # 'a' was taken (the delete may or may not have gone out).
+        """'a' was taken at 100 s by a scheduler that died (the delete may
+        or may not have gone out). A start at 101 s cannot tell it from a
+        live scheduler still acting, and leaves it; with the lease of
+        60 s, the periodic task takes it again when it was taken before
+        now - 60: not at 160.0, at 160.5, and once only.
+        """
+        log = self.useFixture(fixtures.FakeLogger(
+            name=terminator.__name__, level=logging.INFO))
         cloud = Cloud('a')
         self.journal.record(test_journal.decision('d1', 'a'))
         self.journal.move('d1', 'acting')
-        self.journal.take('d1', 'a')
-        worker = terminator.Terminator(self.journal, cloud)
-        worker.recover(100.0, lambda d: True)
+        self.journal.take('d1', 'a', 100.0)
+        worker = terminator.Terminator(self.journal, cloud, lease=60.0)
+        worker.recover(101.0, lambda d: True)
+        self.assertEqual([], cloud.actions)
+        self.assertEqual(0, worker.run_due(160.0))
+        self.assertEqual(1, worker.run_due(160.5))
+        self.assertEqual(0, worker.run_due(500.0))
         self.assertEqual(['a'], cloud.actions)
         self.assertEqual('done', self.journal.get('d1').state)
+        self.assertIn('Victim a of decision d1 was taken over 60.0 s ago '
+                      'and never settled: acting on it again.', log.output)
+
+    def test_a_start_leaves_a_live_schedulers_victim_alone(self):
+        """Scheduler A takes 'a' at 100 s and is still deleting it when B
+        starts at 100.5 s: B acts on 'b' only; A then settles 'a'.
+        """
+        cloud = Cloud('a', 'b')
+        self.journal.record(test_journal.decision('d1', 'a', 'b'))
+        self.journal.move('d1', 'acting')
+        self.assertTrue(self.journal.take('d1', 'a', 100.0))
+        worker = terminator.Terminator(self.journal, cloud)
+        worker.recover(100.5, lambda d: True)
+        self.assertEqual(['b'], cloud.actions)
+        self.journal.settle('d1', 'a', 'done')
+        self.assertEqual(0, worker.run_due(1000.0))
+        self.assertEqual(['b'], cloud.actions)
 
     def test_decided_without_claim_is_rolled_back_untouched(self):
         cloud = Cloud('a')
