@@ -121,7 +121,13 @@ class Terminator:
                             victim.action, victim.id, decision.id, error)
             else:
                 state = 'done'
-            self.journal.settle(decision.id, victim.id, state)
+            try:
+                self.journal.settle(decision.id, victim.id, state)
+            except journal_mod.JournalError as error:
+                # Slower than the lease: another scheduler took it again.
+                LOG.warning('Victim %s of decision %s (%s here) was settled '
+                            'by another scheduler meanwhile: %s', victim.id,
+                            decision.id, state, error)
             victim.state = state
             count += 1
         if all(v.state not in ('pending', 'acting')

@@ -136,6 +136,33 @@ class TestRecovery(test_journal.JournalCase):
         self.assertIn('Victim a of decision d1 was taken over 60.0 s ago '
                       'and never settled: acting on it again.', log.output)
 
+    def test_scheduler_slower_than_the_lease(self):
+        """A takes 'a' at 100 s and its delete hangs; at 161 s (taken
+        before 161 - 60 = 101) B's periodic task takes it again, deletes
+        and settles it. A's delete then returns: its outcome is logged,
+        not recorded, and nothing is raised.
+        """
+        log = self.useFixture(fixtures.FakeLogger(
+            name=terminator.__name__, level=logging.INFO))
+        cloud = Cloud('a')
+        second = terminator.Terminator(self.journal, cloud, lease=60.0)
+        hung = []
+
+        def slow_delete(victim):
+            hung.append(victim.id)
+            self.assertEqual(1, second.run_due(161.0))
+
+        first = terminator.Terminator(self.journal, slow_delete, lease=60.0)
+        self.journal.record(test_journal.decision('d1', 'a'))
+        self.journal.move('d1', 'acting')
+        first.act(self.journal.get('d1'), now=100.0)
+        self.assertEqual((['a'], ['a']), (hung, cloud.actions))
+        found = self.journal.get('d1')
+        self.assertEqual(('done', ['done']),
+                         (found.state, [v.state for v in found.victims]))
+        self.assertIn('Victim a of decision d1 (done here) was settled by '
+                      'another scheduler meanwhile', log.output)
+
     def test_a_start_leaves_a_live_schedulers_victim_alone(self):
         """Scheduler A takes 'a' at 100 s and is still deleting it when B
         starts at 100.5 s: B acts on 'b' only; A then settles 'a'.
