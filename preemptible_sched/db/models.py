@@ -391,6 +391,9 @@ class NovaVictim(Base):
     action = orm.mapped_column(sa.String(16), nullable=False)
     #: ``pending``, ``acting``, ``done``, ``gone`` or ``failed``
     state = orm.mapped_column(sa.String(16), nullable=False)
+    #: when a scheduler took it to act on it (s since the epoch); NULL
+    #: for a victim taken before revision 0005
+    taken_at = orm.mapped_column(Amount, nullable=True)
     #: the victim's uuid while its decision may still act on it, NULL
     #: after: unique, so no two open decisions ever name the same server
     open_victim = orm.mapped_column(sa.String(36), nullable=True,

@@ -70,25 +70,48 @@ class DecisionLock:
     @contextlib.contextmanager
     def __call__(self):
         if not self.url:
-            if not self._warned:
-                self._warned = True
-                LOG.info('No [preemptible_sched] coordination_url: decisions '
-                         'are serialised among the workers of this host '
-                         'only.')
-            with lockutils.lock(LOCK_NAME, lock_file_prefix='nova-',
-                                external=bool(self.lock_path),
-                                lock_path=self.lock_path):
+            with self._host_lock():
                 yield
             return
         lock = self._lock()
         if not lock.acquire(blocking=self.timeout):
-            raise LockTimeout('the decision lock (%s) was not acquired in '
-                              '%s s' % (self.url.split('://')[0],
-                                        self.timeout))
+            raise self._timed_out(self.url.split('://')[0])
         try:
             yield
         finally:
             lock.release()
+
+    @contextlib.contextmanager
+    def _host_lock(self):
+        """The fallback: oslo.concurrency's lock of this process, then its
+        file lock in ``lock_path`` (the workers of this host), each waited
+        for ``timeout`` s at most.
+        """
+        if not self._warned:
+            self._warned = True
+            LOG.info('No [preemptible_sched] coordination_url: decisions '
+                     'are serialised among the workers of this host only.')
+        internal = lockutils.internal_lock(LOCK_NAME)
+        if not internal.acquire(timeout=self.timeout):
+            raise self._timed_out('this process')
+        try:
+            if not self.lock_path:
+                yield
+                return
+            external = lockutils.external_lock(
+                LOCK_NAME, lock_file_prefix='nova-', lock_path=self.lock_path)
+            if not external.acquire(timeout=self.timeout):
+                raise self._timed_out('file')
+            try:
+                yield
+            finally:
+                external.release()
+        finally:
+            internal.release()
+
+    def _timed_out(self, backend):
+        return LockTimeout('the decision lock (%s) was not acquired in %s s'
+                           % (backend, self.timeout))
 
     def stop(self):
         with self._guard:

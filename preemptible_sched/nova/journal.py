@@ -28,12 +28,16 @@ decision
 victim
     ``pending`` -> ``acting`` (one scheduler took it, atomically) ->
     ``done`` | ``gone`` (it was not there any more) | ``failed``; a victim
-    left ``acting`` by a scheduler that died is taken again (deleting or
-    shelving twice is harmless: the second finds it gone or shelved).
+    left ``acting`` by a scheduler taken for dead (it took the victim a
+    lease ago and recorded no outcome) is taken again.
 
 A server is an *open victim* while its decision may still act on it; the
 database refuses a second open decision naming it (:class:`VictimTaken`),
 so two schedulers never journal the same server twice, lock or no lock.
+Every move is one conditional UPDATE (from the states it may come from),
+so of two schedulers making moves at once, lock or no lock, one wins and
+the other is refused; a victim is taken only while its decision is
+``acting``.
 """
 
 import dataclasses
@@ -153,66 +157,103 @@ class Journal:
                     models.NovaVictim.open_victim.in_(sorted(uuids))))]
 
     def move(self, decision_id, state):
-        """Move a decision to ``state``; rolling back closes its victims."""
+        """Move a decision to ``state``; rolling back closes its victims.
+
+        One conditional UPDATE (from a state that may move to ``state``;
+        to ``done`` only with no victim left), so that of two schedulers
+        moving the same decision at once, on any of the backends, one wins
+        and the other gets :class:`JournalError`. (A ``decided`` decision
+        has only ``pending`` victims: :meth:`take` wants ``acting``.)
+        """
+        decisions, victims = models.NovaDecision, models.NovaVictim
+        sources = [source for source, targets in DECISION_MOVES.items()
+                   if state in targets]
+        condition = [decisions.id == decision_id,
+                     decisions.state.in_(sources)]
+        if state == 'done':
+            condition.append(~sa.exists().where(
+                victims.decision_id == decision_id,
+                victims.state.in_(('pending', 'acting'))))
         with self._session() as session:
-            row = session.get(models.NovaDecision, decision_id)
-            if row is None:
-                raise JournalError('no decision %s' % decision_id)
-            if state not in DECISION_MOVES[row.state]:
-                raise JournalError('decision %s cannot go from %s to %s'
-                                   % (decision_id, row.state, state))
-            if state == 'done':
-                left = session.scalar(sa.select(sa.func.count()).where(
-                    models.NovaVictim.decision_id == decision_id,
-                    models.NovaVictim.state.in_(('pending', 'acting'))))
-                if left:
-                    raise JournalError('decision %s has %d victim(s) left'
-                                       % (decision_id, left))
-            row.state = state
+            moved = session.execute(
+                sa.update(decisions).where(*condition).values(state=state)
+                .execution_options(synchronize_session=False)).rowcount
+            if moved != 1:
+                raise self._refused(session, decision_id, state)
             if state == 'rolled_back':
-                for victim in session.scalars(sa.select(
-                        models.NovaVictim).where(
-                        models.NovaVictim.decision_id == decision_id)):
-                    if victim.state != 'pending':
-                        raise JournalError(
-                            'decision %s cannot roll back: victim %s is %s'
-                            % (decision_id, victim.victim, victim.state))
-                    victim.open_victim = None
+                session.execute(
+                    sa.update(victims)
+                    .where(victims.decision_id == decision_id)
+                    .values(open_victim=None)
+                    .execution_options(synchronize_session=False))
 
-    def take(self, decision_id, victim):
-        """Atomically take a ``pending`` victim to act on it; False when
-        another scheduler took it, or it is dealt with.
+    @staticmethod
+    def _refused(session, decision_id, state):
+        """The error for a move the conditional UPDATE did not make."""
+        row = session.get(models.NovaDecision, decision_id)
+        if row is None:
+            return JournalError('no decision %s' % decision_id)
+        if state not in DECISION_MOVES[row.state]:
+            return JournalError('decision %s cannot go from %s to %s'
+                                % (decision_id, row.state, state))
+        left = session.scalars(
+            sa.select(models.NovaVictim.victim)
+            .where(models.NovaVictim.decision_id == decision_id,
+                   models.NovaVictim.state.in_(('pending', 'acting')))
+            .order_by(models.NovaVictim.victim)).all()
+        return JournalError('decision %s has victim(s) left: %s'
+                            % (decision_id, ', '.join(left)))
+
+    def take(self, decision_id, victim, now=None, stale_before=None):
+        """Atomically take a victim of an ``acting`` decision to act on it,
+        at ``now`` (s since the epoch): a ``pending`` one, or one left
+        ``acting`` by a scheduler taken for dead (taken before
+        ``stale_before``, or at an unknown time). False when another
+        scheduler has it, it is dealt with, or its decision is not
+        ``acting``.
         """
-        return self._take(decision_id, victim, ('pending',))
-
-    def take_again(self, decision_id, victim):
-        """:meth:`take`, also of a victim left ``acting`` (by a scheduler
-        that died while acting on it).
-        """
-        return self._take(decision_id, victim, ('pending', 'acting'))
-
-    def _take(self, decision_id, victim, states):
+        decisions, victims = models.NovaDecision, models.NovaVictim
+        states = victims.state == 'pending'
+        if stale_before is not None:
+            states = sa.or_(states, sa.and_(
+                victims.state == 'acting',
+                sa.or_(victims.taken_at.is_(None),
+                       victims.taken_at < stale_before)))
         with self._session() as session:
             result = session.execute(
-                sa.update(models.NovaVictim)
-                .where(models.NovaVictim.decision_id == decision_id,
-                       models.NovaVictim.victim == victim,
-                       models.NovaVictim.state.in_(states))
-                .values(state='acting'))
+                sa.update(victims)
+                .where(victims.decision_id == decision_id,
+                       victims.victim == victim, states,
+                       sa.exists().where(decisions.id == decision_id,
+                                         decisions.state == 'acting'))
+                .values(state='acting', taken_at=now)
+                .execution_options(synchronize_session=False))
             return result.rowcount == 1
 
     def settle(self, decision_id, victim, state):
-        """An acted-on victim is ``done``, ``gone`` or ``failed``."""
+        """An acted-on victim is ``done``, ``gone`` or ``failed``; one
+        conditional UPDATE from ``acting``, so it settles once.
+        """
+        if state == 'acting' or state not in VICTIM_MOVES['acting']:
+            raise JournalError('victim %s cannot be settled as %s'
+                               % (victim, state))
+        victims = models.NovaVictim
         with self._session() as session:
-            row = session.get(models.NovaVictim, (decision_id, victim))
+            settled = session.execute(
+                sa.update(victims)
+                .where(victims.decision_id == decision_id,
+                       victims.victim == victim,
+                       victims.state == 'acting')
+                .values(state=state, open_victim=None)
+                .execution_options(synchronize_session=False)).rowcount
+            if settled == 1:
+                return
+            row = session.get(victims, (decision_id, victim))
             if row is None:
                 raise JournalError('no victim %s in decision %s'
                                    % (victim, decision_id))
-            if state not in VICTIM_MOVES[row.state] or state == 'acting':
-                raise JournalError('victim %s cannot go from %s to %s'
-                                   % (victim, row.state, state))
-            row.state = state
-            row.open_victim = None
+            raise JournalError('victim %s cannot go from %s to %s'
+                               % (victim, row.state, state))
 
     # -- reading --------------------------------------------------------
 

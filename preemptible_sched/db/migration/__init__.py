@@ -30,16 +30,35 @@ models::
         migration.revision('add something', url)"
 
 then review the generated file in ``versions/``: autogenerate is a draft.
+
+Processes that start together on an empty database (schedulers, the
+Nova managers of several hosts) migrate it one at a time, under a lock of
+the database: the first creates the tables, the others find it at the
+head revision.
 """
 
+import contextlib
 import os
+import zlib
 
 from alembic import command
 from alembic import config as alembic_config_mod
 from alembic import migration as alembic_migration
 from alembic import script as alembic_script
+from oslo_concurrency import lockutils
 
 MIGRATIONS_DIR = os.path.dirname(os.path.abspath(__file__))
+
+#: The name of the lock one migrating process holds (MariaDB's GET_LOCK,
+#: the file beside an SQLite database); PostgreSQL's advisory lock key is
+#: its CRC-32.
+LOCK_NAME = 'preemptible_sched-migration'
+#: Longest wait, in seconds, for another process's migration (MariaDB).
+LOCK_TIMEOUT = 300
+
+
+class MigrationLockTimeout(Exception):
+    """Another process held the migration lock for LOCK_TIMEOUT s."""
 
 
 def alembic_config(connection=None, url=None):
@@ -59,10 +78,55 @@ def alembic_config(connection=None, url=None):
     return config
 
 
+@contextlib.contextmanager
+def migration_lock(engine):
+    """Held by one process at a time per database: an advisory lock on
+    PostgreSQL, ``GET_LOCK`` on MariaDB/MySQL (both on a connection of
+    their own, released after the migration's commit), a file lock beside
+    an SQLite file; nothing for an in-memory database.
+    """
+    dialect = engine.dialect.name
+    if dialect == 'sqlite':
+        path = engine.url.database
+        if path in (None, '', ':memory:'):
+            yield
+            return
+        folder, name = os.path.split(os.path.abspath(path))
+        with lockutils.lock('%s-%s' % (LOCK_NAME, name), external=True,
+                            lock_path=folder, do_log=False):
+            yield
+        return
+    if dialect not in ('postgresql', 'mysql'):
+        yield
+        return
+    with engine.connect() as connection:
+        if dialect == 'postgresql':
+            key = zlib.crc32(LOCK_NAME.encode())
+            connection.exec_driver_sql('SELECT pg_advisory_lock(%d)' % key)
+            unlock = 'SELECT pg_advisory_unlock(%d)' % key
+        else:
+            got = connection.exec_driver_sql(
+                "SELECT GET_LOCK('%s', %d)" % (LOCK_NAME, LOCK_TIMEOUT)
+            ).scalar()
+            if got != 1:
+                raise MigrationLockTimeout(
+                    'another process has been migrating the database for '
+                    '%d s' % LOCK_TIMEOUT)
+            unlock = "SELECT RELEASE_LOCK('%s')" % LOCK_NAME
+        try:
+            yield
+        finally:
+            connection.exec_driver_sql(unlock)
+            connection.rollback()
+
+
 def upgrade(engine, revision='head'):
-    """Migrate the database of ``engine`` to ``revision`` (the newest)."""
-    with engine.begin() as connection:
-        command.upgrade(alembic_config(connection=connection), revision)
+    """Migrate the database of ``engine`` to ``revision`` (the newest),
+    under :func:`migration_lock`.
+    """
+    with migration_lock(engine):
+        with engine.begin() as connection:
+            command.upgrade(alembic_config(connection=connection), revision)
 
 
 def current_revision(engine):

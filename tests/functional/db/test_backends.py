@@ -111,13 +111,16 @@ class PostgreSQLDatabase(ServerDatabase):
         return 'DROP DATABASE IF EXISTS %s WITH (FORCE)' % self.name
 
 
-class ServerBackend:
-    """``make_store()`` on a database of this test's own."""
+class ServerDatabaseURL:
+    """``database_url()``: the URL of a database of this test's own on
+    the ``DATABASE`` server (made at the first call); the test is skipped
+    when nothing listens at the server's address.
+    """
 
     DATABASE = None
     LABEL = None
 
-    def make_store(self):
+    def database_url(self):
         if not hasattr(self, 'database'):
             database = self.DATABASE()
             try:
@@ -125,7 +128,14 @@ class ServerBackend:
             except ServerUnreachable as e:
                 self.skipTest('%s not reachable at %s' % (self.LABEL, e))
             self.database = self.useFixture(database)
-        return api.Store(self.database.url)
+        return self.database.url.render_as_string(hide_password=False)
+
+
+class ServerBackend(ServerDatabaseURL):
+    """``make_store()`` on a database of this test's own."""
+
+    def make_store(self):
+        return api.Store(self.database_url())
 
 
 class TestMariaDB(ServerBackend, test_api.StoreBehaviour,

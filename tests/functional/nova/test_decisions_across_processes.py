@@ -131,32 +131,29 @@ class TestFileLockSQLite(AcrossProcesses):
     """oslo.concurrency's file lock, shared by the two processes."""
 
 
+def redis_url(test):
+    """The local Redis server's tooz URL; ``test`` is skipped when
+    nothing listens there.
+    """
+    try:
+        socket.create_connection(REDIS, timeout=5).close()
+    except OSError as error:
+        test.skipTest('Redis not reachable at %s:%d: %s'
+                      % (REDIS + (error,)))
+    return 'redis://%s:%d' % REDIS
+
+
 class TestRedisLock(AcrossProcesses):
 
-    LOCK_URL = 'redis://%s:%d' % REDIS
-
     def setUp(self):
-        try:
-            socket.create_connection(REDIS, timeout=5).close()
-        except OSError as error:
-            self.skipTest('Redis not reachable at %s:%d: %s'
-                          % (REDIS + (error,)))
+        self.LOCK_URL = redis_url(self)
         super().setUp()
 
 
-class ServerJournal:
-
-    DATABASE = None
-    LABEL = None
+class ServerJournal(test_backends.ServerDatabaseURL):
 
     def journal_url(self):
-        database = self.DATABASE()
-        try:
-            database.check_reachable()
-        except test_backends.ServerUnreachable as error:
-            self.skipTest('%s not reachable at %s' % (self.LABEL, error))
-        self.useFixture(database)
-        return database.url.render_as_string(hide_password=False)
+        return self.database_url()
 
 
 class TestRedisLockMariaDB(ServerJournal, TestRedisLock):

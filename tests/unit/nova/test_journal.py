@@ -61,6 +61,7 @@ class TestJournal(JournalCase):
         # Nothing of d2 was written.
         self.assertEqual(['d1'], [d.id for d in
                                   self.journal.open_decisions()])
+        self.journal.move('d1', 'acting')
         self.assertTrue(self.journal.take('d1', 'b'))
 
     def test_a_settled_victim_may_be_named_again(self):
@@ -77,14 +78,33 @@ class TestJournal(JournalCase):
         self.assertEqual('rolled_back', self.journal.get('d1').state)
 
     def test_take_is_once(self):
+        """Taken at 100 s; with a lease of 60 s another scheduler takes
+        it again only when taken before now - 60: not at 160.0 (100 is
+        not before 100.0), at 160.5 (100 < 100.5) yes. Once settled, never.
+        """
+        self.journal.record(decision('d1', 'a'))
+        self.journal.move('d1', 'acting')
+        self.assertTrue(self.journal.take('d1', 'a', 100.0))
+        self.assertFalse(self.journal.take('d1', 'a', 100.0))
+        self.assertFalse(self.journal.take('d1', 'a', 160.0,
+                                           stale_before=100.0))
+        self.assertTrue(self.journal.take('d1', 'a', 160.5,
+                                          stale_before=100.5))
+        # Taken anew at 160.5: the lease starts again.
+        self.assertFalse(self.journal.take('d1', 'a', 200.0,
+                                           stale_before=140.0))
+        self.journal.settle('d1', 'a', 'done')
+        self.assertFalse(self.journal.take('d1', 'a', 1e9,
+                                           stale_before=1e9))
+
+    def test_victim_taken_at_an_unknown_time_is_stale(self):
+        # Taken without a time (as before revision 0005).
         self.journal.record(decision('d1', 'a'))
         self.journal.move('d1', 'acting')
         self.assertTrue(self.journal.take('d1', 'a'))
-        self.assertFalse(self.journal.take('d1', 'a'))
-        # Recovery may take a victim left acting.
-        self.assertTrue(self.journal.take_again('d1', 'a'))
-        self.journal.settle('d1', 'a', 'done')
-        self.assertFalse(self.journal.take_again('d1', 'a'))
+        self.assertFalse(self.journal.take('d1', 'a', 0.0))
+        self.assertTrue(self.journal.take('d1', 'a', 0.0,
+                                          stale_before=0.0))
 
     def test_illegal_moves_are_refused(self):
         self.journal.record(decision('d1', 'a'))
@@ -108,6 +128,44 @@ class TestJournal(JournalCase):
         self.assertRaises(journal.JournalError, self.journal.move, 'd1',
                           'acting')
         self.assertEqual([], self.journal.open_decisions())
+
+    def test_victims_are_taken_only_while_their_decision_acts(self):
+        self.journal.record(decision('d1', 'a'))
+        # decided: the room may not be the request's yet.
+        self.assertFalse(self.journal.take('d1', 'a'))
+        self.journal.move('d1', 'rolled_back')
+        self.assertFalse(self.journal.take('d1', 'a', 1e9,
+                                           stale_before=1e9))
+        self.assertEqual(['pending'], [v.state for v in
+                                       self.journal.get('d1').victims])
+        self.journal.record(decision('d2', 'a'))
+        self.journal.move('d2', 'acting')
+        self.assertTrue(self.journal.take('d2', 'a'))
+
+    def test_refusals_say_why(self):
+        self.journal.record(decision('d1', 'b', 'a'))
+        self.journal.move('d1', 'acting')
+        self.journal.take('d1', 'a')
+        error = self.assertRaises(journal.JournalError, self.journal.move,
+                                  'd1', 'done')
+        self.assertEqual('decision d1 has victim(s) left: a, b', str(error))
+        error = self.assertRaises(journal.JournalError, self.journal.move,
+                                  'd1', 'rolled_back')
+        self.assertEqual('decision d1 cannot go from acting to rolled_back',
+                         str(error))
+        error = self.assertRaises(journal.JournalError, self.journal.move,
+                                  'd9', 'acting')
+        self.assertEqual('no decision d9', str(error))
+        error = self.assertRaises(journal.JournalError, self.journal.settle,
+                                  'd1', 'b', 'done')
+        self.assertEqual('victim b cannot go from pending to done',
+                         str(error))
+        error = self.assertRaises(journal.JournalError, self.journal.settle,
+                                  'd1', 'z', 'done')
+        self.assertEqual('no victim z in decision d1', str(error))
+        error = self.assertRaises(journal.JournalError, self.journal.settle,
+                                  'd1', 'a', 'acting')
+        self.assertEqual('victim a cannot be settled as acting', str(error))
 
     def test_unknown_action_refused(self):
         bad = decision('d1', 'a')

@@ -12,6 +12,10 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
+import logging
+
+import fixtures
+
 from preemptible_sched.nova import terminator
 from tests.unit.nova import test_journal
 
@@ -73,6 +77,11 @@ class TestTerminator(test_journal.JournalCase):
         self.assertEqual(['a', 'b'], cloud.actions)
 
     def test_gone_and_failed_victims_settle_the_decision(self):
+        """'a' no longer exists (gone, not failed), 'b' is deleted, 'c'
+        refuses (failed, and logged): the decision is done all the same.
+        """
+        log = self.useFixture(fixtures.FakeLogger(
+            name=terminator.__name__, level=logging.INFO))
         cloud = Cloud('b', failing=('c',))
         worker = terminator.Terminator(self.journal, cloud)
         worker.act(self.start('a', 'b', 'c'), now=100.0)
@@ -80,6 +89,10 @@ class TestTerminator(test_journal.JournalCase):
         self.assertEqual('done', found.state)
         self.assertEqual({'a': 'gone', 'b': 'done', 'c': 'failed'},
                          {v.id: v.state for v in found.victims})
+        self.assertIn('Victim a of decision d1 is already gone.',
+                      log.output)
+        self.assertIn('Could not delete victim c of decision d1: task '
+                      'under way', log.output)
 
 
 class TestRecovery(test_journal.JournalCase):
@@ -100,15 +113,70 @@ class TestRecovery(test_journal.JournalCase):
         self.assertEqual('done', self.journal.get('d1').state)
 
     def test_killed_while_deleting(self):
-        # 'a' was taken (the delete may or may not have gone out).
+        """'a' was taken at 100 s by a scheduler that died (the delete may
+        or may not have gone out). A start at 101 s cannot tell it from a
+        live scheduler still acting, and leaves it; with the lease of
+        60 s, the periodic task takes it again when it was taken before
+        now - 60: not at 160.0, at 160.5, and once only.
+        """
+        log = self.useFixture(fixtures.FakeLogger(
+            name=terminator.__name__, level=logging.INFO))
         cloud = Cloud('a')
         self.journal.record(test_journal.decision('d1', 'a'))
         self.journal.move('d1', 'acting')
-        self.journal.take('d1', 'a')
-        worker = terminator.Terminator(self.journal, cloud)
-        worker.recover(100.0, lambda d: True)
+        self.journal.take('d1', 'a', 100.0)
+        worker = terminator.Terminator(self.journal, cloud, lease=60.0)
+        worker.recover(101.0, lambda d: True)
+        self.assertEqual([], cloud.actions)
+        self.assertEqual(0, worker.run_due(160.0))
+        self.assertEqual(1, worker.run_due(160.5))
+        self.assertEqual(0, worker.run_due(500.0))
         self.assertEqual(['a'], cloud.actions)
         self.assertEqual('done', self.journal.get('d1').state)
+        self.assertIn('Victim a of decision d1 was taken over 60.0 s ago '
+                      'and never settled: acting on it again.', log.output)
+
+    def test_scheduler_slower_than_the_lease(self):
+        """A takes 'a' at 100 s and its delete hangs; at 161 s (taken
+        before 161 - 60 = 101) B's periodic task takes it again, deletes
+        and settles it. A's delete then returns: its outcome is logged,
+        not recorded, and nothing is raised.
+        """
+        log = self.useFixture(fixtures.FakeLogger(
+            name=terminator.__name__, level=logging.INFO))
+        cloud = Cloud('a')
+        second = terminator.Terminator(self.journal, cloud, lease=60.0)
+        hung = []
+
+        def slow_delete(victim):
+            hung.append(victim.id)
+            self.assertEqual(1, second.run_due(161.0))
+
+        first = terminator.Terminator(self.journal, slow_delete, lease=60.0)
+        self.journal.record(test_journal.decision('d1', 'a'))
+        self.journal.move('d1', 'acting')
+        first.act(self.journal.get('d1'), now=100.0)
+        self.assertEqual((['a'], ['a']), (hung, cloud.actions))
+        found = self.journal.get('d1')
+        self.assertEqual(('done', ['done']),
+                         (found.state, [v.state for v in found.victims]))
+        self.assertIn('Victim a of decision d1 (done here) was settled by '
+                      'another scheduler meanwhile', log.output)
+
+    def test_a_start_leaves_a_live_schedulers_victim_alone(self):
+        """Scheduler A takes 'a' at 100 s and is still deleting it when B
+        starts at 100.5 s: B acts on 'b' only; A then settles 'a'.
+        """
+        cloud = Cloud('a', 'b')
+        self.journal.record(test_journal.decision('d1', 'a', 'b'))
+        self.journal.move('d1', 'acting')
+        self.assertTrue(self.journal.take('d1', 'a', 100.0))
+        worker = terminator.Terminator(self.journal, cloud)
+        worker.recover(100.5, lambda d: True)
+        self.assertEqual(['b'], cloud.actions)
+        self.journal.settle('d1', 'a', 'done')
+        self.assertEqual(0, worker.run_due(1000.0))
+        self.assertEqual(['b'], cloud.actions)
 
     def test_decided_without_claim_is_rolled_back_untouched(self):
         cloud = Cloud('a')
