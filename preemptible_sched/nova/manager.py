@@ -15,38 +15,33 @@
 """The preemption-aware scheduler manager: Nova's, plus room made on demand.
 
 :class:`PreemptibleSchedulerManager` is Nova's ``SchedulerManager`` with
-one more step. When Nova's own path ends in NoValidHost for a normal
-(non-preemptible) server, inside the same ``select_destinations`` call:
+room made for a request by displacing preemptible (or, under the ``qos``
+and ``priority`` strategies, lower-class) servers, in one of two modes
+(``[preemptible_sched] mode``):
 
-1. every compute node that satisfies the request's traits and aggregates is
-   read from Placement (inventory, allocations) and its servers from the
-   cell database; a server of a preemptible flavor with no task under way
-   is a candidate for deletion, anything else is normal usage;
-2. hosts where the request fits the *normal view* (normal usage only) are
-   filtered with the configured Nova filters, shown that view, and weighed
-   with the configured weighers on the full view;
-3. on the first host of the weighed order (random among the best
-   ``host_subset_size``, as Nova picks) the core termination selector
-   finds the cheapest set of preemptible servers whose deletion makes room
-   (``[preemptible_sched] termination_costs``); each instance of a
-   multi-instance request sees the room the previous ones took;
-4. the decision is logged and notified (``preemptible_sched.preempt``),
-   then each victim gets a termination notice (notification
-   ``instance.termination_notice`` and, with a grace period, the server
-   metadata key ``preemptible_sched:terminate_at``); after
-   ``termination_grace_seconds`` the victims are deleted through Nova's
-   compute API;
-5. once Placement has released their allocations (at most
-   ``release_timeout`` seconds) the request is claimed on the chosen hosts
-   from fresh allocation candidates, with alternates as Nova returns them.
+``one_pass``
+    preemptible flavors consume the ``CUSTOM_PREEMPTIBLE_*`` classes, so
+    Placement answers on the normal view and the victims are chosen within
+    Nova's own pass (:mod:`.one_pass`);
+``retry``
+    Nova's pass first; when it ends in NoValidHost for a request that may
+    displace, every candidate host is read from Placement and the cell
+    databases, filtered on the view without its displaceable servers,
+    weighed on the full view, the victims chosen on the best host, and the
+    request claimed with the victims' room in one atomic Placement write.
 
-A preemptible request never deletes anything, and neither does anything
+Either way a decision is made under the decision lock
+(:mod:`.coordination`), journaled before anything is touched
+(:mod:`.journal`), and its victims deleted or shelved by the terminator
+(:mod:`.terminator`): at once, or by the periodic task ``_run_due`` once
+their grace period ends. Nothing in ``select_destinations`` sleeps. At
+start the manager finishes, or rolls back, what a scheduler that died
+left. The periodic tasks' bodies (requeued servers, ``max_lifetime``,
+``watermark``) are in :mod:`.periodic`.
+
+A preemptible request never displaces anything, and neither does anything
 but a new boot (rebuilds, moves and unshelves are of servers that already
-live in a cell), a request for a named or forced host, or one asking
-Placement for more than vCPUs, RAM and disk of the compute node (granular
-groups, PCI, accelerators): those end as in stock Nova. Decisions are
-serialised by a lock, shared by the service's workers when
-``[oslo_concurrency] lock_path`` is set.
+live in a cell), nor a request for a named or forced host.
 """
 
 import collections
@@ -247,7 +242,14 @@ class PreemptibleSchedulerManager(one_pass.OnePassMixin,
                 raise _no_valid_host(_('The servers chosen to make room '
                                        'are taken by another decision.'))
             self._announce(context, instance_uuids, call.choices)
-            self.journal.move(decision.id, 'acting')
+            try:
+                self.journal.move(decision.id, 'acting')
+            except journal.JournalError as error:
+                # Rolled back by another scheduler's recovery (possible
+                # only without a shared lock): give the room up.
+                LOG.warning('Giving up %s: %s', instance_uuids, error)
+                self._cleanup_allocations(context, instance_uuids)
+                raise _no_valid_host(_('The decision was rolled back.'))
             self._notice_and_act(context.elevated(), decision,
                                  call.choices)
         return selections
@@ -343,7 +345,12 @@ class PreemptibleSchedulerManager(one_pass.OnePassMixin,
         except exception.NoValidHost:
             self.journal.move(decision.id, 'rolled_back')
             raise
-        self.journal.move(decision.id, 'acting')
+        try:
+            self.journal.move(decision.id, 'acting')
+        except journal.JournalError as error:
+            LOG.warning('Giving up %s: %s', instance_uuids, error)
+            self._cleanup_allocations(context, instance_uuids)
+            raise _no_valid_host(_('The decision was rolled back.'))
         self._notice_and_act(elevated, decision, choices)
         return self._selections(context, resources, wanted, choices,
                                 return_alternates)
