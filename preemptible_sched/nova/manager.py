@@ -48,7 +48,6 @@ import collections
 import contextlib
 import dataclasses
 import datetime
-import random
 import typing
 
 from nova.compute import api as compute_api
@@ -234,24 +233,9 @@ class PreemptibleSchedulerManager(one_pass.OnePassMixin,
             selections = super().select_destinations(context, **nova_args)
         if any(choice.plan.victims for choice in call.choices):
             # Nova has claimed the room: journal, then act.
-            try:
-                decision = self._record(instance_uuids, call.choices)
-            except journal.VictimTaken as error:
-                LOG.warning('Giving up %s: %s', instance_uuids, error)
-                self._cleanup_allocations(context, instance_uuids)
-                raise _no_valid_host(_('The servers chosen to make room '
-                                       'are taken by another decision.'))
-            self._announce(context, instance_uuids, call.choices)
-            try:
-                self.journal.move(decision.id, 'acting')
-            except journal.JournalError as error:
-                # Rolled back by another scheduler's recovery (possible
-                # only without a shared lock): give the room up.
-                LOG.warning('Giving up %s: %s', instance_uuids, error)
-                self._cleanup_allocations(context, instance_uuids)
-                raise _no_valid_host(_('The decision was rolled back.'))
-            self._notice_and_act(context.elevated(), decision,
-                                 call.choices)
+            decision = self._record(context, instance_uuids, call.choices,
+                                    claimed=True)
+            self._start(context, instance_uuids, decision, call.choices)
         return selections
 
     # -- which requests may preempt ------------------------------------
@@ -333,25 +317,14 @@ class PreemptibleSchedulerManager(one_pass.OnePassMixin,
             state.consume(objects.Instance(uuid, request.resources,
                                            started_at=state.planner.now))
             choices.append(choice)
-        try:
-            decision = self._record(instance_uuids, choices)
-        except journal.VictimTaken as error:
-            LOG.warning('Giving up %s: %s', instance_uuids, error)
-            raise _no_valid_host(_('The servers chosen to make room are '
-                                   'taken by another decision.'))
-        self._announce(context, instance_uuids, choices)
+        decision = self._record(context, instance_uuids, choices,
+                                claimed=False)
         try:
             self._swap(elevated, spec_obj, wanted, choices)
         except exception.NoValidHost:
             self.journal.move(decision.id, 'rolled_back')
             raise
-        try:
-            self.journal.move(decision.id, 'acting')
-        except journal.JournalError as error:
-            LOG.warning('Giving up %s: %s', instance_uuids, error)
-            self._cleanup_allocations(context, instance_uuids)
-            raise _no_valid_host(_('The decision was rolled back.'))
-        self._notice_and_act(elevated, decision, choices)
+        self._start(context, instance_uuids, decision, choices)
         return self._selections(context, resources, wanted, choices,
                                 return_alternates)
 
@@ -410,11 +383,7 @@ class PreemptibleSchedulerManager(one_pass.OnePassMixin,
                   'pass %s; weighed %s', uuid,
                   [c.state.name for c in fitting],
                   [host.nodename for host in passed], weighed)
-        ranked = [item.obj for item in weighed]
-        subset = ranked[:CONF.filter_scheduler.host_subset_size]
-        first = random.choice(subset)
-        ranked.remove(first)
-        ranked.insert(0, first)
+        ranked = self._order(weighed)
         for shown_host in ranked:
             candidate = by_node[(shown_host.host, shown_host.nodename)]
             state = candidate.state
@@ -487,11 +456,12 @@ class PreemptibleSchedulerManager(one_pass.OnePassMixin,
             {victim.id: candidate.servers[victim.id]
              for victim in plan.victims}, others)
 
-    def _record(self, instance_uuids, choices):
-        """Journal the decision (``decided``) before anything is touched.
+    def _record(self, context, instance_uuids, choices, claimed):
+        """Journal the decision (``decided``) before anything is touched,
+        then announce it.
 
-        Raises journal.VictimTaken when another open decision names one
-        of its victims.
+        Raises NoValidHost, giving the room up if it was ``claimed``
+        already, when another open decision names one of its victims.
         """
         now = host_states.now()
         grace = CONF.preemptible_sched.termination_grace_seconds
@@ -502,8 +472,32 @@ class PreemptibleSchedulerManager(one_pass.OnePassMixin,
             list(instance_uuids), now, now + grace,
             [journal.Victim(victim.id, choice.host.host, action)
              for choice in choices for victim in choice.plan.victims])
-        self.journal.record(decision)
+        try:
+            self.journal.record(decision)
+        except journal.VictimTaken as error:
+            self._give_up(context, instance_uuids, error, claimed)
+            raise _no_valid_host(_('The servers chosen to make room are '
+                                   'taken by another decision.'))
+        self._announce(context, instance_uuids, choices)
         return decision
+
+    def _start(self, context, instance_uuids, decision, choices):
+        """The room is claimed: the decision acts, at once or when its
+        grace period ends.
+        """
+        try:
+            self.journal.move(decision.id, 'acting')
+        except journal.JournalError as error:
+            # Rolled back by another scheduler's recovery (possible only
+            # without a shared lock): give the room up.
+            self._give_up(context, instance_uuids, error, claimed=True)
+            raise _no_valid_host(_('The decision was rolled back.'))
+        self._notice_and_act(context.elevated(), decision, choices)
+
+    def _give_up(self, context, instance_uuids, error, claimed):
+        LOG.warning('Giving up %s: %s', instance_uuids, error)
+        if claimed:
+            self._cleanup_allocations(context, instance_uuids)
 
     def _announce(self, context, instance_uuids, choices):
         """Log and notify the decision before anything is touched."""
