@@ -27,8 +27,8 @@ For every ``k`` the selector (``termination_selector.select``) is timed on
 ``--repetitions`` random problems: each problem is solved ``--inner``
 times and the fastest run is kept (it is the least disturbed by the
 machine); the report gives the median, 90th percentile and maximum over the
-problems. For small ``k`` the brute-force oracle
-(``termination_selector.brute_force``, every subset) is timed on the first
+problems. For small ``k`` the brute-force oracle of the tests
+(``tests/oracles.py``, ``brute_force``: every subset) is timed on the first
 ``--brute-force-repetitions`` problems, and the selector's answer is
 compared with the oracle's on each of them: any difference is a
 ``mismatch`` (there must be none).
@@ -40,6 +40,7 @@ The result is JSON on stdout (progress goes to stderr)::
 
 import argparse
 import math
+import os
 import random
 import statistics
 import sys
@@ -51,6 +52,12 @@ from report import machine
 from report import progress
 
 from preemptible_sched.driver import termination_selector
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+from tests import oracles  # noqa: E402
 
 FLAVORS = {
     'small': (1.0, 2000.0, 20.0),
@@ -139,7 +146,7 @@ def run(ks, brute_force_ks, repetitions, brute_force_repetitions, inner,
             victims.append(len(answer))
             if index < oracle_runs:
                 elapsed, expected = best_time(
-                    termination_selector.brute_force, problem, 1)
+                    oracles.brute_force, problem, 1)
                 oracle_times.append(elapsed)
                 if answer != expected:
                     mismatches.append({'k': k, 'problem': index,

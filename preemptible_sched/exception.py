@@ -76,6 +76,15 @@ class ConfigProblems(InvalidInput):
         super().__init__('configuration', None, '; '.join(self.problems))
 
 
+class AlreadyServed(PreemptibleSchedException):
+    """Another scheduler serves the same topic on the same database."""
+
+    def __init__(self, topic, database):
+        super().__init__('another scheduler serves topic %r on database %s '
+                         '(it holds the scheduler lock there): refusing to '
+                         'start a second one' % (topic, database))
+
+
 class StartupFailed(PreemptibleSchedException):
     """A service could not start: its database or its message broker did
     not answer in time (``[service] startup_timeout``).
@@ -83,3 +92,19 @@ class StartupFailed(PreemptibleSchedException):
     The message is one line, without a password; the services print it and
     exit with code 1.
     """
+
+
+class MissingExtra(PreemptibleSchedException):
+    """A command needs a library of an extra that is not installed.
+
+    The message is one line naming the library and the extra that installs
+    it; the commands print it and exit with code 2.
+    """
+
+    def __init__(self, extra, library, reason=None):
+        self.extra = extra
+        self.library = library
+        super().__init__(
+            "needs %s (%s), which the '%s' extra installs: pip install "
+            "'.[%s]' from a checkout of preemptible-sched" % (
+                library, reason or 'not installed', extra, extra))

@@ -130,12 +130,14 @@ class DetachedView(BaseHostView):
     """
 
     __slots__ = ('vcpus_used', 'memory_mb_used', 'disk_gb_used',
-                 'num_instances')
+                 'num_instances', 'removed')
 
     def __init__(self, host, used, num_instances):
         super().__init__(host, True)
         self.vcpus_used, self.memory_mb_used, self.disk_gb_used = used
         self.num_instances = num_instances
+        #: the instances this view leaves out
+        self.removed = ()
 
     def _remove(self, resources):
         self.vcpus_used -= resources.vcpus
@@ -239,6 +241,7 @@ class HostState:
         view = DetachedView(self, self.full.used, self.full.num_instances)
         for instance in removed:
             view._remove(instance.resources)
+        view.removed = removed
         return view
 
     def consume(self, instance):

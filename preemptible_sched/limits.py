@@ -55,9 +55,6 @@ The limits:
     Largest count of anything else (requests kept, runs, repetitions).
 ``MAX_SEED``
     Largest random seed (seeds are integers in ``0..MAX_SEED``).
-``MAX_CLOCK``
-    Largest integer counter or token (a boot token, a generation):
-    2**53, the last integer a float, hence any JSON reader, holds exactly.
 ``MAX_FACTOR``
     Largest multiplier, ratio or scale factor.
 ``MAX_SIZE_FACTOR``
@@ -97,8 +94,6 @@ MAX_HOSTS = 100 * 1000
 MAX_COUNT = 1000 * 1000
 #: Largest random seed.
 MAX_SEED = 2 ** 32 - 1
-#: Largest integer counter or token (exact in a float).
-MAX_CLOCK = 2 ** 53
 #: Largest multiplier, ratio or scale factor.
 MAX_FACTOR = 1e6
 #: Largest ``--size-factor`` (multiple of a workload's peak demand).
@@ -211,23 +206,6 @@ def parse_number(text, source, field, minimum=None, maximum=None,
     return finite_number(value, source, field, minimum=minimum,
                          maximum=maximum,
                          exclusive_minimum=exclusive_minimum)
-
-
-def parse_int(text, source, field, minimum=None, maximum=None):
-    """A command-line or text value as an ``int`` within bounds."""
-    if isinstance(text, str):
-        stripped = text.strip()
-        if len(stripped) > 30:
-            raise exception.InvalidInput(
-                source, field, 'integer too long: %s' % _shown(text))
-        try:
-            value = int(stripped)
-        except ValueError:
-            raise exception.InvalidInput(
-                source, field, 'expected an integer, got %s' % _shown(text))
-    else:
-        value = text
-    return integer(value, source, field, minimum=minimum, maximum=maximum)
 
 
 def open_regular(path, source_name=None):

@@ -17,6 +17,11 @@
 Every plugin kind has one namespace; the configured names are loaded in the
 configured order and an unknown name is an :class:`InvalidInput` that lists
 the valid names, so a typo in a config file stops the service at start-up.
+
+Every plugin class declares its entry-point name (``name = 'ram'``), so a
+plugin built without the loader (a test, Nova's weighers) has it too; one
+unit test walks every entry point of the ``preemptible_sched.*`` namespaces
+and checks it. A plugin answers to the name it was loaded as (:func:`named`).
 """
 
 import stevedore
@@ -29,6 +34,21 @@ def _raise_load_failure(manager, entrypoint, error):
     raise exception.InvalidInput(
         entrypoint.group, entrypoint.name,
         'plugin failed to load: %s' % error)
+
+
+def named(plugin, name):
+    """``plugin``, answering to ``name``: the entry point it was loaded as.
+
+    A class that declares ``name`` (every built-in one) is left as it is.
+    A third-party class that declares none, or another one (an alias, a
+    subclass of a built-in plugin), gets ``name`` on the object: its
+    options (``<name>_weight_multiplier``, ``<name>_cost_multiplier``)
+    and its lines in logs and reports follow the name the operator
+    configured.
+    """
+    if getattr(plugin, 'name', None) != name:
+        plugin.name = name
+    return plugin
 
 
 def plugin_class(namespace, name, group, option):
@@ -47,7 +67,7 @@ def plugin_class(namespace, name, group, option):
 def load_plugins(namespace, names, group, option):
     """Return the plugin objects named ``names`` from ``namespace``.
 
-    Each object gets a ``name`` attribute holding its entry-point name.
+    Each object's ``name`` is its entry-point name (:func:`named`).
     ``group``/``option`` name the option the names came from, for errors.
     """
     names = [name.strip() for name in names if name.strip()]
@@ -61,8 +81,5 @@ def load_plugins(namespace, names, group, option):
     manager = stevedore.NamedExtensionManager(
         namespace, names, name_order=True, invoke_on_load=True,
         on_load_failure_callback=_raise_load_failure)
-    loaded = []
-    for extension in manager.extensions:
-        extension.obj.name = extension.name
-        loaded.append(extension.obj)
-    return loaded
+    return [named(extension.obj, extension.name)
+            for extension in manager.extensions]

@@ -54,6 +54,15 @@ class Flavor:
         return Resources(self.vcpus, self.memory_mb, self.disk_gb)
 
 
+#: OpenStack's default flavors at the time of the evaluation (the testbed
+#: and ``preemptible-sched submit --flavor``).
+FLAVORS = {
+    'small': Flavor('small', 1, 2000, 20),
+    'medium': Flavor('medium', 2, 4000, 40),
+    'large': Flavor('large', 4, 8000, 80),
+}
+
+
 @dataclasses.dataclass(eq=False)
 class Instance:
     """One instance, placed or to be placed.

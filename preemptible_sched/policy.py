@@ -37,7 +37,6 @@ peer on the bus.
 """
 
 from oslo_config import cfg
-from oslo_policy import opts as policy_opts
 from oslo_policy import policy
 
 from preemptible_sched import api_policies
@@ -57,21 +56,6 @@ class PolicyNotAuthorized(exception.PreemptibleSchedException):
     def __init__(self, action):
         self.action = action
         super().__init__('policy does not allow %s' % action)
-
-
-def list_opts():
-    """oslo.policy's options (``[oslo_policy] policy_file``...), as
-    ``[(group, [opts])]``.
-    """
-    return policy_opts.list_opts()
-
-
-def register_opts(conf):
-    """Register oslo.policy's options on ``conf`` (idempotent), so that a
-    configuration file setting them is read before the first check.
-    """
-    for group, opts in list_opts():
-        conf.register_opts(opts, group=group)
 
 
 def init(conf=None, policy_file=None, rules=None, use_conf=True):
@@ -156,9 +140,3 @@ def authorize(ctxt, action, target=None, do_raise=True, conf=None):
         target = {'project_id': creds['project_id']}
     return init(conf).authorize(action, target, creds, do_raise=do_raise,
                                 exc=PolicyNotAuthorized, action=action)
-
-
-def is_admin(ctxt, conf=None):
-    """Whether ``ctxt`` is an administrator (rule ``context_is_admin``)."""
-    return bool(authorize(ctxt, api_policies.ADMIN, {}, do_raise=False,
-                          conf=conf))

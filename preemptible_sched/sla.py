@@ -142,15 +142,24 @@ class Band(typing.NamedTuple):
 
 
 def bands(cores):
-    """``{level: Band}`` for a full allocation of ``cores`` (N >= 3)."""
+    """``{level: Band}`` for a full allocation of ``cores`` (N >= 1).
+
+    best_effort [1, N/3], advanced [N/3 + 1, 2N/3], premium [2N/3 + 1, N],
+    rounded down. Below 3 cores the three bands cannot be apart: each is
+    kept within [1, N] and not below the one under it (N = 2: 1, 1 and 2
+    cores; N = 1: one core each).
+    """
     cores = int(cores)
-    if cores < 3:
-        raise ValueError('N = %d cores: the three bands need at least 3'
+    if cores < 1:
+        raise ValueError('N = %d cores: a band needs at least one core'
                          % cores)
     third, two_thirds = cores // 3, (2 * cores) // 3
-    return {'best_effort': Band(1, third),
-            'advanced': Band(third + 1, two_thirds),
-            'premium': Band(two_thirds + 1, cores)}
+    best_effort = Band(1, max(1, third))
+    advanced_low = min(third + 1, cores)
+    advanced = Band(advanced_low, max(advanced_low, two_thirds))
+    return {'best_effort': best_effort,
+            'advanced': advanced,
+            'premium': Band(min(two_thirds + 1, cores), cores)}
 
 
 def share(priority, idle, total_priority, band):
@@ -249,6 +258,7 @@ def size_on(spec, cores, idle, up, categories, queued, conf=CONF):
     else:
         pool = cores[in_category if conf.sla.reference_cores ==
                      'per_category' else up]
+        pool = pool[pool >= 1]      # a host with no whole core sizes none
         if not pool.size:
             return None
         reference = int(math.floor(pool.min()))

@@ -27,12 +27,17 @@ prints a JSON summary on stdout: per category and in total, the number of
     runs still going at the timeout (killed then);
 ``killed``
     runs ended by a signal they were not sent (negative return code);
+``ignored_sigterms``
+    runs still going ``SIGTERM_GRACE`` (10) seconds after a SIGTERM
+    (killed then);
 ``nonfinite_accepted``
     runs that succeeded (exit 0; 0 or 1 for ``decide``, which exits 1 for
     "no valid host") on an input holding NaN or an infinity;
 ``multi_line_errors``
-    runs that exited 2 with more than one line on stderr (argparse's usage
-    message excepted: those are counted as ``usage_errors``);
+    runs that exited 2 with more than one line on stderr, not each a
+    message of its own (``preemptible-sched: ...``: a file with several
+    problems gives one line each; a warning logged beside it is not part of
+    it) nor argparse's usage (counted as ``usage_errors``);
 ``half_written``
     runs that left an output they should not have: any hidden ``.*.tmp``
     entry, or an output directory after a failed run;
@@ -42,26 +47,63 @@ prints a JSON summary on stdout: per category and in total, the number of
 plus ``exit_codes`` (code -> runs) and up to ``--examples`` failing runs
 per category (argv and the end of stderr), to reproduce them.
 
-Categories (``CATEGORIES``; ``--categories`` picks some): ``scenarios``
-(``decide`` on hostile scenario files), ``workloads`` (``simulate`` on
-hostile traces of every format), ``infrastructure`` (hostile host lists
-and machine lists), ``options`` (hostile option values of ``decide``,
-``simulate``, ``experiment`` and ``traces download``) and ``signals``
-(``simulate`` and ``experiment`` stopped by SIGTERM or SIGKILL while they
-run, then run again). Each category is a function ``generate(rng, count,
-shared)`` returning :class:`dict` cases (see :func:`run_case`); more
-categories (configuration files, RPC messages) plug in by adding a
-function to ``CATEGORIES``.
+Categories (``CATEGORIES``; ``--categories`` picks some):
+
+``scenarios``
+    ``decide`` on hostile scenario files;
+``workloads``
+    ``simulate`` on hostile traces of every format;
+``infrastructure``
+    hostile host lists and machine lists;
+``options``
+    hostile option values of ``decide``, ``simulate``, ``experiment`` and
+    ``traces download``;
+``signals``
+    ``simulate`` and ``experiment`` stopped by SIGTERM or SIGKILL while
+    they run, then run again;
+``sla``
+    ``simulate`` on SLA workloads (levels, sequential run times, users),
+    SLA host lists (reputation categories, blades of 0.5 to 64 cores) and
+    ``[sla]`` options, one of the three hostile at a time;
+``traces``
+    ``simulate`` on hostile GWF files (dependency cycles, unknown or
+    thousands of parents, duplicate jobs) and WTA directories (parquet
+    tables with duplicate tasks, NaN, nulls, wrong types, missing columns,
+    parent cycles; corrupt or truncated files, symbolic link loops, FIFOs,
+    a link to ``/dev/zero``, one table read twice, mismatched schemas);
+``definitions``
+    ``experiment --definition`` on hostile YAML and JSON definitions
+    (values out of range or of the wrong type, paths to special files,
+    encodings);
+``special_paths``
+    every path option (``--config-file``, ``--config-dir``, ``decide
+    --scenario``, ``experiment --definition`` and ``--workload``,
+    ``simulate --workload``, ``--infrastructure``, ``--machines``,
+    ``--machine-attributes``, ``--task-constraints``, ``--output``,
+    ``traces download --cache-dir`` and a ``file://`` ``--mirror``) on
+    ``/dev/zero``, ``/dev/null``, ``/dev/stdin``, ``/proc/self/mem``, a
+    FIFO, a directory, a symbolic link loop (of one link or two), a
+    dangling link and a link to ``/dev/zero``;
+``configs``
+    ``decide`` under hostile configuration files (any registered option
+    given a hostile value, unknown groups, ``$`` reference loops, bad
+    URLs, special files as log files, encodings).
+
+Each category is a function ``generate(rng, count, shared)`` returning
+:class:`dict` cases (see :func:`run_case`); more categories (RPC messages)
+plug in by adding a function to ``CATEGORIES``.
 
 Usage::
 
-    python tools/fuzz_campaign.py                # full size, ~30-45 min
+    python tools/fuzz_campaign.py                # full size, ~60-80 min
     python tools/fuzz_campaign.py --quick 20     # 20 cases per category
     python tools/fuzz_campaign.py --categories scenarios,options
 
 The full size (``SIZES``): 2,100 scenario files, 300 workloads, 150
-infrastructure files, 400 option sets, 24 signal runs. Exit 0 when no run
-failed in any of the ways above, 1 otherwise.
+infrastructure files, 400 option sets, 24 signal runs, 200 SLA runs, 300
+traces, 200 definitions, 260 special paths and 250 configuration files
+(4,184 runs). Exit 0 when no run failed in any of the ways above, 1
+otherwise.
 """
 
 import argparse
@@ -72,6 +114,7 @@ import math
 import multiprocessing
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -86,7 +129,8 @@ COMMAND = [sys.executable, '-m', 'preemptible_sched.cmd.sched']
 
 #: Cases per category at full size.
 SIZES = {'scenarios': 2100, 'workloads': 300, 'infrastructure': 150,
-         'options': 400, 'signals': 24}
+         'options': 400, 'signals': 24, 'sla': 200, 'traces': 300,
+         'definitions': 200, 'special_paths': 260, 'configs': 250}
 
 #: Exit codes each command documents (0 ok, 1 no valid host / download
 #: failed, 2 bad input, 130 Ctrl-C, 143 SIGTERM).
@@ -717,6 +761,640 @@ def gen_signals(rng, count, shared):
     return cases
 
 
+# -- SLA ----------------------------------------------------------------------
+
+SLA_DIR = os.path.join(REPO, 'etc', 'preemptible-sched', 'experiments', 'sla')
+_LEVELS = ('premium', 'advanced', 'best_effort')
+_SLA_HEADER = ('id,submit_s,duration_s,vcpus,memory_mb,disk_gb,'
+               'sla_satisfaction,sla_reputation,sla_resources,sla_replicas,'
+               'sequential_s,user')
+_SLA_OPTIONS = (
+    ('sla', 'reference_cores', ('smallest', 'per_category', 'configured',
+                                'nope', '', '0')),
+    ('sla', 'reference_cores_value', ('2', '3', '0', '-1', '100001', 'nan',
+                                      '1e9', '4.5', '')),
+    ('sla', 'premium_replicas', ('0', '1', '-1', '1000', '1001', 'nan',
+                                 '2.5', '99999999999999999999')),
+    ('sla', 'advanced_replicas', ('0', '-3', '1e3', 'inf')),
+    ('sla', 'best_effort_replicas', ('0', '1000', 'x')),
+    ('sla', 'replicas_count', ('total', 'extra', 'copies', '')),
+    ('sla', 'satisfaction_time_weight', ('0', '-1', 'nan', 'inf', '1e7',
+                                         '1e-300')),
+    ('sla', 'reputation_weight', ('0', '1e6', '-inf')),
+    ('sla', 'resources_weight', ('0', '0.5', 'NaN')),
+    ('sla', 'replicas_weight', ('0', '2', '1e308')),
+    ('sla', 'price', ('per_class', 'nope', '')),
+    ('sla', 'premium_core_hour_rate', ('0', '-1', 'nan', '1e9', '1e10')),
+    ('scheduler', 'queue_policy', ('promethee', 'fifo', 'nope')),
+    ('scheduler', 'on_no_valid_host', ('wait', 'fail', 'nope')),
+    ('filter_scheduler', 'enabled_filters', (
+        'compute, resources, reputation, anti_affinity', 'reputation',
+        'anti_affinity', '', 'nope')),
+)
+
+
+def _sla_conf(rng, hostile):
+    """sla.conf, with hostile values if ``hostile``; whether a number
+    option got NaN or an infinity.
+    """
+    with open(os.path.join(SLA_DIR, 'sla.conf')) as stream:
+        text = stream.read()
+    nonfinite = False
+    extra = {}
+    for _ in range(rng.choice((1, 1, 2, 3)) if hostile else 0):
+        group, option, values = rng.choice(_SLA_OPTIONS)
+        value = rng.choice(values + (rng.choice(NUMBER_TEXTS),))
+        extra.setdefault(group, {})[option] = value
+        nonfinite = nonfinite or (option.endswith(('weight', 'rate',
+                                                   'replicas', '_value')) and
+                                  _text_nonfinite(value))
+    for group, options in extra.items():
+        text += '\n[%s]\n' % group + ''.join(
+            '%s = %s\n' % (option, value.replace('\n', ' '))
+            for option, value in options.items())
+    return text, nonfinite
+
+
+def _sla_rows(rng, hostile):
+    rows, nonfinite = [], False
+    count = rng.randrange(1, 10)
+    hostile_row = rng.randrange(count) if hostile else -1
+    for index in range(count):
+        level = rng.choice(_LEVELS)
+        row = ['r%d' % index, str(rng.choice((0, 0, 3, 60))), '', '',
+               '1024', '0'] + [level] * 4 + ['300', level]
+        if rng.random() < 0.3:
+            row[6:10] = [rng.choice(_LEVELS) for _ in range(4)]
+        for _ in range(rng.choice((1, 1, 2)) if index == hostile_row
+                       else 0):
+            column = rng.choice((1, 2, 3, 4, 6, 7, 8, 9, 10, 11))
+            if column in (6, 7, 8, 9):
+                value = rng.choice(('', 'gold', 'PREMIUM', 'premium ',
+                                    'best-effort', 'none') + NASTY_TEXTS)
+            else:
+                value = rng.choice(NUMBER_TEXTS + NASTY_TEXTS)
+                nonfinite = nonfinite or (column != 11 and
+                                          _text_nonfinite(value))
+            row[column] = value
+        rows.append(row)
+    return rows, nonfinite
+
+
+def _sla_hosts(rng, hostile):
+    rows = []
+    categories = ('high', 'average', 'low')
+    for index in range(rng.randrange(1, 10)):
+        row = ['h%d' % index, rng.choice(('32', '32', '8', '3', '2', '1',
+                                          '0.5', '0', '64')),
+               '131072', '500', 'reputation=%s' % categories[index % 3]]
+        if hostile and rng.random() < 0.3:
+            row[4] = rng.choice(('', 'reputation=', 'reputation=HIGH',
+                                 'reputation=high;reputation=low',
+                                 'reputation=top', 'zone=a', 'reputation'))
+        if hostile and rng.random() < 0.2:
+            row[1] = rng.choice(NUMBER_TEXTS)
+        rows.append(row)
+    return rows, any(_text_nonfinite(row[1]) for row in rows)
+
+
+def _csv_bytes(header, rows):
+    lines = [header] + [','.join(_quote(cell) for cell in row)
+                        for row in rows]
+    return ('\n'.join(lines) + '\n').encode('utf-8', 'surrogatepass')
+
+
+def gen_sla(rng, count, shared):
+    """``simulate`` on hostile SLA workloads, hosts and [sla] options."""
+    cases = []
+    for _ in range(count):
+        # One part hostile (or none): the others as a valid run has them,
+        # so that the hostile part is read as far as it goes.
+        hostile = rng.choice(('rows', 'hosts', 'hosts', 'conf', 'none'))
+        rows, bad_rows = _sla_rows(rng, hostile == 'rows')
+        hosts, bad_hosts = _sla_hosts(rng, hostile == 'hosts')
+        conf, bad_conf = _sla_conf(rng, hostile == 'conf')
+        argv = ['simulate', '--workload', 'w.csv', '--config-file',
+                'sla.conf', '--until', rng.choice(('600', '3600')),
+                '--no-plots', '--output', 'out']
+        if rng.random() < 0.85:
+            argv += ['--infrastructure', 'hosts.csv']
+        else:
+            argv += ['--hosts', rng.choice(('1', '2', '3')),
+                     '--host-flavor', rng.choice(('2:8000', '1:4000',
+                                                  '32:131072'))]
+            bad_hosts = False   # hosts.csv is not read
+        cases.append({
+            'category': 'sla', 'command': 'simulate', 'label': hostile,
+            'files': {'w.csv': _csv_bytes(_SLA_HEADER, rows),
+                      'hosts.csv': _csv_bytes(
+                          'name,vcpus,memory_mb,disk_gb,attributes', hosts),
+                      'sla.conf': conf.encode('utf-8', 'surrogatepass')},
+            'argv': argv, 'nonfinite': bad_rows or bad_hosts or bad_conf,
+            'accept': (0,), 'outputs': ['out']})
+    return cases
+
+
+# -- GWF and WTA traces -------------------------------------------------------
+
+_GWF_HEADER = ('# a hostile GWF trace\n'
+               'WorkflowID, JobID, SubmitTime, RunTime, NProcs, ReqNProcs, '
+               'Dependencies\n')
+
+
+def _gwf_case(rng):
+    jobs = rng.randrange(1, 8)
+    rows, nonfinite = [], False
+    for job in range(jobs):
+        parents = [str(p) for p in range(job) if rng.random() < 0.3]
+        rows.append(['7', str(job), str(job * 10), '20', '1', '1',
+                     ' '.join(parents)])
+    label = rng.choice(('cycle', 'self', 'unknown', 'duplicate', 'nasty',
+                        'numbers', 'many_deps', 'columns', 'plain'))
+    if label == 'cycle' and jobs > 1:
+        rows[0][6] = str(jobs - 1)
+        rows[-1][6] = '0'
+    elif label == 'self':
+        rows[-1][6] = rows[-1][1]
+    elif label == 'unknown':
+        rows[-1][6] = rng.choice(('999', '-1', '0x1', '1.5', 'a b c'))
+    elif label == 'duplicate':
+        rows.append(list(rows[0]))
+    elif label == 'nasty':
+        rows[rng.randrange(jobs)][rng.randrange(7)] = rng.choice(
+            NASTY_TEXTS)
+    elif label == 'numbers':
+        column = rng.choice((2, 3, 4, 5))
+        value = rng.choice(NUMBER_TEXTS)
+        rows[rng.randrange(jobs)][column] = value
+        nonfinite = _text_nonfinite(value)
+    elif label == 'many_deps':
+        rows[-1][6] = ' '.join(str(rng.randrange(10 ** 6))
+                               for _ in range(rng.choice((10, 5000))))
+    elif label == 'columns':
+        rows[rng.randrange(jobs)].append('extra')
+    text = _GWF_HEADER + ''.join(', '.join(row) + '\n' for row in rows)
+    return label, {'w.gwf': text.encode('utf-8', 'surrogatepass')}, \
+        'w.gwf', nonfinite
+
+
+def _parquet(columns):
+    """Parquet bytes of ``columns`` (name -> values); each column typed
+    as its values allow (text when they mix types).
+    """
+    import pyarrow
+    import pyarrow.parquet
+    arrays = {}
+    for name, values in columns.items():
+        try:
+            arrays[name] = pyarrow.array(values)
+        except (pyarrow.ArrowException, TypeError, ValueError, OverflowError):
+            arrays[name] = pyarrow.array([None if value is None else
+                                          repr(value) for value in values])
+    sink = pyarrow.BufferOutputStream()
+    pyarrow.parquet.write_table(pyarrow.table(arrays), sink)
+    return sink.getvalue().to_pybytes()
+
+
+def _wta_columns(rng):
+    count = rng.randrange(1, 7)
+    columns = {
+        'id': list(range(1, count + 1)),
+        'workflow_id': [rng.choice((0, 5))] * count,
+        'ts_submit': [rng.randrange(0, 10 ** 6) for _ in range(count)],
+        'runtime': [rng.randrange(1, 10 ** 6) for _ in range(count)],
+        'resource_amount_requested': [float(rng.choice((1, 2, 4)))
+                                      for _ in range(count)],
+        'parents': [[p for p in range(1, i + 1) if rng.random() < 0.3]
+                    for i in range(count)],
+    }
+    return count, columns
+
+
+def _wta_case(rng):
+    count, columns = _wta_columns(rng)
+    label = rng.choice((
+        'duplicate_id', 'nonfinite', 'absurd', 'null', 'text_type',
+        'missing_column', 'parents_unknown', 'parents_cycle', 'self_parent',
+        'parents_wrong_type', 'empty_table', 'workflows', 'corrupt',
+        'truncated', 'symlink_loop_dir', 'symlink_loop_file', 'fifo',
+        'tasks_file', 'dangling', 'dev_zero_link', 'same_file_twice',
+        'schema_mismatch', 'plain'))
+    nonfinite = False
+    row = rng.randrange(count)
+    files, extra = {}, {}
+    if label == 'duplicate_id' and count > 1:
+        columns['id'][-1] = columns['id'][0]
+        columns['workflow_id'][-1] = columns['workflow_id'][0]
+    elif label == 'nonfinite':
+        column = rng.choice(('ts_submit', 'runtime',
+                             'resource_amount_requested'))
+        columns[column] = [float(value) for value in columns[column]]
+        columns[column][row] = rng.choice(NONFINITE)
+        nonfinite = True
+    elif label == 'absurd':
+        column = rng.choice(('ts_submit', 'runtime',
+                             'resource_amount_requested', 'id'))
+        value = rng.choice((-1, 0, 2 ** 62, -2 ** 62, 1e30, 1e-300))
+        if isinstance(value, float):
+            columns[column] = [float(item) for item in columns[column]]
+        columns[column][row] = value
+    elif label == 'null':
+        columns[rng.choice(list(columns))][row] = None
+    elif label == 'text_type':
+        column = rng.choice(list(columns))
+        columns[column] = [rng.choice(NASTY_TEXTS + NUMBER_TEXTS)
+                           for _ in range(count)]
+        nonfinite = column != 'parents' and column != 'id' and \
+            column != 'workflow_id' and any(
+                _text_nonfinite(value) for value in columns[column])
+    elif label == 'missing_column':
+        columns.pop(rng.choice(('id', 'workflow_id', 'ts_submit', 'runtime',
+                                'resource_amount_requested')))
+    elif label == 'parents_unknown':
+        columns['parents'][row] = [999]
+    elif label == 'parents_cycle' and count > 1:
+        columns['parents'][0] = [count]
+        columns['parents'][-1] = [1]
+    elif label == 'self_parent':
+        columns['parents'][row] = [columns['id'][row]]
+    elif label == 'parents_wrong_type':
+        columns['parents'] = [rng.choice(('1', '', [[1]], {'a': 1}, 1.5))
+                              for _ in range(count)]
+    elif label == 'empty_table':
+        columns = {name: [] for name in columns}
+    data = _parquet(columns)
+    files['trace/tasks/part.0.parquet'] = data
+    files['trace/workload/.keep'] = b''
+    if label == 'workflows':
+        submits = rng.choice(([1, 2, 3], [float('nan'), 1.0, 2.0],
+                              [None, 1, 2], ['a', 'b', 'c'], [1, 2]))
+        files['trace/workflows/part.0.parquet'] = _parquet({
+            'id': [0, 0, 5][:len(submits)], 'ts_submit': submits})
+        nonfinite = _has_nonfinite(submits)
+    elif label == 'corrupt':
+        files['trace/tasks/part.0.parquet'] = b'PAR1' + bytes(
+            rng.randrange(256) for _ in range(200)) + b'PAR1'
+    elif label == 'truncated':
+        files['trace/tasks/part.0.parquet'] = data[:rng.randrange(
+            1, len(data))]
+    elif label == 'symlink_loop_dir':
+        extra['symlinks'] = {'trace/tasks/loop': '.'}
+    elif label == 'symlink_loop_file':
+        extra['symlinks'] = {'trace/tasks/a.parquet': 'b.parquet',
+                             'trace/tasks/b.parquet': 'a.parquet'}
+    elif label == 'fifo':
+        extra['fifo'] = ['trace/tasks/part.1.parquet']
+    elif label == 'tasks_file':
+        files.pop('trace/tasks/part.0.parquet')
+        files['trace/tasks'] = data
+    elif label == 'dangling':
+        extra['symlinks'] = {'trace/tasks/x.parquet': 'nowhere.parquet'}
+    elif label == 'dev_zero_link':
+        extra['symlinks'] = {'trace/tasks/z.parquet': '/dev/zero'}
+    elif label == 'same_file_twice':
+        extra['symlinks'] = {'trace/tasks/copy': '.'} if rng.random() < 0.5 \
+            else {'trace/tasks/part.1.parquet': 'part.0.parquet'}
+    elif label == 'schema_mismatch':
+        other = dict(columns)
+        other['id'] = ['x%d' % value for value in range(len(columns.get(
+            'id', [])))]
+        files['trace/tasks/part.1.parquet'] = _parquet(other)
+    return label, files, extra, nonfinite
+
+
+def gen_traces(rng, count, shared):
+    """``simulate`` on hostile GWF files and WTA (parquet) directories."""
+    cases = []
+    for index in range(count):
+        extra = {}
+        if index % 2:
+            label, files, name, nonfinite = _gwf_case(rng)
+            label = 'gwf-' + label
+        else:
+            label, files, extra, nonfinite = _wta_case(rng)
+            label, name = 'wta-' + label, 'trace'
+        argv = _simulate_argv(name, rng)
+        if rng.random() < 0.3:
+            argv += ['--workload-format', 'gwf' if name == 'w.gwf' else 'wta']
+        case = {'category': 'traces', 'command': 'simulate',
+                'label': label, 'files': files, 'argv': argv,
+                'nonfinite': nonfinite, 'accept': (0,), 'outputs': ['out']}
+        case.update(extra)
+        cases.append(case)
+    return cases
+
+
+# -- Experiment definitions ---------------------------------------------------
+
+def _definition_files():
+    with open(os.path.join(WORKLOADS, 'qos-validation.csv'), 'rb') as stream:
+        workload = b''.join(stream.readlines()[:25])
+    with open(os.path.join(WORKLOADS, 'qos-validation-hosts.csv'),
+              'rb') as stream:
+        hosts = stream.read()
+    return {'w.csv': workload, 'hosts.csv': hosts,
+            'a.conf': b'[scheduler]\npreemption_strategy = qos\n',
+            'b.conf': b'[scheduler]\npreemption_strategy = priority\n'}
+
+
+def _base_definition(rng):
+    document = {'workloads': [{'path': 'w.csv'}],
+                'infrastructures': [{'infrastructure': 'hosts.csv'}],
+                'seeds': [0], 'until': 300}
+    if rng.random() < 0.5:
+        document['strategies'] = ['qos', 'priority']
+        document['baseline'] = 'qos'
+    else:
+        document['configurations'] = {'a': 'a.conf', 'b': 'b.conf'}
+        document['baseline'] = 'a'
+    if rng.random() < 0.3:
+        document['infrastructures'].append({'hosts': 2, 'flavor': '4:8000'})
+    return document
+
+
+_DEFINITION_VALUES = {
+    ('seeds',): ([0, 1], [], [-1], [2 ** 40], list(range(2000)), [0, 0],
+                 ['0'], [0.5], 0, None, [float('nan')]),
+    ('until',): (0, -1, 1e300, float('nan'), float('inf'), '300', None, 1),
+    ('jobs',): (0, -1, 1, 2, 10 ** 6, 1.5, 'two', float('inf')),
+    ('replications',): ('seeds', 'workloads', 'nope', None, 1),
+    ('baseline',): ('nope', '', None, 1, 'priority'),
+    ('strategies',): ([], ['qos', 'qos'], ['nope'], 'qos', [None],
+                      ['dual_state', 'retry', 'plain', 'qos', 'priority']),
+    ('workloads', 0, 'path'): ('/dev/zero', 'fifo.csv', '.', 'loop.csv',
+                               'missing.csv', '', '/', 'w.csv/x', 'a' * 5000,
+                               '/proc/self/mem'),
+    ('workloads', 0, 'limit'): (0, -1, 10 ** 20, 1.5, 'ten', float('nan')),
+    ('workloads', 0, 'format'): ('csv', 'wta', 'gwf', 'nope', ''),
+    ('workloads', 0, 'class_map'): ({}, {'a': 'nope'}, 'x', [1]),
+    ('infrastructures', 0, 'infrastructure'): ('/dev/zero', 'fifo.csv', '.',
+                                               'loop.csv', 'w.csv'),
+    ('infrastructures', 0, 'size_factors'): ([], [0], [-1],
+                                             [float('nan')], [1e9], ['1']),
+    ('configurations', 'a'): ('/dev/zero', 'fifo.conf', '.', 'loop.conf',
+                              'missing.conf', 'w.csv', 'huge.conf'),
+}
+
+
+def gen_definitions(rng, count, shared):
+    """``experiment --definition`` on hostile definitions (YAML, JSON)."""
+    cases = []
+    base_files = _definition_files()
+    for index in range(count):
+        document = _base_definition(rng)
+        labels = []
+        nonfinite = False
+        for _ in range(rng.choice((1, 1, 2))):
+            kind = rng.choice(('value', 'value', 'value', 'generic'))
+            if kind == 'value':
+                path, values = rng.choice(sorted(
+                    _DEFINITION_VALUES.items(), key=repr))
+                value = copy.deepcopy(rng.choice(values))
+                try:
+                    _set(document, path, value)
+                except (KeyError, IndexError, TypeError):
+                    continue
+                labels.append('.'.join(str(part) for part in path))
+                nonfinite = nonfinite or _has_nonfinite(value)
+            else:
+                places = [path for path, _ in _places(document) if path]
+                path = rng.choice(places)
+                value = rng.choice(ABSURD + ([], {}, 'text'))
+                _set(document, path, copy.deepcopy(value))
+                labels.append('generic')
+                nonfinite = nonfinite or _has_nonfinite(value)
+        files = dict(base_files)
+        fmt = rng.choice(('yaml', 'json'))
+        data = _yaml_bytes(document) if fmt == 'yaml' else \
+            _json_bytes(document)
+        if index % 10 == 0:
+            label, data = _encoding_variant(rng, data)
+            labels.append(label)
+        files['definition.' + fmt] = data
+        files['huge.conf'] = b'[DEFAULT]\n' + b'#' * (5 * 1024 * 1024)
+        cases.append({
+            'category': 'definitions', 'command': 'experiment',
+            'label': '+'.join(labels) or 'plain', 'files': files,
+            'fifo': ['fifo.csv', 'fifo.conf'],
+            'symlinks': {'loop.csv': 'loop.csv', 'loop.conf': 'loop.conf'},
+            'argv': ['experiment', '--definition', 'definition.' + fmt,
+                     '--no-plots', '--output', 'out'],
+            'nonfinite': nonfinite, 'accept': (0,), 'outputs': ['out']})
+    return cases
+
+
+# -- Special files as paths ---------------------------------------------------
+
+#: Special things a path option may name: label -> (case extras, path).
+_SPECIAL_PATHS = {
+    'dev_zero': ({}, '/dev/zero'),
+    'dev_null': ({}, '/dev/null'),
+    'fifo': ({'fifo': ['special']}, 'special'),
+    'directory': ({'dirs': ['special']}, 'special'),
+    'symlink_loop': ({'symlinks': {'special': 'special'}}, 'special'),
+    'symlink_pair': ({'symlinks': {'special': 'other',
+                                   'other': 'special'}}, 'special'),
+    'dangling': ({'symlinks': {'special': 'nowhere'}}, 'special'),
+    'to_dev_zero': ({'symlinks': {'special': '/dev/zero'}}, 'special'),
+    'proc': ({}, '/proc/self/mem'),
+    'dev_stdin': ({}, '/dev/stdin'),
+}
+
+
+def _special_argv(option, path):
+    """The command line giving ``path`` to ``option``; the command."""
+    scenario = os.path.join(SCENARIOS, 'paper-snapshot-1.json')
+    simulate = ['simulate', '--workload', 'w.csv', '--hosts', '2',
+                '--host-flavor', '4:8000', '--until', '300', '--no-plots',
+                '--output', 'out']
+    if option == '--config-file':
+        return ['--config-file', path, 'decide', '--scenario', scenario], \
+            'decide'
+    if option == '--config-dir':
+        return ['--config-dir', path, 'decide', '--scenario', scenario], \
+            'decide'
+    if option == 'decide --scenario':
+        return ['decide', '--scenario', path], 'decide'
+    if option == 'experiment --definition':
+        return ['experiment', '--definition', path, '--no-plots',
+                '--output', 'out'], 'experiment'
+    if option == 'experiment --workload':
+        return ['experiment', '--workload', path, '--hosts', '2',
+                '--host-flavor', '4:8000', '--until', '300', '--no-plots',
+                '--output', 'out'], 'experiment'
+    if option == 'simulate --workload':
+        return ['simulate', '--workload', path] + simulate[3:], 'simulate'
+    if option in ('--infrastructure', '--machines'):
+        argv = ['simulate', '--workload', 'w.csv', option, path,
+                '--until', '300', '--no-plots', '--output', 'out']
+        return argv + (['--size-factor', '1'] if option == '--machines'
+                       else []), 'simulate'
+    if option == '--machine-attributes':
+        return ['simulate', '--workload', 'w.csv', '--machines',
+                'machine_events.csv', '--size-factor', '1', option, path,
+                '--until', '300', '--no-plots', '--output', 'out'], \
+            'simulate'
+    if option == '--task-constraints':
+        return ['simulate', '--workload', 'task_events.csv'] + \
+            simulate[3:] + [option, path], 'simulate'
+    if option == 'simulate --output':
+        return simulate[:-1] + [path], 'simulate'
+    if option == 'traces --cache-dir':
+        return ['traces', 'download', 'alibaba-gpu-2023', '--cache-dir',
+                path, '--mirror', 'file:///nonexistent/m'], 'traces'
+    if option == 'traces --mirror':
+        return ['traces', 'download', 'alibaba-gpu-2023', '--cache-dir',
+                'cache', '--mirror', path], 'traces'
+    raise ValueError(option)
+
+
+_PATH_OPTIONS = ('--config-file', '--config-dir', 'decide --scenario',
+                 'experiment --definition', 'experiment --workload',
+                 'simulate --workload', '--infrastructure', '--machines',
+                 '--machine-attributes', '--task-constraints',
+                 'simulate --output', 'traces --cache-dir', 'traces --mirror')
+
+
+def gen_special_paths(rng, count, shared):
+    """Every path option on special files: devices, FIFOs, directories,
+    symbolic link loops, dangling links; and a directory of them as
+    ``--config-dir`` and as a ``file://`` mirror.
+    """
+    cases = []
+    combos = [(option, label) for option in _PATH_OPTIONS
+              for label in sorted(_SPECIAL_PATHS)]
+    for index in range(count):
+        option, label = combos[index % len(combos)]
+        extra, path = copy.deepcopy(_SPECIAL_PATHS[label])
+        if option in ('--config-dir', 'traces --mirror') and \
+                not path.startswith('/'):
+            # The special file inside the directory given.
+            name = 'special.conf' if option == '--config-dir' else \
+                'alibaba-gpu-2023/openb_pod_list_default.csv'
+            moved = {}
+            for key in ('fifo', 'dirs'):
+                if key in extra:
+                    moved[key] = ['d/' + name]
+            if 'symlinks' in extra:
+                moved['symlinks'] = {
+                    ('d/' + name if link == 'special' else 'd/' + link):
+                    (target if target.startswith('/') else
+                     os.path.basename(name) if target == 'special'
+                     else target)
+                    for link, target in extra['symlinks'].items()}
+            extra = moved
+            path = 'd'
+        argv, command = _special_argv(option, path)
+        if option == 'traces --mirror':
+            argv[-1] = 'file://' + (path if path.startswith('/') else
+                                    '{case}/' + path)
+        files = {'w.csv': _SMALL_WORKLOAD,
+                 'machine_events.csv': b'0,5,0,p1,0.5,0.25\n'
+                                       b'0,6,0,p1,0.5,0.25\n',
+                 'task_events.csv': b'1000000,,7,0,42,0,u,2,9,0.5,0.25,'
+                                    b'0.001,0\n'}
+        if option in ('--config-dir', 'traces --mirror') and path == 'd':
+            files['d/.keep'] = b''
+        case = {'category': 'special_paths', 'command': command,
+                'label': '%s:%s' % (option, label), 'files': files,
+                'argv': argv, 'nonfinite': False,
+                'accept': (0, 1) if command in ('decide', 'traces')
+                else (0,), 'outputs': [] if option == 'simulate --output'
+                else ['out']}
+        case.update(extra)
+        cases.append(case)
+    return cases
+
+
+# -- Configuration files ------------------------------------------------------
+
+def _registered_options():
+    """``[(group, name, kind)]`` of every option of the project;
+    ``kind`` is ``number`` for integer and float options.
+    """
+    from oslo_config import types
+
+    from preemptible_sched.conf import opts
+    found = []
+    for group, options in opts.list_opts():
+        name = getattr(group, 'name', group) or 'DEFAULT'
+        for opt in options:
+            kind = 'number' if isinstance(opt.type, (
+                types.Integer, types.Float)) else 'other'
+            found.append((name, opt.dest, kind))
+    return sorted(found)
+
+
+_CONFIG_ODDITIES = (
+    b'[DEFAULT]\ndebug = maybe\n',
+    b'[DEFAULT]\nx = $x\n[scheduler]\nmax_attempts = $x\n',
+    b'[DEFAULT]\na = $b\nb = $a\n[scheduler]\nmax_attempts = $a\n',
+    b'[scheduler\nmax_attempts = 3\n',
+    b'no section = 1\n',
+    b'[scheduler]\nmax_attempts\n',
+    b'[scheduler]\n  max_attempts = 3\n',
+    b'[scheduler]\nmax_attempts = 3\nmax_attempts = 4\n',
+    b'[DEFAULT]\nlog_config_append = /dev/zero\n',
+    b'[DEFAULT]\nlog_config_append = /proc/self/mem\n',
+    b'[DEFAULT]\nlog_config_append = c.conf\n',
+    b'[DEFAULT]\nlog_file = /dev/full/x\n',
+    b'[DEFAULT]\nlog_dir = /dev/zero\n',
+    b'[DEFAULT]\nstate_path = /dev/zero\n',
+    b'[database]\nconnection = sqlite:////dev/zero\n',
+    b'[database]\nconnection = mysql+pymysql://u:secret@[::1/db\n',
+    b'[DEFAULT]\ntransport_url = rabbit://u:secret@[::1\n',
+    b'[nova]\nx = 1\n[api_database]\nconnection = sqlite://\n',
+    b'[filter_scheduler]\nenabled_filters = ' + b'compute,' * 5000 + b'\n',
+    b'[filter_scheduler]\nweighers = \n',
+    b'\xef\xbb\xbf[scheduler]\nmax_attempts = 3\n',
+    b'[scheduler]\nmax_attempts = 3\x00\n',
+    b'[scheduler]\nmax_attempts = \xff\n',
+)
+
+
+def gen_configs(rng, count, shared):
+    """``decide`` under hostile configuration files."""
+    options = _registered_options()
+    scenario = os.path.join(SCENARIOS, 'paper-snapshot-1.json')
+    cases = []
+    for index in range(count):
+        nonfinite = False
+        if index % 8 == 0:
+            data = rng.choice(_CONFIG_ODDITIES)
+            label = 'oddity'
+        else:
+            sections = {}
+            for _ in range(rng.choice((1, 1, 2, 4))):
+                group, name, kind = rng.choice(options)
+                value = rng.choice(NUMBER_TEXTS + NASTY_TEXTS) \
+                    if kind == 'number' or rng.random() < 0.5 else \
+                    rng.choice(NASTY_TEXTS + ('nope', 'true', '1,2', ''))
+                value = value.replace('\n', ' ').replace('\r', ' ')
+                sections.setdefault(group, {})[name] = value
+                nonfinite = nonfinite or (kind == 'number' and
+                                          _text_nonfinite(value))
+            if rng.random() < 0.1:
+                sections.setdefault(rng.choice(NASTY_TEXTS[1:]).replace(
+                    ']', '').replace('\n', ' ') or 'x', {})['y'] = '1'
+            data = ''.join('[%s]\n%s' % (group, ''.join(
+                '%s = %s\n' % item for item in values.items()))
+                for group, values in sections.items()).encode(
+                    'utf-8', 'surrogatepass')
+            label = 'options'
+            if index % 8 == 1:
+                label, data = _encoding_variant(rng, data)
+        argv = ['decide', '--scenario', scenario]
+        if rng.random() < 0.5:
+            argv += ['--config-file', 'c.conf']
+        else:
+            argv = ['--config-file', 'c.conf'] + argv
+        cases.append({'category': 'configs', 'command': 'decide',
+                      'label': label, 'files': {'c.conf': data},
+                      'argv': argv, 'nonfinite': nonfinite,
+                      'accept': (0, 1)})
+    return cases
+
+
 #: Category name -> generator ``(rng, count, shared) -> [case]``.
 CATEGORIES = {
     'scenarios': gen_scenarios,
@@ -724,6 +1402,11 @@ CATEGORIES = {
     'infrastructure': gen_infrastructure,
     'options': gen_options,
     'signals': gen_signals,
+    'sla': gen_sla,
+    'traces': gen_traces,
+    'definitions': gen_definitions,
+    'special_paths': gen_special_paths,
+    'configs': gen_configs,
 }
 
 
@@ -736,9 +1419,15 @@ def _prepare(directory, case):
         with open(path, 'wb') as stream:
             stream.write(data)
     for name in case.get('fifo') or ():
+        os.makedirs(os.path.dirname(os.path.join(directory, name)),
+                    exist_ok=True)
         os.mkfifo(os.path.join(directory, name))
     for name in case.get('dirs') or ():
-        os.mkdir(os.path.join(directory, name))
+        os.makedirs(os.path.join(directory, name))
+    for name, target in (case.get('symlinks') or {}).items():
+        os.makedirs(os.path.dirname(os.path.join(directory, name)),
+                    exist_ok=True)
+        os.symlink(target, os.path.join(directory, name))
 
 
 def _hidden_temporaries(directory):
@@ -751,12 +1440,21 @@ def _hidden_temporaries(directory):
     return found
 
 
+#: Seconds a command has to stop after SIGTERM (issue 26: every state).
+SIGTERM_GRACE = 10.0
+
+
 def _execute(argv, directory, timeout, stop=None):
-    """Run the command; ``(returncode or None on timeout, stderr)``."""
+    """Run the command; ``(returncode or None on timeout, stderr, whether
+    it outlived SIGTERM_GRACE after a SIGTERM)``. ``{case}`` in an
+    argument is the case's directory.
+    """
+    argv = [arg.replace('{case}', directory) for arg in argv]
     process = subprocess.Popen(
         COMMAND + argv, cwd=directory, stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         start_new_session=True, env=dict(os.environ, PYTHONPATH=REPO))
+    ignored = False
     try:
         if stop:
             sig, delay = stop
@@ -764,11 +1462,17 @@ def _execute(argv, directory, timeout, stop=None):
                 process.wait(timeout=delay)
             except subprocess.TimeoutExpired:
                 os.kill(process.pid, sig)
+                if sig == signal.SIGTERM:
+                    try:
+                        process.wait(timeout=SIGTERM_GRACE)
+                    except subprocess.TimeoutExpired:
+                        ignored = True
+                        os.killpg(process.pid, signal.SIGKILL)
         out, err = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         out, err = process.communicate()
-        return None, err.decode('utf-8', 'replace')
+        return None, err.decode('utf-8', 'replace'), ignored
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
@@ -779,7 +1483,16 @@ def _execute(argv, directory, timeout, stop=None):
             os.killpg(process.pid, signal.SIGKILL)
         except OSError:
             pass
-    return process.returncode, err.decode('utf-8', 'replace')
+    return process.returncode, err.decode('utf-8', 'replace'), ignored
+
+
+#: How each line of an error starts: a file with several problems gives
+#: one complete line each (definitions, configuration files).
+_MESSAGE_PREFIXES = ('preemptible-sched: ',)
+#: A log record below ERROR beside the error (a deprecated option's
+#: warning): not part of the error.
+_NOTICE = re.compile(r'^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ \d+ '
+                     r'(DEBUG|INFO|WARNING) ')
 
 
 def _is_usage(lines):
@@ -792,11 +1505,12 @@ def run_case(args):
     A case is a dict: ``category``, ``command``, ``label``, ``argv``
     (relative paths resolve in the case's directory), ``files`` (name ->
     bytes to write first), ``fifo``/``dirs`` (names to create as FIFOs or
-    directories), ``nonfinite`` (the input holds NaN or an infinity),
-    ``accept`` (exit codes meaning "input accepted"), ``outputs`` (paths
-    that must not exist after a failure), ``signal`` (``(signal,
-    delay)``: sent after ``delay`` seconds), ``rerun`` (run again
-    after the signal, the same outputs expected) and ``timeout`` (more
+    directories), ``symlinks`` (name -> target), ``nonfinite`` (the input
+    holds NaN or an infinity), ``accept`` (exit codes meaning "input
+    accepted"), ``outputs`` (paths that must not exist after a failure),
+    ``signal`` (``(signal, delay)``: sent after ``delay`` seconds),
+    ``rerun`` (run again after the signal, the same outputs expected) and
+    ``timeout`` (more
     seconds than ``--timeout`` for a slow case).
     """
     case, timeout, base = args
@@ -808,10 +1522,12 @@ def run_case(args):
         existed = {path: os.path.exists(os.path.join(directory, path))
                    for path in case.get('outputs') or ()}
         started = time.monotonic()
-        code, err = _execute(case['argv'], directory, timeout,
-                             case.get('signal'))
+        code, err, ignored = _execute(case['argv'], directory, timeout,
+                                      case.get('signal'))
+        if ignored:
+            findings['ignored_sigterm'] = True
         if case.get('rerun'):
-            code, err = _execute(case['argv'], directory, timeout)
+            code, err, _ = _execute(case['argv'], directory, timeout)
         findings['elapsed'] = time.monotonic() - started
         findings['code'] = code
         lines = [line for line in err.splitlines() if line.strip()]
@@ -819,7 +1535,7 @@ def run_case(args):
             findings['traceback'] = True
         if code is None:
             findings['hang'] = True
-        elif code < 0 and not case.get('signal'):
+        elif code < 0 and not case.get('signal') and not ignored:
             findings['killed'] = True
         elif code < 0 and case.get('rerun'):
             findings['killed'] = True
@@ -829,7 +1545,9 @@ def run_case(args):
         if code == 2:
             if _is_usage(lines):
                 findings['usage_error'] = True
-            elif len(lines) > 1:
+            elif len(lines) > 1 and not all(
+                    line.startswith(_MESSAGE_PREFIXES) or
+                    _NOTICE.match(line) for line in lines):
                 findings['multi_line_error'] = True
         allowed = EXIT_CODES.get(case['command'], (0, 1, 2))
         if code is not None and code >= 0 and code not in allowed:
@@ -843,8 +1561,7 @@ def run_case(args):
                                case['command'])]
         if half:
             findings['half_written'] = half
-        if any(key in findings for key in FAILURES):
-            findings['stderr'] = err[-600:]
+        findings['stderr'] = err[-600:]
     finally:
         shutil.rmtree(directory, ignore_errors=True)
     return case, findings
@@ -857,10 +1574,12 @@ def _complete(path, command):
     return os.path.exists(os.path.join(path, 'summary.json'))
 
 
-FAILURES = ('traceback', 'hang', 'killed', 'nonfinite_accepted',
-            'multi_line_error', 'half_written', 'unexpected_exit')
+FAILURES = ('traceback', 'hang', 'killed', 'ignored_sigterm',
+            'nonfinite_accepted', 'multi_line_error', 'half_written',
+            'unexpected_exit')
 _COUNTERS = {'traceback': 'tracebacks', 'hang': 'hangs',
-             'killed': 'killed', 'nonfinite_accepted': 'nonfinite_accepted',
+             'killed': 'killed', 'ignored_sigterm': 'ignored_sigterms',
+             'nonfinite_accepted': 'nonfinite_accepted',
              'multi_line_error': 'multi_line_errors',
              'half_written': 'half_written',
              'unexpected_exit': 'unexpected_exit',

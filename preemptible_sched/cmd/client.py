@@ -17,9 +17,12 @@
 These subcommands talk to a running ``preemptible-scheduler`` over the
 configured transport (``[DEFAULT] transport_url``; ``fake://``, the default,
 reaches nothing outside a process, so it is refused). Exit codes: 0 done; 1
-the request failed (``submit --wait``), or the service did not answer; 2 bad
-input (arguments, unknown request id, a request id taken by another
-request) or refused by the service's policy, on one line of stderr.
+the request failed (``submit --wait``), the service did not answer, or the
+message broker cannot be used (a transport URL that cannot be parsed, a
+broker that cannot be reached or refuses the user, the password or the
+virtual host); 2 bad input (arguments, unknown request id, a request id
+taken by another request) or refused by the service's policy; always on
+one line of stderr.
 
 Each call names the caller's project and roles (``--os-project-id``,
 ``--os-roles``, or the environment variables ``OS_PROJECT_ID`` and
@@ -44,8 +47,9 @@ import time
 import uuid
 
 from preemptible_sched.cmd import scheduler as scheduler_cmd
-from preemptible_sched.cmd import testbed
+from preemptible_sched.conf import checks
 from preemptible_sched.conf import CONF
+from preemptible_sched.conf import parsing
 from preemptible_sched import exception
 from preemptible_sched import limits
 from preemptible_sched import objects
@@ -107,7 +111,7 @@ def call_context(args):
 def add_parser(subparsers):
     submit = subparsers.add_parser(
         'submit', help='Submit a request to the scheduler service.')
-    submit.add_argument('--flavor', choices=sorted(testbed.FLAVORS),
+    submit.add_argument('--flavor', choices=sorted(objects.FLAVORS),
                         help='Size of each instance, a flavor of the '
                         'testbed; or give --vcpus and --memory-mb.')
     submit.add_argument('--vcpus', type=float, help='vCPUs per instance.')
@@ -217,7 +221,7 @@ def request_spec(args):
         if given:
             raise bad('--flavor', 'give a flavor or sizes, not both (%s)'
                       % ', '.join('--' + n.replace('_', '-') for n in given))
-        resources = testbed.FLAVORS[args.flavor].resources._asdict()
+        resources = objects.FLAVORS[args.flavor].resources._asdict()
     else:
         if args.sequential_s is not None:
             if args.vcpus is not None and sla_levels is not None:
@@ -290,6 +294,7 @@ def scheduler_api(context=None):
     """
     scheduler_cmd.quiet_eventlet()
     from preemptible_sched import service
+    from preemptible_sched.service import readiness
     from preemptible_sched.service import rpcapi
     transport = _transport(service)
     try:
@@ -300,6 +305,14 @@ def scheduler_api(context=None):
         raise _Failed(error, EXIT_BAD_INPUT) from None
     except rpcapi.ServiceError as error:
         raise _Failed(error, EXIT_FAILED) from None
+    except Exception as error:
+        # The broker going away (or refusing us) in the middle of a call.
+        amqp_error = readiness.amqp_exceptions is not None and isinstance(
+            error, readiness.amqp_exceptions.AMQPError)
+        if not (amqp_error or readiness.unreachable(error)):
+            raise
+        raise _Failed('the message broker failed: %s'
+                      % readiness.one_line(error), EXIT_FAILED) from None
     finally:
         transport.cleanup()
 
@@ -307,13 +320,28 @@ def scheduler_api(context=None):
 def _transport(service):
     """The configured RPC transport, once it may reach a service.
 
-    ``fake://`` is refused (it reaches nothing outside this process), and
-    so is a broker no host of which accepts a TCP connection:
-    oslo.messaging would retry a refused connection forever, whatever the
-    call's timeout, and an interactive command must not hang.
+    A transport URL that cannot be parsed, or names no driver, is refused
+    with one line; so is ``fake://`` (it reaches nothing outside this
+    process), a broker no host of which accepts a TCP connection
+    (oslo.messaging would retry a refused connection forever, whatever the
+    call's timeout, and an interactive command must not hang), and one
+    that refuses the URL's user, password or virtual host.
     """
-    transport = service.get_rpc_transport(CONF)
-    hosts = service.broker_addresses(CONF)
+    # After quiet_eventlet(), as in scheduler_api().
+    import oslo_messaging
+
+    from preemptible_sched.service import readiness
+    service.register_messaging_opts(CONF)
+    problem = checks.transport_url_problem(CONF, CONF.transport_url)
+    if problem:
+        raise _Failed('%s: %s' % (parsing.where(
+            CONF, 'DEFAULT', 'transport_url'), problem), EXIT_FAILED)
+    try:
+        transport = service.get_rpc_transport(CONF)
+        hosts = service.broker_addresses(CONF)
+    except (oslo_messaging.MessagingException, ValueError) as error:
+        raise _Failed('[DEFAULT] transport_url: %s' % readiness.one_line(
+            error), EXIT_FAILED) from None
     if hosts is None:
         transport.cleanup()
         raise exception.InvalidInput(
@@ -324,12 +352,21 @@ def _transport(service):
     for address in hosts:
         try:
             socket.create_connection(address, timeout=BROKER_TIMEOUT).close()
-            return transport
+            break
         except OSError as error:
             errors.append('%s:%s: %s' % (address + (error,)))
-    transport.cleanup()
-    raise _Failed('cannot reach the message broker (%s)' % '; '.join(errors),
-                  EXIT_FAILED)
+    else:
+        transport.cleanup()
+        raise _Failed('cannot reach the message broker (%s)'
+                      % '; '.join(errors), EXIT_FAILED)
+    try:
+        # The broker's own answer to the credentials, before any call:
+        # oslo.messaging would raise it from deep inside the call.
+        readiness.wait_for_broker(CONF, BROKER_TIMEOUT)
+    except exception.StartupFailed as error:
+        transport.cleanup()
+        raise _Failed(error, EXIT_FAILED) from None
+    return transport
 
 
 def _fail(message, code):

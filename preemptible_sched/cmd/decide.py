@@ -44,6 +44,9 @@ def decide(scenario):
     """Run the configured scheduler on ``scenario``: ``(Decision, strategy
     name, the hosts' load as the load-aware plugins saw it or None)``.
 
+    The decision's ``on_victim`` attribute says what its victims become
+    (``terminate`` or ``requeue``, the strategy's choice).
+
     For an SLA request, the decision's ``sla`` attribute explains the
     queue, the sizing and the copies (see :func:`explain_sla`).
     """
@@ -82,6 +85,8 @@ def decide(scenario):
         if not decision.placed and spec is not None:
             explained['skipped'] = _why_skipped(spec, explained['copies'])
     decision.sla = explained
+    # What the victims become: the strategy's choice, shown as it is.
+    decision.on_victim = sched.strategy.on_victim
     return decision, sched.strategy.name, load_explained
 
 
@@ -141,9 +146,17 @@ def _hosts(report):
              'terminate': host.terminate} for host in report]
 
 
+def _on_victim(decision):
+    return getattr(decision, 'on_victim', None) or 'terminate'
+
+
 def to_dict(decision, load_explained=None):
+    """The JSON answer; ``terminate`` lists the victims, whatever becomes
+    of them, and ``on_victim`` says what does (``terminate``, ``requeue``).
+    """
     result = {
         'result': 'placed' if decision.placed else 'no_valid_host',
+        'on_victim': _on_victim(decision),
         'selected': [{'instance': s.instance.id, 'host': s.host,
                       'terminate': s.terminate,
                       'termination_cost': s.plan.cost}
@@ -192,11 +205,13 @@ def to_table(decision, spec, strategy, load_explained=None):
              % (spec.id, 'preemptible' if spec.preemptible else 'normal',
                 ' %s' % spec.flavor if spec.flavor else '', res.vcpus,
                 res.memory_mb, res.disk_gb, spec.num_instances, strategy)]
+    action = _on_victim(decision)
     if decision.placed:
         lines.append('Result: placed')
         for s in decision.selections:
-            lines.append('  %s -> %s, terminate: %s' % (
-                s.instance.id, s.host, ', '.join(s.terminate) or 'nothing'))
+            lines.append('  %s -> %s, %s: %s' % (
+                s.instance.id, s.host, action,
+                ', '.join(s.terminate) or 'nothing'))
     else:
         lines.append('Result: no valid host (%s)' % decision.reason)
     lines += _sla_lines(getattr(decision, 'sla', None))
@@ -208,7 +223,7 @@ def to_table(decision, spec, strategy, load_explained=None):
                     weigher_names.append(name)
         header = ['host', 'view', 'passed', 'failed filter'] + [
             '%s raw/norm' % name for name in weigher_names] + [
-            'total', 'terminate']
+            'total', action]
         rows = [header]
         for host in report:
             weights = host.weights or {}

@@ -67,9 +67,10 @@ import typing
 
 from oslo_config import cfg
 
-from preemptible_sched.cmd import simulate
+from preemptible_sched.cmd import common
 from preemptible_sched.conf import CONF
 from preemptible_sched import exception
+from preemptible_sched import extras
 from preemptible_sched import limits
 from preemptible_sched import objects
 from preemptible_sched import qos
@@ -77,6 +78,7 @@ from preemptible_sched.simulation import definition as definitions
 from preemptible_sched.simulation import experiment
 from preemptible_sched.simulation import infrastructure
 from preemptible_sched.simulation import plots
+from preemptible_sched.simulation import replay
 from preemptible_sched.simulation import report
 from preemptible_sched.simulation import runner
 from preemptible_sched.simulation import workload
@@ -104,7 +106,7 @@ def add_parser(subparsers):
                         '--jobs and --no-plots still apply.')
     parser.add_argument('--workload', action='append', metavar='FILE',
                         help='A workload trace; repeat for several.')
-    simulate.add_arguments(parser)
+    common.add_arguments(parser)
     parser.add_argument('--policies',
                         metavar='NAME[,NAME]',
                         help='Policies to compare (%s; default: %s).'
@@ -226,7 +228,7 @@ class Plan:
 
 
 def _workload_args(args, path):
-    """What :func:`simulate.load_workload` reads, for one workload."""
+    """What :func:`replay.load_workload` reads, for one workload."""
     return types.SimpleNamespace(
         workload=path, workload_format=args.workload_format,
         class_map=args.class_map, default_class=args.default_class,
@@ -264,8 +266,8 @@ def _read_workloads(args):
                 '--workload', None, '%s and %s would share the output '
                 'directory %r; rename one' % (workloads[stem][0], path,
                                               stem))
-        items = simulate.load_workload(_workload_args(args, path))
-        simulate.check_classes(items, path)
+        items = replay.load_workload(_workload_args(args, path))
+        replay.check_classes(items, path)
         runner.check_run(items, args.until)
         workloads[stem] = (path, items)
     return workloads
@@ -308,7 +310,7 @@ def prepare(args):
     size_factors = ([None] if source == 'fixed' else
                     parse_list(args.size_factors, '--size-factors',
                                _size_factor))
-    simulate.check_output(args.output)
+    common.check_output(args.output)
     cells = (len(args.workload) * len(policies) * len(size_factors) *
              len(seeds))
     if cells > MAX_CELLS:
@@ -319,7 +321,7 @@ def prepare(args):
     hosts = {}
     if source == 'fixed':
         first = next(iter(workloads.values()))[1]
-        fixed = simulate.load_hosts(args, first, None, seeds[0])
+        fixed = replay.load_hosts(args, first, None, seeds[0])
         hosts = {(stem, None, seed): fixed
                  for stem in workloads for seed in seeds}
     else:
@@ -365,7 +367,7 @@ def read_inputs(definition, limit=None, until=None):
                 default_class=work.default_class, limit=limit or work.limit,
                 time_origin=CONF.replay.time_origin,
                 task_submit=CONF.replay.task_submit)
-            simulate.check_classes(items, work.path)
+            replay.check_classes(items, work.path)
             runner.check_run(items, until, source=definition.path)
             items_of[work.name] = items
         items = items_of[work.name]
@@ -435,7 +437,7 @@ def prepare_definition(args):
     jobs = (args.jobs if args.jobs is not None else
             definition.jobs or os.cpu_count() or 1)
     limits.integer(jobs, '--jobs', None, minimum=1, maximum=MAX_JOBS)
-    simulate.check_output(args.output)
+    common.check_output(args.output)
     if definition.configurations:
         names = list(definition.configurations)
         pool = worker_pool(min(jobs, len(names)))
@@ -562,7 +564,7 @@ def run_cell(task):
     try:
         if task.config_file:
             reconfigure(task.config_file)
-        result, summary = simulate.simulate(
+        result, summary = replay.simulate(
             args, task.items, task.hosts,
             None if task.config_file else task.cell.policy, task.cell.seed,
             progress=False)
@@ -657,11 +659,12 @@ def _write_plots(directory, plan, rows, classes, first_records):
 
 
 def run(args):
+    extras.require('simulation')
     try:
-        with simulate.stoppable():
+        with common.stoppable():
             return _run(args)
-    except (simulate.Stopped, KeyboardInterrupt) as error:
-        return simulate.stopped_exit('experiment', type(error))
+    except (common.Stopped, KeyboardInterrupt) as error:
+        return common.stopped_exit('experiment', type(error))
 
 
 def _run(args):

@@ -18,13 +18,19 @@
 Collects per-host utilisation from ``[load_watcher] source`` (or
 ``--source``), keeps the windows in ``[load_watcher] state_file`` and serves
 ``GET /watcher`` on ``--bind`` (127.0.0.1:2020 by default) until stopped
-(SIGINT or SIGTERM). ``--source fake --hosts N`` serves N emulated hosts
-replaying Bitbrains VMs' utilisation: no cloud needed.
+(SIGINT or SIGTERM, within seconds whatever it is doing: collections
+run in a thread of their own, each bounded by its source's deadline).
+``--source fake --hosts N`` serves N emulated hosts replaying Bitbrains
+VMs' utilisation: no cloud needed.
+
+Exit codes: 0 stopped on a signal; 1 the collection stopped on an
+error; 2 bad input (one line of stderr).
 """
 
 import logging
 import os
 import signal
+import threading
 
 from preemptible_sched import clock as clock_mod
 from preemptible_sched.conf import checks
@@ -91,8 +97,35 @@ def _source(args):
                                                       ', '.join(error.valid)))
 
 
+#: Seconds the command waits, once stopped, for a collection under way
+#: (each is bounded by its source's deadline; past this it is dropped).
+STOP_WAIT = 5.0
+
+
+def _collect(clock, watcher, failed):
+    """The collecting thread: the watcher's clock, until stopped."""
+    try:
+        clock.call_soon(watcher.start, clock)
+        clock.run()
+    except Exception as error:      # not a source failure: a bug
+        LOG.debug('Load watcher collection stopped', exc_info=True)
+        failed.append(error)
+
+
 def run(args):
     checks.require_valid(CONF)
+    # From the start: a signal during the set-up stops the command too.
+    stopping = threading.Event()
+    previous = {signum: signal.signal(signum, lambda *_: stopping.set())
+                for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        return _serve(args, stopping)
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _serve(args, stopping):
     host, port = load_conf.parse_bind(args.bind, '--bind')
     source = _source(args)
     path = (os.path.expanduser(args.state_file) if args.state_file
@@ -105,19 +138,37 @@ def run(args):
     try:
         server = api.serve_in_thread(app, host, port)
     except OSError as error:
+        store.close()
         raise exception.InvalidInput('--bind', None, 'cannot listen on '
                                      '%s: %s' % (args.bind, error.strerror))
-    clock = clock_mod.RealClock()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, lambda *_: clock.stop())
     # The first line says where it listens (port 0 picks one).
     print('load watcher (source %s) on http://%s:%d/watcher, state in %s'
           % (source.name, host, server.server_port, path), flush=True)
-    watcher.start(clock)
+    # Collections run in a thread of their own: however long one takes
+    # (at most its source's deadline), this thread stays free to stop.
+    clock = clock_mod.RealClock()
+    failed = []
+    collector = threading.Thread(target=_collect,
+                                 args=(clock, watcher, failed),
+                                 name='load-watcher-collect', daemon=True)
+    collector.start()
     try:
-        clock.run()
+        while not stopping.wait(0.5) and collector.is_alive():
+            pass
     finally:
+        clock.stop()
         watcher.stop()
         server.shutdown()
+        server.server_close()
+        collector.join(STOP_WAIT)
+        if collector.is_alive():
+            LOG.warning('Stopped during a collection from %s: its '
+                        'samples are dropped', source.name)
+        # Stopped, the watcher writes no more (a late collection is
+        # dropped).
         store.close()
+    if failed:
+        LOG.error('Load watcher collection failed: %s: %s',
+                  type(failed[0]).__name__, failed[0])
+        return 1
     return 0

@@ -19,6 +19,7 @@ Exit codes: 0 success; 1 the request could not be placed; 2 bad input
 """
 
 import argparse
+import functools
 import re
 import sys
 
@@ -36,6 +37,7 @@ from preemptible_sched.conf import CONF
 from preemptible_sched.conf import opts as opts_mod
 from preemptible_sched.conf import plugins
 from preemptible_sched import exception
+from preemptible_sched import limits
 from preemptible_sched import version
 
 EXIT_OK, EXIT_NO_VALID_HOST, EXIT_BAD_INPUT = 0, 1, 2
@@ -89,10 +91,42 @@ class _CommandParsers:
         return parser
 
 
+_BAD_NUMBER = re.compile(r"^argument (?P<option>[^:/]+)(/[^:]+)?: invalid "
+                         r"(?P<type>int|float) value: (?P<value>.*)$", re.S)
+
+
+def _argument_error(parser, message):
+    """argparse's ``error``: a value that is not a number is one line (the
+    command's own checks say so of the other bad values), anything else
+    argparse's usage and message.
+    """
+    match = _BAD_NUMBER.match(message)
+    if not match:
+        argparse.ArgumentParser.error(parser, message)
+    sys.stderr.write('preemptible-sched: %s: expected %s, got %s\n' % (
+        match['option'], 'an integer' if match['type'] == 'int' else
+        'a number', limits.one_line(match['value'], 80)))
+    sys.exit(EXIT_BAD_INPUT)
+
+
+def _parsers(subparsers):
+    """Every parser of ``subparsers``, those of sub-commands included."""
+    found, actions = [], [subparsers]
+    while actions:
+        for parser in actions.pop().choices.values():
+            found.append(parser)
+            # argparse has no public view of a parser's actions.
+            actions += [action for action in parser._actions
+                        if isinstance(action, argparse._SubParsersAction)]
+    return found
+
+
 def _add_parsers(subparsers):
     parsers = _CommandParsers(subparsers)
     for command in _COMMANDS:
         command.add_parser(parsers)
+    for parser in _parsers(subparsers):
+        parser.error = functools.partial(_argument_error, parser)
 
 
 _GLOBAL_OPTIONS = ('--config-file', '--config-dir')
@@ -117,6 +151,51 @@ def _hoist_global_options(argv):
         else:
             rest.append(arg)
     return hoisted + rest
+
+
+#: A value argparse would take for an option, not being a plain negative
+#: integer or decimal: ``-1e3``, ``-inf``, ``-nan``, ``-1,2``, ``-3``.
+_NEGATIVE = re.compile(r'^-(\d|\.\d|inf|nan)', re.I)
+
+
+def _value_options():
+    """``{command: option strings of its options that take a value}``,
+    those of its own sub-commands (``traces download``) included.
+    """
+    parser = argparse.ArgumentParser(add_help=False)
+    subparsers = parser.add_subparsers()
+    _add_parsers(subparsers)
+    table = {}
+    for name, command in subparsers.choices.items():
+        nested = [command] + [
+            parser for action in command._actions
+            if isinstance(action, argparse._SubParsersAction)
+            for parser in _parsers(action)]
+        table[name] = {option for parser in nested
+                       for action in parser._actions if action.nargs != 0
+                       for option in action.option_strings}
+    return table
+
+
+def _attach_negative_values(argv):
+    """``--hosts -3`` as ``--hosts=-3``.
+
+    argparse takes a value that starts with ``-`` for an option of its own
+    when the value is not a plain negative number (``-1e3``, ``-inf``,
+    ``-1,2``), and stops with its usage; attached, the value reaches the
+    command, which says on one line what it must be.
+    """
+    table = _value_options()
+    options = set()
+    result = []
+    for arg in argv:
+        if result and result[-1] in options and _NEGATIVE.match(arg):
+            result[-1] = '%s=%s' % (result[-1], arg)
+            continue
+        if not options and arg in table:
+            options = table[arg]
+        result.append(arg)
+    return result
 
 
 def _option_source(group, name):
@@ -175,7 +254,8 @@ def _main(argv):
     logging.set_defaults(default_log_levels=logging.get_default_log_levels() +
                          ['alembic=WARN'])
     try:
-        CONF(_hoist_global_options(sys.argv[1:] if argv is None else argv),
+        CONF(_attach_negative_values(_hoist_global_options(
+                sys.argv[1:] if argv is None else argv)),
              project='preemptible-sched', prog='preemptible-sched',
              version=version.version_string(), usage=USAGE,
              description=DESCRIPTION)
@@ -183,7 +263,11 @@ def _main(argv):
         return _fail(_describe_bad_value(error))
     except cfg.Error as error:
         return _fail(error)
-    logging.setup(CONF, 'preemptible-sched')
+    try:
+        logging.setup(CONF, 'preemptible-sched')
+    except logging.LogConfigError as error:
+        # A log_config_append file that logging.config cannot use.
+        return _fail('[DEFAULT] log_config_append: %s' % error)
     try:
         return CONF.command.func(CONF.command)
     except exception.ConfigProblems as error:
@@ -193,6 +277,8 @@ def _main(argv):
     except exception.UnknownPlugin as error:
         return _fail('%s: %s' % (_option_source(error.group, error.option),
                                  error))
+    except exception.MissingExtra as error:
+        return _fail('%s: %s' % (CONF.command.name, error))
     except cfg.ConfigFileValueError as error:
         return _fail(_describe_bad_value(error))
     except (exception.InvalidInput, cfg.Error) as error:

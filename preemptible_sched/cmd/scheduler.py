@@ -83,15 +83,6 @@ class _Interrupted(BaseException):
     """
 
 
-def _running(server):
-    """Whether ``server`` has started (a signal then stops it cleanly)."""
-    ready = getattr(server, 'ready', None)
-    if ready is None:
-        bridge = getattr(server, 'bridge', None)
-        ready = bridge is not None and bridge.is_open()
-    return bool(ready)
-
-
 def _shutdown_quietly(server):
     """Stop what a service interrupted while starting had started, at most
     :data:`SHUTDOWN_TIMEOUT` seconds.
@@ -143,7 +134,7 @@ class _Signals:
         server = self.server
         if server is not None:
             server.stop()
-            if _running(server):
+            if server.ready:
                 return
         if first and not self.done:
             raise _Interrupted(signum)
@@ -160,7 +151,8 @@ def wait_until_ready(conf, database, should_stop):
                                                     should_stop):
         return False
     left = max(1.0, deadline - time.monotonic())
-    return readiness.wait_for_broker(conf, left, should_stop)
+    return readiness.wait_for_broker(conf, left, should_stop,
+                                     announced=timeout)
 
 
 def serve(binary, argv, build, cli_opts=(), validate=None, database=True):
@@ -169,8 +161,9 @@ def serve(binary, argv, build, cli_opts=(), validate=None, database=True):
 
     ``validate(CONF)`` (optional) checks the command's own options after
     the shared checks; it raises InvalidInput, ValueError or cfg.Error.
-    The service has ``run()`` (blocks), ``stop()`` (from a signal
-    handler) and ``shutdown()``. Returns the exit code.
+    The service is a :class:`preemptible_sched.service.Service`, or has
+    its ``ready``, ``run()``, ``stop()`` and ``shutdown()``. Returns the
+    exit code.
     """
     signals = _Signals()
     signals.install()
@@ -219,6 +212,8 @@ def serve(binary, argv, build, cli_opts=(), validate=None, database=True):
             return _fail(binary, error, EXIT_ERROR)
         try:
             server = build(CONF)
+        except exception.AlreadyServed as error:
+            return _fail(binary, error, EXIT_ERROR)
         except exception.ConfigProblems as error:
             for problem in error.problems:
                 _fail(binary, problem)

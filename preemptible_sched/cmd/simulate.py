@@ -29,60 +29,17 @@ the hosts are read, before anything runs. SIGTERM and Ctrl-C stop the run
 with one line on stderr, nothing written (exit 143 and 130).
 """
 
-import contextlib
-import logging
-import os
-import signal
 import sys
-import time
 
-from preemptible_sched.conf import CONF
+from preemptible_sched.cmd import common
 from preemptible_sched import exception
+from preemptible_sched import extras
 from preemptible_sched import limits
-from preemptible_sched.loop import scheduler_loop
-from preemptible_sched import qos
-from preemptible_sched.simulation import infrastructure
 from preemptible_sched.simulation import metrics
 from preemptible_sched.simulation import plots
+from preemptible_sched.simulation import replay
 from preemptible_sched.simulation import report
 from preemptible_sched.simulation import runner
-from preemptible_sched.simulation import sla_accounts
-from preemptible_sched.simulation import workload
-
-LOG = logging.getLogger(__name__)
-
-
-def add_arguments(parser):
-    """The options shared by ``simulate`` and ``experiment``."""
-    parser.add_argument('--workload-format', default='auto',
-                        choices=('auto',) + workload.FORMATS,
-                        help='Format of the workload (default: from the '
-                        'file name and header).')
-    parser.add_argument('--class-map', metavar='KEY=CLASS[,KEY=CLASS]',
-                        help='Map trace classes to service classes, e.g. '
-                        '"LS=gold,BE=bronze" for the Alibaba QoS column, '
-                        'queue numbers for SWF, priorities for Google '
-                        '2011.')
-    parser.add_argument('--default-class', metavar='CLASS',
-                        help='Class of requests the trace gives none.')
-    parser.add_argument('--limit', type=int, metavar='N',
-                        help='Replay only the first N requests.')
-    parser.add_argument('--infrastructure', metavar='FILE',
-                        help='Hosts as the canonical CSV '
-                        '(name,vcpus,memory_mb,disk_gb,attributes).')
-    parser.add_argument('--hosts', type=int, metavar='N',
-                        help='N identical hosts of --host-flavor.')
-    parser.add_argument('--host-flavor', metavar='VCPUS:MEMORY_MB[:DISK_GB]',
-                        help='Size of each host of --hosts.')
-    parser.add_argument('--machines', metavar='FILE',
-                        help='Machine list to sample hosts from with '
-                        '--size-factor: an Alibaba node list, Google '
-                        'machine_events or the canonical CSV.')
-    parser.add_argument('--until', type=float, metavar='SECONDS',
-                        help='End of the run (default: once every request '
-                        'has ended).')
-    parser.add_argument('--no-plots', action='store_true',
-                        help='Do not draw the figures.')
 
 
 def add_parser(subparsers):
@@ -91,7 +48,7 @@ def add_parser(subparsers):
         'under a virtual clock.')
     parser.add_argument('--workload', required=True, metavar='FILE',
                         help='The workload trace.')
-    add_arguments(parser)
+    common.add_arguments(parser)
     parser.add_argument('--size-factor', type=float, metavar='F',
                         help='Size the cloud from the workload: F times '
                         'its peak demand, sampled from --machines.')
@@ -117,84 +74,6 @@ def add_parser(subparsers):
                         help='Directory for instances.csv, summary.json '
                         'and the plots.')
     parser.set_defaults(func=run)
-
-
-#: Exit codes of a run stopped by SIGTERM and by Ctrl-C (SIGINT).
-EXIT_TERMINATED, EXIT_INTERRUPTED = 128 + 15, 128 + 2
-
-
-class Stopped(BaseException):
-    """SIGTERM arrived: unwind (removing staging directories), then exit.
-
-    A BaseException, like KeyboardInterrupt, so that no ``except
-    Exception`` on the way swallows it.
-    """
-
-
-@contextlib.contextmanager
-def stoppable():
-    """Turn SIGTERM into :class:`Stopped` while the block runs.
-
-    ``finally`` blocks then run (a staging directory is removed) instead
-    of the process vanishing with them undone. A second SIGTERM kills as
-    usual. Outside the main thread the block runs as it is.
-    """
-    def handler(signum, frame):
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        raise Stopped()
-
-    try:
-        previous = signal.signal(signal.SIGTERM, handler)
-    except ValueError:   # not the main thread
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def stopped_exit(command, kind):
-    """Say on stderr that ``command`` stopped; the exit code."""
-    sys.stderr.write('preemptible-sched: %s %s; nothing written\n' % (
-        command, 'terminated (SIGTERM)' if kind is Stopped else
-        'interrupted'))
-    return EXIT_TERMINATED if kind is Stopped else EXIT_INTERRUPTED
-
-
-def check_output(path, option='--output'):
-    """``path`` if the results can go there: a directory, existing or not.
-
-    Refused: an empty name (it would write into the current directory),
-    an existing file that is not a directory, a NUL byte, and a path whose
-    nearest existing ancestor is not a writable directory.
-    """
-    if not isinstance(path, str) or not path.strip():
-        raise exception.InvalidInput(option, None, 'must name a directory '
-                                     '(got an empty name)')
-    if '\0' in path:
-        raise exception.InvalidInput(option, None, 'contains a NUL byte')
-    try:
-        if os.path.lexists(path) and not os.path.isdir(path):
-            raise exception.InvalidInput(
-                option, None, '%s exists and is not a directory'
-                % limits.one_line(path, 200))
-        ancestor = os.path.dirname(os.path.abspath(path))
-        while not os.path.lexists(ancestor):
-            ancestor = os.path.dirname(ancestor)
-        if not os.path.isdir(ancestor):
-            raise exception.InvalidInput(
-                option, None, '%s is not a directory'
-                % limits.one_line(ancestor, 200))
-        if not os.access(ancestor, os.W_OK | os.X_OK):
-            raise exception.InvalidInput(
-                option, None, 'cannot create %s: %s is not writable'
-                % (limits.one_line(path, 200),
-                   limits.one_line(ancestor, 200)))
-    except (OSError, ValueError) as error:
-        raise exception.InvalidInput(option, None, 'unusable path: %s'
-                                     % limits.one_line(error, 200))
-    return path
 
 
 def check_options(args):
@@ -228,144 +107,7 @@ def check_options(args):
             raise exception.InvalidInput(
                 '--%s' % option.replace('_', '-'), None,
                 'contains a NUL byte')
-    check_output(args.output)
-
-
-def parse_class_map(text):
-    if not text:
-        return None
-    mapping = {}
-    for part in text.split(','):
-        key, sep, value = part.partition('=')
-        if not sep or not key.strip() or not value.strip():
-            raise exception.InvalidInput(
-                '--class-map', None, 'expected KEY=CLASS[,KEY=CLASS], '
-                'got %r' % part)
-        mapping[key.strip()] = value.strip()
-    return mapping
-
-
-def load_workload(args):
-    if args.limit is not None:
-        limits.integer(args.limit, '--limit', None, minimum=1)
-    return workload.read_workload(
-        args.workload, args.workload_format,
-        class_map=parse_class_map(args.class_map),
-        default_class=args.default_class, limit=args.limit,
-        time_origin=CONF.replay.time_origin,
-        task_submit=CONF.replay.task_submit,
-        task_constraints=getattr(args, 'task_constraints', None),
-        sample_users=CONF.replay.sample_users,
-        sample_share=CONF.replay.sample_share,
-        sample_seed=CONF.replay.sample_seed)
-
-
-def load_hosts(args, items, size_factor, seed):
-    """The hosts the arguments describe; exactly one way must be given."""
-    ways = [name for name, given in (
-        ('--infrastructure', args.infrastructure),
-        ('--hosts', args.hosts is not None),
-        ('--size-factor', size_factor is not None)) if given]
-    if len(ways) != 1:
-        raise exception.InvalidInput(
-            'simulate', None, 'give exactly one of --infrastructure, '
-            '--hosts with --host-flavor, or --size-factor with --machines '
-            '(got %s)' % (', '.join(ways) or 'none'))
-    if getattr(args, 'machine_attributes', None) and (
-            size_factor is None or not args.machines):
-        raise exception.InvalidInput('--machine-attributes', None,
-                                     'goes with --size-factor and a Google '
-                                     '--machines list')
-    if args.infrastructure:
-        return infrastructure.read_infrastructure(args.infrastructure)
-    if args.hosts is not None:
-        if not args.host_flavor:
-            raise exception.InvalidInput('--host-flavor', None,
-                                         'required with --hosts')
-        return infrastructure.hosts_from_flavor(args.hosts,
-                                                args.host_flavor)
-    if not args.machines:
-        raise exception.InvalidInput('--machines', None,
-                                     'required with --size-factor')
-    machines = infrastructure.read_machines(
-        args.machines,
-        attributes=getattr(args, 'machine_attributes', None))
-    return infrastructure.size_from_workload(items, machines, size_factor,
-                                             seed, until=args.until)
-
-
-def check_classes(items, source):
-    classes = qos.Classes()
-    for item in items:
-        classes.require(item.service_class, source,
-                        'request %s: service_class' % item.id)
-    return classes
-
-
-def summarise(result, extra=None):
-    """summary.json of a :class:`runner.Result`."""
-    extra = dict(extra or {})
-    if result.workflow_metrics is not None:
-        extra['workflow_metrics'] = result.workflow_metrics
-    extra.update({
-        'requests': len(result.records),
-        'hosts': result.hosts,
-        'until_s': result.until,
-        'events': result.events,
-        'normal_acceptance': result.normal_acceptance,
-        'never_placed': result.never_placed,
-        'preemptible_cpu_hours_lost': result.preemptible_cpu_hours_lost,
-        'slo_tolerance': CONF.qos.slo_tolerance,
-        'gini_window_s': CONF.qos.gini_window_seconds,
-        'utilisation': metrics.utilisation_series(result.utilisation,
-                                                  end=result.until),
-    })
-    if result.invoices:
-        extra['sla'] = sla_accounts.totals(result.invoices)
-    return report.build_summary(
-        result.policy, result.records, result.slos, result.preemptions,
-        result.terminations, result.latencies_s, result.stage_time_ms,
-        extra=extra, tolerance=CONF.qos.slo_tolerance,
-        gini_window=CONF.qos.gini_window_seconds, until=result.until)
-
-
-@contextlib.contextmanager
-def quiet_decisions():
-    """The loop logs every decision at INFO: thousands of lines on stderr
-    that would bury the progress bar and the results. Only warnings while
-    a simulation runs (everything with ``--debug``), as before after it.
-    """
-    logger = logging.getLogger(scheduler_loop.__name__)
-    level = logger.level
-    # debug is oslo.log's option: an experiment's workers do not have it.
-    if not getattr(CONF, 'debug', False):
-        logger.setLevel(logging.WARNING)
-    try:
-        yield
-    finally:
-        logger.setLevel(level)
-
-
-def simulate(args, items, hosts, policy, seed, progress=True):
-    """Run one simulation; returns (result, summary).
-
-    With ``progress``, a progress bar on stderr at a terminal, a summary
-    line there otherwise (see :class:`report.Progress`).
-    """
-    started = time.monotonic()
-    simulation = runner.Simulation(items, hosts, until=args.until,
-                                   seed=seed, policy=policy)
-    with report.Progress(len(items), enabled=None if progress else False,
-                         label=' '.join(filter(None, ('simulate', policy)))
-                         ) as bar:
-        simulation.on_event = bar.follow(simulation)
-        with quiet_decisions():
-            result = simulation.run()
-        bar.update(len(items), result.until, result.events)
-    summary = summarise(result, {
-        'workload': args.workload, 'seed': seed,
-        'wall_time_s': round(time.monotonic() - started, 3)})
-    return result, summary
+    common.check_output(args.output)
 
 
 def write_outputs(output, *args, **kw):
@@ -380,20 +122,22 @@ def write_outputs(output, *args, **kw):
 
 
 def run(args):
+    extras.require('simulation')
     try:
-        with stoppable():
+        with common.stoppable():
             return _run(args)
-    except (Stopped, KeyboardInterrupt) as error:
-        return stopped_exit('simulate', type(error))
+    except (common.Stopped, KeyboardInterrupt) as error:
+        return common.stopped_exit('simulate', type(error))
 
 
 def _run(args):
     check_options(args)
-    items = load_workload(args)
-    check_classes(items, args.workload)
-    hosts = load_hosts(args, items, args.size_factor, args.seed)
+    items = replay.load_workload(args)
+    replay.check_classes(items, args.workload)
+    hosts = replay.load_hosts(args, items, args.size_factor, args.seed)
     args.until = runner.check_run(items, args.until)
-    result, summary = simulate(args, items, hosts, args.policy, args.seed)
+    result, summary = replay.simulate(args, items, hosts, args.policy,
+                                      args.seed)
     write_outputs(
         args.output, result.records, summary, plots=not args.no_plots,
         plot_data={'utilisation': metrics.utilisation_fractions(

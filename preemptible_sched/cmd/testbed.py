@@ -28,23 +28,18 @@ import logging
 import random
 import textwrap
 
-import tabulate
-
 from preemptible_sched import clock as clock_mod
 from preemptible_sched.compute import fake
 from preemptible_sched.conf import CONF
 from preemptible_sched.db import api as db_api
 from preemptible_sched import exception
+from preemptible_sched import extras
 from preemptible_sched.loop import scheduler_loop
 from preemptible_sched import objects
 
-#: OpenStack's default flavors at the time of the evaluation.
-FLAVORS = {
-    'small': objects.Flavor('small', 1, 2000, 20),
-    'medium': objects.Flavor('medium', 2, 4000, 40),
-    'large': objects.Flavor('large', 4, 8000, 80),
-}
 FLAVOR_SETS = {'medium': ('medium',), 'mixed': ('small', 'medium', 'large')}
+
+tabulate = extras.optional_module('tabulate')
 
 
 def add_parser(subparsers):
@@ -83,7 +78,7 @@ class Testbed:
                  mean_interarrival=600.0, mean_duration=4 * 3600.0,
                  max_requests=10000, store=None):
         self.rng = random.Random(seed)
-        self.flavors = [FLAVORS[name] for name in FLAVOR_SETS[flavors]]
+        self.flavors = [objects.FLAVORS[name] for name in FLAVOR_SETS[flavors]]
         self.flavor_set = flavors
         self.preemptible_share = preemptible_share
         self.mean_interarrival = mean_interarrival
@@ -106,7 +101,6 @@ class Testbed:
         if not any(s.terminate for s in decision.selections):
             return
         self.report = self._snapshot(entry, decision, now)
-        self.clock_stop_at = now
 
     def _snapshot(self, entry, decision, now):
         selection = decision.selections[0]
@@ -315,6 +309,7 @@ def _check(args):
 
 
 def run(args):
+    extras.require('simulation')
     _check(args)
     set_paper_defaults(CONF)
     # Spot requests that find no room fail by design here: not news.

@@ -39,6 +39,10 @@ EXIT_OK, EXIT_DOWNLOAD_FAILED = 0, 1
 
 #: Longest --timeout, in seconds (a day).
 MAX_TIMEOUT = 86400.0
+#: Longest --deadline, in seconds (a week).
+MAX_DEADLINE = 7 * 86400.0
+#: Largest --max-bytes (1 TiB).
+MAX_BYTES = 1 << 40
 
 _WIDTH = 79
 
@@ -102,6 +106,16 @@ def add_parser(subparsers):
                        default=traces.DEFAULT_TIMEOUT, metavar='SECONDS',
                        help='Give up on a server silent this long '
                        '(default %g).' % traces.DEFAULT_TIMEOUT)
+    fetch.add_argument('--deadline', type=float,
+                       default=traces.DEFAULT_DEADLINE, metavar='SECONDS',
+                       help='Give up on a file not complete after this long '
+                       'in all, however steadily it comes (default %g).'
+                       % traces.DEFAULT_DEADLINE)
+    fetch.add_argument('--max-bytes', type=int,
+                       default=traces.MAX_DOWNLOAD_BYTES, metavar='N',
+                       help='Give up on a file the catalogue has no size for '
+                       'past N bytes (default %d; a catalogued size is '
+                       'checked exactly).' % traces.MAX_DOWNLOAD_BYTES)
     fetch.set_defaults(func=run_download)
 
 
@@ -221,6 +235,11 @@ def run_download(args):
     args.timeout = limits.parse_number(
         args.timeout, '--timeout', None, minimum=0, exclusive_minimum=True,
         maximum=MAX_TIMEOUT)
+    args.deadline = limits.parse_number(
+        args.deadline, '--deadline', None, minimum=0,
+        exclusive_minimum=True, maximum=MAX_DEADLINE)
+    args.max_bytes = limits.integer(args.max_bytes, '--max-bytes', None,
+                                    minimum=1, maximum=MAX_BYTES)
     for option, value in (('--cache-dir', args.cache_dir),
                           ('--mirror', args.mirror)):
         if value is not None and ('\0' in value or not value.strip()):
@@ -232,7 +251,8 @@ def run_download(args):
         paths = traces.download(
             trace.name, cache_dir=args.cache_dir, base_url=args.mirror,
             sha256=parse_sha256(args.sha256, trace),
-            insecure=args.insecure_no_checksum, timeout=args.timeout)
+            insecure=args.insecure_no_checksum, timeout=args.timeout,
+            deadline=args.deadline, max_bytes=args.max_bytes)
     except traces.DownloadError as error:
         _fail('%s: download failed: %s' % (trace.name, error))
         return EXIT_DOWNLOAD_FAILED

@@ -100,7 +100,9 @@ class ComputeDriver:
     ``events`` receives outcomes. Drivers never block the caller.
     """
 
-    #: Entry-point name, set when the driver is loaded.
+    #: Its entry-point name: each class declares it (``name = 'fake'``).
+    #: A third-party class that declares none still loads; the scheduler
+    #: service sets the configured name on the object it builds.
     name = None
 
     def __init__(self, clock, events=None):

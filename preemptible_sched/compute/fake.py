@@ -233,6 +233,8 @@ class FakeDriver(compute.ComputeDriver):
     :class:`~preemptible_sched.exception.InvalidInput`.
     """
 
+    name = 'fake'
+
     def __init__(self, clock, events=None, hosts=None, seed=None):
         super().__init__(clock, events)
         conf = CONF.fake_driver

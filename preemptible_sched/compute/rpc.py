@@ -167,6 +167,8 @@ class RPCComputeDriver(compute.ComputeDriver):
     yet is reported with ``events.host_added`` (in the clock's thread).
     """
 
+    name = 'rpc'
+
     def __init__(self, clock, events=None, compute_api=None, known_hosts=(),
                  heartbeat_timeout=None):
         super().__init__(clock, events)
@@ -241,8 +243,10 @@ class RPCComputeDriver(compute.ComputeDriver):
             self._deliver_soon('instance_failed', (host, instance.id),
                                (refusal,))
             return
+        with self._lock:
+            agent_boot = self._agents[host].boot_id
         self.compute_api.spawn(host, instance_to_dict(instance), image=image,
-                               duration=duration)
+                               duration=duration, agent_boot=agent_boot)
 
     def terminate(self, host, instance_id):
         refusal = self._refusal(host)
@@ -263,6 +267,10 @@ class RPCComputeDriver(compute.ComputeDriver):
         wall-clock seconds; returns the names of those that did not.
         """
         with self._registered:
+            missing = self._unregistered()
+            if missing:
+                LOG.info('Waiting up to %g s for the agents of %s to '
+                         'register', timeout, ', '.join(missing))
             self._registered.wait_for(
                 lambda: not self._unregistered(), timeout=timeout)
             return self._unregistered()

@@ -33,10 +33,12 @@ import math
 import os
 import random
 
-import pyarrow
-from pyarrow import parquet
-
 from preemptible_sched import exception
+from preemptible_sched import extras
+
+# Only the Bitbrains directories (the OpenDC layout) need them.
+pyarrow = extras.optional_module('pyarrow')
+parquet = extras.optional_module('pyarrow.parquet')
 
 # Columns of the Bitbrains GWA-T-12 ("fastStorage", "Rnd") per-VM files.
 TIMESTAMP = 'Timestamp [ms]'

@@ -28,8 +28,6 @@ given, so the same options serve the simulator (virtual time) and the
 ``preemptible-compute --driver fake`` agent (real time, optionally scaled).
 """)
 
-UTILIZATION_MODELS = ('constant', 'random_walk', 'replay')
-
 #: Longest boot, termination or sampling interval, in seconds: a day.
 MAX_SECONDS = 86400.0
 

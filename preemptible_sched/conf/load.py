@@ -87,8 +87,6 @@ Options of the ``load_variation_risk_balancing`` weigher, which spreads the
 risk of a host running out: its average and variation of utilisation.
 """)
 
-FORMULAS = ('kep', 'upstream')
-
 lvrb_opts = [
     cfg.FloatOpt('safe_variance_margin',
                  default=1.0,
@@ -180,8 +178,6 @@ inside the scheduler (``preemptible-scheduler``, ``simulate``), alone
 (``preemptible-sched load-watcher``), or any compatible watcher over HTTP.
 """)
 
-SOURCES = ('compute', 'fake', 'prometheus')
-
 watcher_opts = [
     cfg.StrOpt('url',
                help="""
@@ -193,7 +189,7 @@ watcher that serves the released Trimaran format will do.
 
 Related options:
 
-* ``cache_seconds``
+* ``cache_seconds``, ``url_timeout``, ``max_response_bytes``
 """),
     cfg.FloatOpt('cache_seconds',
                  default=10.0,
@@ -202,6 +198,32 @@ Related options:
                  help="""
 How long a payload read from ``url`` is reused before the watcher is
 asked again, in seconds; the windows change once a minute.
+
+The scheduler reads the watcher in a thread of its own and never waits
+for it: a pass uses the windows last read, and asks for new ones when
+these are older than this.
+"""),
+    cfg.FloatOpt('url_timeout',
+                 default=5.0,
+                 min=0.1,
+                 max=300.0,
+                 help="""
+Seconds one read of ``url`` may take in all: connecting, sending the
+request and receiving the whole answer.
+
+This is a deadline, not a timeout of each network read: a watcher that
+answers one byte at a time is cut off when it expires. A read that fails
+(too slow, too large, not the watcher's format) leaves the windows read
+before in use until they are 5 minutes old; the scheduler logs one
+warning when reading starts failing and one line when it works again.
+
+Possible values:
+
+* A number of seconds from 0.1 to 300.
+
+Related options:
+
+* ``url``, ``cache_seconds``, ``max_response_bytes``
 """),
     cfg.StrOpt('source',
                default='compute',
@@ -255,6 +277,52 @@ look; unset, it serves nothing. ``preemptible-sched load-watcher`` takes
                help="""
 Largest HTTP request (body or query string) the watcher's API accepts;
 larger ones get 413.
+"""),
+    cfg.IntOpt('api_workers',
+               default=16,
+               min=1,
+               max=1024,
+               help="""
+Threads that answer the requests of the watcher's HTTP API: at most this
+many requests are answered at once, and the others wait their turn.
+
+A connection still sending its request takes no thread (one thread reads
+the requests of every connection), so slow clients cannot exhaust them;
+nor can clients that read the answer slowly for longer than
+``api_connection_timeout``.
+
+Related options:
+
+* ``api_backlog``, ``api_connection_timeout``
+"""),
+    cfg.IntOpt('api_backlog',
+               default=128,
+               min=1,
+               max=65535,
+               help="""
+Length of the listen queue of the watcher's HTTP API: connections the
+kernel holds for the watcher while 512 others are already waiting for
+their request (the kernel's ``net.core.somaxconn`` caps it).
+
+Related options:
+
+* ``api_workers``
+"""),
+    cfg.FloatOpt('api_connection_timeout',
+                 default=10.0,
+                 min=0.5,
+                 max=300.0,
+                 help="""
+Seconds one connection to the watcher's HTTP API may last in all, from
+its acceptance to the end of the answer; then it is closed.
+
+A deadline, not a timeout of each network read: a client that sends its
+request, or reads the answer, one byte at a time is cut off when it
+expires, and its thread goes back to the pool.
+
+Related options:
+
+* ``api_workers``
 """),
     cfg.IntOpt('fake_hosts',
                default=4,
@@ -313,7 +381,33 @@ label. A series whose label does not match is skipped.
                  min=0.1,
                  max=300.0,
                  help="""
-Seconds to wait for Prometheus before the collection counts as failed.
+Seconds one collection from Prometheus may take in all (its two queries,
+each connecting, sending and receiving the whole answer); then the
+collection counts as failed.
+
+This is a deadline, not a timeout of each network read: a Prometheus that
+answers one byte at a time is cut off when it expires. A failed
+collection keeps the windows, and ``GET /watcher/health`` answers 503
+until one succeeds.
+
+Related options:
+
+* ``max_response_bytes``, ``scrape_interval``
+"""),
+    cfg.IntOpt('max_response_bytes',
+               default=16 * 1024 * 1024,
+               min=1024,
+               max=1024 * 1024 * 1024,
+               help="""
+Largest answer read from the watcher at ``url`` or from Prometheus, in
+bytes; a larger one fails that read.
+
+The default (16 MiB) holds the payload of some 25,000 hosts, or a
+Prometheus vector of some 80,000 series.
+
+Related options:
+
+* ``url_timeout``, ``prometheus_timeout``
 """),
 ]
 

@@ -24,9 +24,12 @@ sample generator and the docs can list the options without Nova installed.
 
 from oslo_config import cfg
 
+from preemptible_sched.conf import filter_scheduler
+from preemptible_sched.conf import load
 from preemptible_sched.conf import plugins
 from preemptible_sched.conf import preemptible
 from preemptible_sched.conf import qos
+from preemptible_sched.conf import scheduler
 
 nova_group = cfg.OptGroup(
     'preemptible_sched',
@@ -38,17 +41,33 @@ Options of ``preemptible_sched.nova``: the preemption-aware scheduler manager
 ``preemptible_sched:preemptible`` and ``preemptible_sched:service_class``.
 """)
 
-#: Core options whose meaning is the same in Nova: declared once, in
-#: :mod:`preemptible_sched.conf.preemptible`, and registered here too.
-SHARED = ('termination_costs', 'billing_period_seconds',
-          'termination_grace_seconds', 'billing_period_cost_multiplier',
-          'count_cost_multiplier', 'runtime_cost_multiplier',
-          'priority_cost_multiplier')
+#: Core options whose meaning is the same in Nova: declared once, in the
+#: core's ``conf`` modules, registered in ``[preemptible_sched]`` too, and
+#: copied by :func:`apply` into the core's group of the same option.
+SHARED = {
+    'termination_costs': preemptible.preemptible_group.name,
+    'billing_period_seconds': preemptible.preemptible_group.name,
+    'termination_grace_seconds': preemptible.preemptible_group.name,
+    'terminate_only_when_needed': scheduler.scheduler_group.name,
+    'kubernetes_integer_scores':
+        filter_scheduler.filter_scheduler_group.name,
+}
 
-_shared_opts = [opt for opt in preemptible.preemptible_opts +
-                plugins.cost_opts() if opt.name in SHARED]
+#: Core groups registered whole on Nova's configuration (their names are
+#: not Nova's) and copied into the core's: the options of the weighers
+#: and of the ``qos`` strategy.
+SHARED_GROUPS = ((load.tlp_group, load.tlp_opts),
+                 (load.lvrb_group, load.lvrb_opts))
 
-MODES = ('retry', 'one_pass')
+
+def _shared_opts():
+    declared = (preemptible.preemptible_opts + scheduler.scheduler_opts +
+                filter_scheduler.filter_scheduler_opts)
+    return [opt for opt in declared if opt.name in SHARED]
+
+
+#: What an operator writes for the old name of ``dual_state``.
+STRATEGY_ALIASES = {'preemptible': 'dual_state'}
 
 nova_opts = [
     cfg.StrOpt('mode',
@@ -80,30 +99,38 @@ Related options:
 * ``preempt``
 """),
     cfg.StrOpt('preemption_strategy',
-               default='preemptible',
-               choices=[
-                   ('preemptible', 'Only servers of preemptible flavors '
-                    'are displaced, for servers of normal flavors; the '
-                    'cheapest set by termination_costs.'),
-                   ('priority', 'A server displaces servers of strictly '
-                    'lower priority (its flavor\'s service class), as '
-                    'Kubernetes does; the fewest at the lowest priorities.'),
-                   ('qos', 'QoS-driven: a request at risk of missing its '
-                    'service class\'s availability SLO displaces servers '
-                    'with more slack ([qos] and [service_class_<name>]).')],
+               default='dual_state',
                help="""
-Who may displace whom.
+Who may displace whom: a preemption strategy of the
+``preemptible_sched.preemption_strategies`` entry points (%(names)s), the
+same ones the standalone scheduler and the simulator run.
 
-``priority`` and ``qos`` follow the flavors'
-``preemptible_sched:service_class`` and ignore
+``dual_state`` (the default): servers of preemptible flavors are displaced
+for servers of normal flavors, the cheapest set by ``termination_costs``,
+chosen in the same pass that places the request. ``retry``: the same, only
+once the full view has no room. ``plain``: nothing is ever displaced.
+``priority``: a server displaces servers of strictly lower priority (its
+flavor's service class), as Kubernetes does. ``qos``: a request at risk of
+missing its class's availability SLO displaces servers with more slack
+(``[qos]`` and ``[service_class_<name>]``). ``priority`` and ``qos`` follow
+the flavors' ``preemptible_sched:service_class`` and ignore
 ``preemptible_sched:preemptible``; they take the retry path in either
 ``mode`` (the servers they displace hold standard classes). A new boot may
 displace; moves, rebuilds and unshelves never do.
+
+``preemptible`` is the deprecated name of ``dual_state``.
 
 Related options:
 
 * ``on_victim``
 * ``service_classes``
+"""),
+    cfg.IntOpt('random_seed',
+               help="""
+Seed of the draw among the best ``[filter_scheduler] host_subset_size``
+hosts (and of ties) in the decisions that may displace servers. Unset, each
+scheduler process seeds it at random; set, a scheduler replays the same
+draws for the same requests (tests, investigations).
 """),
     cfg.StrOpt('on_victim',
                choices=[('terminate', 'delete the victim'),
@@ -111,8 +138,9 @@ Related options:
                          'allocations freed, the server kept) and unshelve '
                          'it when room returns')],
                help="""
-What happens to a displaced server. Unset: ``terminate`` under the
-``preemptible`` strategy, ``requeue`` under ``priority`` and ``qos``.
+What happens to a displaced server. Unset: the strategy's own default,
+``terminate`` under ``dual_state``, ``retry`` and ``plain``, ``requeue``
+under ``priority`` and ``qos``.
 
 A requeued server is shelved (offloaded at once when Nova's
 ``shelved_offload_time`` is 0, else by the manager's periodic task) and
@@ -182,10 +210,12 @@ scheduler host, e.g. ``redis://127.0.0.1:6379``,
 ``etcd3+http://etcd:2379``, ``zookeeper://zk:2181`` or
 ``file:///shared/folder``.
 
-Unset: an oslo.concurrency lock (a file lock with ``[oslo_concurrency]
-lock_path``) serialises the workers of one host only; run one scheduler
-host, or set this. The backend's client library must be installed (for
-Redis, ``pip install redis``).
+Unset: oslo.concurrency locks (file locks in ``[oslo_concurrency]
+lock_path``) serialise the workers of one host only; run one scheduler
+host, or set this. The backend's client library must be installed: the
+extra of the same name (``pip install '.[redis]'``, or ``etcd``,
+``zookeeper``, ``memcached``). ``preemptible-nova-scheduler`` loads the
+backend and connects once at start, and stops with one line if it cannot.
 
 Related options:
 
@@ -195,20 +225,47 @@ Related options:
                  default=60.0,
                  min=0.0,
                  help="""
-Longest wait, in seconds, for the decision lock; a request that waits
-longer fails with NoValidHost.
+Longest wait, in seconds, for a decision lock; a request that waits longer
+fails with NoValidHost ("The scheduler is busy.").
+
+The conductors call ``select_destinations`` with Nova's ``[DEFAULT]
+long_rpc_timeout`` (1800 s) and a heartbeat every half
+``rpc_response_timeout``, so a scheduler waiting for a lock keeps its
+request; a scheduler that dies is noticed after ``rpc_response_timeout``
+and the boot fails then (its decision, if journaled, is rolled back and
+its victims left alone).
 """),
     cfg.StrOpt('journal_connection',
                default='sqlite:///$state_path/preemptible_sched.sqlite',
                secret=True,
                help="""
 SQLAlchemy URL of the database that journals every decision before its
-first deletion (the tables ``nova_decisions`` and ``nova_victims``,
-created on first use). Every scheduler host must use the same database:
+first deletion (the tables ``nova_decisions`` and ``nova_victims``). A
+MariaDB or PostgreSQL database must be created by hand first; its tables
+are created by ``preemptible-sched-manage --config-file nova.conf db
+sync``, or on first use. Every scheduler host must use the same database:
 a server named by one open decision cannot be named by another, and the
 next scheduler to start finishes or rolls back what a dead one left.
 MariaDB (``mysql+pymysql://...``) or PostgreSQL
 (``postgresql+psycopg2://...``) for more than one scheduler host.
+"""),
+    cfg.IntOpt('victim_attempts',
+               default=3,
+               min=1,
+               help="""
+How many times a victim's deletion (or shelving) is asked for before it is
+given up on.
+
+A victim is dealt with only once its server is gone (or shelved and
+offloaded); when the compute host fails the deletion (the server back with
+no task under way, or in ERROR), the periodic task asks again, up to this
+many times in all, then logs an error and sends the notification
+``preemptible_sched.victim_failed``. Until then the server stays a victim
+of its decision: no other decision names it.
+
+Related options:
+
+* ``termination_poll_interval``
 """),
     cfg.IntOpt('termination_poll_interval',
                default=1,
@@ -249,79 +306,54 @@ Possible values:
 
 * ``name:priority`` pairs, e.g. ``gold:1000,silver:500,bronze:0``.
 """),
-    cfg.FloatOpt('preemptible_count_weight_multiplier',
-                 default=1.0,
-                 help="""
-Multiplier of ``PreemptibleCountWeigher``.
-
-The raw weight is minus the fewest preemptible servers that must be deleted
-for the request to fit the host (0 when it fits). Positive prefers hosts
-where fewer servers die. Aggregate metadata of the same key overrides it.
-"""),
-    cfg.FloatOpt('termination_cost_weight_multiplier',
-                 default=10.0,
-                 help="""
-Multiplier of ``TerminationCostWeigher``.
-
-The raw weight is minus the cost of the cheapest set of preemptible servers
-whose deletion lets the request fit (0 when it fits). The default makes it
-dominate Nova's resource weighers (each worth at most 1.0 by default).
-Aggregate metadata of the same key overrides it.
-
-Related options:
-
-* ``termination_costs``
-"""),
-    cfg.FloatOpt('least_requested_weight_multiplier',
-                 default=1.0,
-                 help="""
-Multiplier of ``LeastRequestedWeigher`` (Kubernetes' least-requested score
-over vCPUs and RAM). Positive spreads. Aggregate metadata of the same key
-overrides it.
-"""),
-    cfg.FloatOpt('balanced_allocation_weight_multiplier',
-                 default=1.0,
-                 help="""
-Multiplier of ``BalancedAllocationWeigher`` (Kubernetes' balanced-resource
-score). Positive prefers hosts whose CPU and RAM use stay balanced.
-Aggregate metadata of the same key overrides it.
-"""),
-    cfg.FloatOpt('allocation_score_weight_multiplier',
-                 default=1.0,
-                 help="""
-Multiplier of ``AllocationScoreWeigher`` (the mean of the least-requested
-and balanced-resource scores). Aggregate metadata of the same key overrides
-it.
-"""),
 ]
 
-ALL_OPTS = _shared_opts + nova_opts
+plugins.fill_names(nova_opts)
+
+#: Every weigher of the ``preemptible_sched.weighers`` entry points is a
+#: Nova weigher (:mod:`preemptible_sched.nova.weighers`) with its
+#: multiplier here, ``<name>_weight_multiplier``.
+ALL_OPTS = (_shared_opts() + plugins.cost_opts() + nova_opts +
+            plugins.weigher_opts(related='weight_classes'))
 
 
 def register_opts(conf):
-    """Register the group on ``conf`` (Nova's configuration), and the
-    core's ``[qos]`` and ``[service_class_<name>]`` groups the ``qos``
-    strategy reads. Idempotent.
+    """Register the group on ``conf`` (Nova's configuration), with the
+    core's groups its plugins read: ``[qos]`` and ``[service_class_<name>]``
+    (the ``qos`` strategy) and those of :data:`SHARED_GROUPS` (the
+    load-aware weighers). Idempotent.
     """
-    conf.register_group(nova_group)
-    conf.register_opts(ALL_OPTS, group=nova_group)
+    if nova_group.name not in conf:
+        conf.register_group(nova_group)
+        conf.register_opts(ALL_OPTS, group=nova_group)
     if qos.qos_group.name not in conf:
         qos.register_opts(conf)
+    for group, opts in SHARED_GROUPS:
+        if group.name not in conf:
+            conf.register_group(group)
+            conf.register_opts(opts, group=group)
 
 
 def apply(nova_conf, core_conf):
-    """Copy the shared options from ``nova_conf`` into the core's object.
+    """Copy what the core plugins read from ``nova_conf`` into the core's
+    configuration object.
 
-    The core termination costs read ``[preemptible]`` of the core
-    configuration; in a Nova process that object is never parsed, so the
-    values set in ``nova.conf`` are put there as overrides.
+    In a Nova process the core's object is never parsed, so the values set
+    in ``nova.conf`` (:data:`SHARED`, the cost multipliers and
+    :data:`SHARED_GROUPS`) are put there as overrides.
     """
     # The cost multipliers are plugin options, registered on first need.
     plugins.register_opts(core_conf)
     group = nova_conf[nova_group.name]
-    for name in SHARED:
-        core_conf.set_override(name, group[name],
+    for name, core_group in SHARED.items():
+        core_conf.set_override(name, group[name], group=core_group)
+    for opt in plugins.cost_opts():
+        core_conf.set_override(opt.name, group[opt.name],
                                group=preemptible.preemptible_group.name)
+    for shared, opts in SHARED_GROUPS:
+        for opt in opts:
+            core_conf.set_override(opt.name, nova_conf[shared.name][opt.name],
+                                   group=shared.name)
 
 
 def service_class_priorities(nova_conf):
@@ -342,4 +374,5 @@ def service_class_priorities(nova_conf):
 
 def list_opts():
     """``[(group, opts)]`` for oslo-config-generator and the docs."""
-    return [(nova_group, ALL_OPTS)] + list(qos.list_opts().items())
+    return ([(nova_group, ALL_OPTS)] + list(qos.list_opts().items()) +
+            list(SHARED_GROUPS))

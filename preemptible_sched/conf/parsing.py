@@ -42,6 +42,9 @@ import warnings
 from oslo_config import cfg
 from oslo_config import types
 
+from preemptible_sched import exception
+from preemptible_sched import limits
+
 LOG = logging.getLogger(__name__)
 
 #: ``oslo.config.opts`` namespaces of the libraries whose options may sit in
@@ -80,6 +83,14 @@ OSLO_DB_OPTIONS = frozenset((
 #: The group of ``nova.conf``: a file with it is Nova's, whose options are
 #: not ours to know (``preemptible-sched-status`` reads such files).
 NOVA_GROUP = 'preemptible_sched'
+#: Groups that only Nova's configuration has: a file with one of them is a
+#: ``nova.conf`` (``[api_database]`` too, so that a nova.conf without our
+#: group yet is never taken for the standalone scheduler's file).
+NOVA_ONLY_GROUPS = (NOVA_GROUP, 'api_database')
+
+#: Largest configuration file read, in bytes: a sample with every option of
+#: Nova and of its libraries, help included, is some 300 KB.
+MAX_CONFIG_BYTES = 4 * 1024 * 1024
 
 _DETAIL = re.compile(r"detail='([^']*)'")
 _PASSWORD = re.compile(r'(?P<head>[a-zA-Z][\w+.-]*://[^:/@\s]*:)[^/\s]*@')
@@ -130,16 +141,82 @@ def config_files(conf):
     return [os.path.abspath(os.path.expanduser(path)) for path in files]
 
 
+def file_problem(path):
+    """What makes ``path`` unfit to be read as a configuration file, on
+    one line, or None: not a regular file (a FIFO would block the reader,
+    ``/dev/zero`` fill the memory, a directory or a symbolic link loop
+    give a traceback), or larger than :data:`MAX_CONFIG_BYTES`. A file
+    that does not exist is left to oslo.config, which reports it.
+    """
+    path = os.path.expanduser(path)
+    if not os.path.lexists(path):
+        return None
+    try:
+        # Opened without blocking (a FIFO with no writer); one byte read,
+        # for a file that cannot be (/proc/self/mem).
+        with limits.open_regular(path) as stream:
+            size = os.fstat(stream.fileno()).st_size
+            stream.read(1)
+    except exception.InvalidInput as error:
+        return error.message
+    except OSError as error:
+        return 'cannot read file: %s' % (error.strerror or error)
+    if size > MAX_CONFIG_BYTES:
+        return 'file too large: %d bytes (limit %d)' % (
+            size, MAX_CONFIG_BYTES)
+    return None
+
+
 def parse_file(path):
     """``{section: {name: [values]}}`` of one file, as oslo.config reads
-    it; None when it cannot be read.
+    it; None when it cannot be read (:func:`file_problem` included).
     """
+    if file_problem(path) is not None:
+        return None
     sections = {}
     try:
         cfg.ConfigParser(path, sections).parse()
     except (OSError, UnicodeDecodeError, cfg.Error, ValueError):
         return None
     return sections
+
+
+def is_nova_conf(sections):
+    """Whether a file of ``sections`` (:func:`parse_file`) is Nova's."""
+    return any(_normalize_group(section) in NOVA_ONLY_GROUPS
+               for section in sections)
+
+
+def candidate_files(args, default_files=(), default_dirs=()):
+    """The files oslo.config would read for the command line ``args``:
+    the defaults, then every ``--config-file``, then the ``*.conf`` of
+    every ``--config-dir``, in that order.
+    """
+    files, dirs = [], []
+    args = list(args or ())
+    for index, arg in enumerate(args):
+        for flag, into in (('--config-file', files),
+                           ('--config-dir', dirs)):
+            if arg == flag and index + 1 < len(args):
+                into.append(args[index + 1])
+            elif arg.startswith(flag + '='):
+                into.append(arg.split('=', 1)[1])
+    files = list(default_files or ()) + files
+    for directory in list(default_dirs or ()) + dirs:
+        files += sorted(glob.glob(os.path.join(directory, '*.conf')))
+    return files
+
+
+def nova_files(args):
+    """The files of ``--config-file`` and ``--config-dir`` in ``args``
+    that are Nova's (:func:`is_nova_conf`).
+    """
+    found = []
+    for path in candidate_files(args):
+        sections = parse_file(os.path.expanduser(path))
+        if sections is not None and is_nova_conf(sections):
+            found.append(path)
+    return found
 
 
 def parsed_files(conf):
@@ -297,7 +374,8 @@ def _option(conf, name):
 def logging_problems(conf):
     """One line for each logging option (oslo.log's) that would stop
     logging from being set up: a ``log_config_append`` that cannot be
-    read, a ``log_file`` or ``log_dir`` in a directory that does not exist.
+    read (or is not a regular file, or is too large: :func:`file_problem`),
+    a ``log_file`` or ``log_dir`` in a directory that does not exist.
     """
     found = []
 
@@ -307,7 +385,10 @@ def logging_problems(conf):
     append = _option(conf, 'log_config_append')
     if append:
         path = os.path.expanduser(append)
-        if not os.path.isfile(path) or not os.access(path, os.R_OK):
+        unfit = file_problem(path) if os.path.lexists(path) else None
+        if unfit is not None:
+            problem('log_config_append', '%s: %s' % (append, unfit))
+        elif not os.path.isfile(path) or not os.access(path, os.R_OK):
             problem('log_config_append', 'no readable file %s' % append)
     log_dir = _option(conf, 'log_dir')
     if log_dir and not os.path.isdir(os.path.expanduser(log_dir)):
@@ -465,13 +546,12 @@ def unknown_names(conf, files=None):
     the options of the libraries in :data:`LIBRARY_NAMESPACES` (their
     values are checked too, though this command does not read them) and
     any group a library registers only when used
-    (:data:`LIBRARY_GROUPS`). A ``nova.conf`` (a file with a
-    ``[preemptible_sched]`` group) is not checked.
+    (:data:`LIBRARY_GROUPS`). A ``nova.conf`` (:func:`is_nova_conf`) is
+    not checked.
     """
     files = parsed_files(conf) if files is None else files
     files = [(path, sections) for path, sections in files
-             if NOVA_GROUP not in {_normalize_group(section)
-                                   for section in sections}]
+             if not is_nova_conf(sections)]
     registered_table = _table(registered(conf)) if files else {}
     found = []
     for path, sections in files:
@@ -496,6 +576,16 @@ class ConfigOpts(cfg.ConfigOpts):
         if found:
             raise BadValues(found)
 
+    def _parse_cli_opts(self, args):
+        # oslo.config parses each --config-file (and each *.conf of a
+        # --config-dir) while it parses the command line: check them first.
+        for path in candidate_files(args, self.default_config_files,
+                                    self.default_config_dirs):
+            problem = file_problem(path)
+            if problem is not None:
+                raise cfg.ConfigFileParseError(path, problem)
+        return super()._parse_cli_opts(args)
+
     def _parse_config_files(self):
         try:
             return super()._parse_config_files()
@@ -510,19 +600,8 @@ class ConfigOpts(cfg.ConfigOpts):
                 error.strerror or str(error)) from None
 
     def _candidate_files(self):
-        files, dirs = [], []
-        args = list(self._args or ())
-        for index, arg in enumerate(args):
-            for flag, into in (('--config-file', files),
-                               ('--config-dir', dirs)):
-                if arg == flag and index + 1 < len(args):
-                    into.append(args[index + 1])
-                elif arg.startswith(flag + '='):
-                    into.append(arg.split('=', 1)[1])
-        files = list(self.default_config_files or ()) + files
-        for directory in list(self.default_config_dirs or ()) + dirs:
-            files += sorted(glob.glob(os.path.join(directory, '*.conf')))
-        return files
+        return candidate_files(self._args, self.default_config_files,
+                               self.default_config_dirs)
 
     def _undecodable(self):
         for path in self._candidate_files():

@@ -99,13 +99,15 @@ def _classes(namespace):
     return classes
 
 
-def _summary(plugin_class):
+def summary(plugin_class):
     doc = inspect.getdoc(plugin_class) or ''
     return doc.split('\n\n')[0].replace('\n', ' ').strip()
 
 
-def weigher_opts():
-    """``<name>_weight_multiplier`` for every registered weigher."""
+def weigher_opts(related='weighers'):
+    """``<name>_weight_multiplier`` for every registered weigher;
+    ``related`` names the option that lists the weighers.
+    """
     opts = []
     for name, plugin_class in _classes(WEIGHERS):
         opts.append(cfg.FloatOpt(
@@ -125,8 +127,8 @@ Possible values:
 
 Related options:
 
-* ``weighers``
-""" % (name, _summary(plugin_class))))
+* ``%s``
+""" % (name, summary(plugin_class), related)))
     return opts
 
 
@@ -151,7 +153,7 @@ Possible values:
 Related options:
 
 * ``termination_costs``
-""" % (name, _summary(plugin_class))))
+""" % (name, summary(plugin_class))))
     return opts
 
 

@@ -93,7 +93,9 @@ Where N, the cores of a full allocation, comes from.
 
 Moldable requests get cores in a band of their ``resources`` level:
 best_effort [1, N/3], advanced [N/3 + 1, 2N/3], premium [2N/3 + 1, N]
-(rounded down). When the hosts of the categories differ, use
+(rounded down). Below 3 cores the bands cannot be apart: with N = 2 they
+are 1, 1 and 2 cores, with N = 1 one core each. Hosts without a whole core
+do not set N. When the hosts of the categories differ, use
 ``per_category`` or ``configured``.
 
 Related options:

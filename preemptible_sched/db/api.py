@@ -128,6 +128,23 @@ def _enable_sqlite_foreign_keys(dbapi_connection, connection_record):
 _PROJECT_SCOPE = threading.local()
 
 
+def shown_url(url):
+    """``url`` without its password, for messages."""
+    return sa.engine.make_url(url).render_as_string(hide_password=True)
+
+
+def sqlite_file_missing(url):
+    """The path of a SQLite file ``url`` names that does not exist yet,
+    else None (connecting would create it).
+    """
+    url = sa.engine.make_url(url)
+    if url.get_backend_name() != 'sqlite' or url.database in (
+            None, '', ':memory:') or url.database.startswith('file:'):
+        return None
+    path = os.path.abspath(os.path.expanduser(url.database))
+    return None if os.path.exists(path) else path
+
+
 @contextlib.contextmanager
 def project_scope(project_id):
     """Requests this thread adds in the block, with no project of their

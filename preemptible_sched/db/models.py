@@ -135,16 +135,6 @@ class InstanceMixin:
     def resources(self):
         return objects.Resources(self.vcpus, self.memory_mb, self.disk_gb)
 
-    def to_object(self):
-        """The :class:`objects.Instance` the host states account for."""
-        return objects.Instance(
-            id=self.id, resources=self.resources,
-            preemptible=self.preemptible,
-            started_at=(self.started_at if self.started_at is not None
-                        else 0.0),
-            flavor=self.flavor, service_class=self.service_class,
-            priority=self.priority, group=self.group)
-
 
 class DecisionMixin:
     """What a decision row says, whatever store it comes from."""
@@ -374,7 +364,7 @@ class NovaDecision(Base):
     created_at = orm.mapped_column(Amount, nullable=False)
     #: end of the grace period: when the victims are acted on
     terminate_at = orm.mapped_column(Amount, nullable=False)
-    #: ``decided``, ``acting``, ``done`` or ``rolled_back``
+    #: ``decided``, ``acting``, ``done``, ``rolled_back`` or ``abandoned``
     state = orm.mapped_column(sa.String(16), nullable=False, index=True)
 
 
@@ -389,11 +379,18 @@ class NovaVictim(Base):
     host = orm.mapped_column(sa.String(255), nullable=True)
     #: ``delete`` or ``shelve``
     action = orm.mapped_column(sa.String(16), nullable=False)
-    #: ``pending``, ``acting``, ``done``, ``gone`` or ``failed``
+    #: ``pending``, ``acting``, ``requested``, ``done``, ``gone``,
+    #: ``failed`` or ``spared``
     state = orm.mapped_column(sa.String(16), nullable=False)
     #: when a scheduler took it to act on it (s since the epoch); NULL
     #: for a victim taken before revision 0005
     taken_at = orm.mapped_column(Amount, nullable=True)
+    #: its Placement consumer before its decision emptied it
+    #: (``allocations``, ``project_id``, ``user_id``), to give it back
+    consumer = orm.mapped_column(sa.JSON, nullable=True)
+    #: how many times its deletion (or shelving) was asked for
+    attempts = orm.mapped_column(sa.Integer, nullable=False, default=0,
+                                 server_default='0')
     #: the victim's uuid while its decision may still act on it, NULL
     #: after: unique, so no two open decisions ever name the same server
     open_victim = orm.mapped_column(sa.String(36), nullable=True,

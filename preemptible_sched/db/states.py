@@ -46,9 +46,6 @@ from preemptible_sched import exception
 #: States an instance is alive in (it holds or waits for a host).
 ACTIVE_STATES = ('pending', 'building', 'running', 'terminating')
 
-#: States an instance never leaves.
-FINAL_STATES = ('ended', 'terminated', 'error', 'deleted')
-
 #: ``{state: states it may move to}``.
 TRANSITIONS = {
     'pending': frozenset({'building', 'error', 'deleted'}),

@@ -125,12 +125,15 @@ class FilterScheduler:
     ``strategy`` is a strategy object or name; arguments left as None come
     from the configuration. ``filter_handler``, ``weight_handler`` and
     ``cost_handler`` may be given directly (tests build them from plugin
-    objects).
+    objects; the Nova adapter gives handlers that run Nova's filters and
+    weighers). ``rng`` (a :class:`random.Random`) draws the host among the
+    best ``host_subset_size``; without it one is seeded with ``seed`` or
+    ``[scheduler] random_seed``.
     """
 
     def __init__(self, strategy=None, filter_handler=None,
                  weight_handler=None, cost_handler=None,
-                 host_subset_size=None, seed=None):
+                 host_subset_size=None, seed=None, rng=None):
         if strategy is None:
             name, problems = checks.strategy_name(CONF)
             if problems:
@@ -139,19 +142,24 @@ class FilterScheduler:
         if isinstance(strategy, str):
             strategy = preemption.load(strategy)
         self.strategy = strategy
-        self.filter_handler = filter_handler or filters.FilterHandler.\
-            from_names(CONF.filter_scheduler.enabled_filters)
-        weigher_names = CONF.filter_scheduler.weighers
-        if weigher_names is None:
-            weigher_names = list(strategy.default_weighers)
-        self.weight_handler = weight_handler or weighers.WeightHandler.\
-            from_names(weigher_names)
+        if filter_handler is None:
+            filter_handler = filters.FilterHandler.from_names(
+                CONF.filter_scheduler.enabled_filters)
+        self.filter_handler = filter_handler
+        if weight_handler is None:
+            names = CONF.filter_scheduler.weighers
+            if names is None:
+                names = list(strategy.default_weighers)
+            weight_handler = weighers.WeightHandler.from_names(names)
+        self.weight_handler = weight_handler
         costs = cost_handler or termination.TerminationCostHandler.\
             from_names(CONF.preemptible.termination_costs)
         self.host_subset_size = (host_subset_size or
                                  CONF.filter_scheduler.host_subset_size)
-        self.rng = random.Random(CONF.scheduler.random_seed
-                                 if seed is None else seed)
+        if rng is None:
+            rng = random.Random(CONF.scheduler.random_seed
+                                if seed is None else seed)
+        self.rng = rng
         self.host_manager = host_manager.HostManager(
             termination_selector.TerminationPlanner(costs))
 

@@ -51,8 +51,8 @@ _DIMS = (0, 1, 2)
 def solution_key(chosen, costs_q, resources_q, ids, need_q, capacity_q):
     """The tie-ordered key of a feasible set ``chosen`` (indices).
 
-    Public so that tests can build an independent brute-force oracle on the
-    same definition.
+    Public: the brute-force oracle in ``tests/oracles.py`` ranks sets by
+    this same definition.
     """
     freed = [sum(resources_q[i][d] for i in chosen) for d in _DIMS]
     excess = sum((freed[d] - max(need_q[d], 0)) / max(capacity_q[d], 1)
@@ -475,27 +475,3 @@ def _second_smallest(positions, values, first, n, empty):
     repeats = numpy.bincount(positions[at_first], minlength=n)
     second = _smallest(positions[~at_first], values[~at_first], n, empty)
     return numpy.where(repeats >= 2, first, second)
-
-
-def brute_force(resources, costs, ids, need, capacity):
-    """Try every subset: the reference answer, for tests and benchmarks.
-
-    Exponential in the number of candidates; never use it to schedule.
-    """
-    resources_q, costs_q, need_q, capacity_q = quantize_problem(
-        resources, costs, need, capacity)
-    if all(need_q[d] <= 0 for d in _DIMS):
-        return ()
-    best_key = best = None
-    n = len(ids)
-    for mask in range(1, 1 << n):
-        chosen = [i for i in range(n) if mask >> i & 1]
-        if any(sum(resources_q[i][d] for i in chosen) < need_q[d]
-               for d in _DIMS):
-            continue
-        key = solution_key(chosen, costs_q, resources_q, ids, need_q,
-                           capacity_q)
-        if best_key is None or key < best_key:
-            best_key, best = key, tuple(sorted(chosen,
-                                               key=ids.__getitem__))
-    return best

@@ -34,7 +34,9 @@ from preemptible_sched import loadables
 class BaseHostFilter:
     """Base of every host filter."""
 
-    #: Entry-point name, set when the filter is loaded.
+    #: Its entry-point name: each class declares it (``name = 'compute'``).
+    #: A third-party class that declares none still loads; the loader sets
+    #: the name on the object (:func:`preemptible_sched.loadables.named`).
     name = None
 
     def host_passes(self, host_view, spec):

@@ -29,6 +29,8 @@ class AffinityFilter(filters.BaseHostFilter):
     Options: none.
     """
 
+    name = 'affinity'
+
     def applies_to(self, spec):
         return spec.group_policy == 'affinity' and bool(spec.group_hosts)
 

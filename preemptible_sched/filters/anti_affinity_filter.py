@@ -30,6 +30,8 @@ class AntiAffinityFilter(filters.BaseHostFilter):
     Options: none.
     """
 
+    name = 'anti_affinity'
+
     def applies_to(self, spec):
         return spec.group_policy == 'anti-affinity'
 

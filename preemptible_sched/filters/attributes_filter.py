@@ -37,6 +37,8 @@ class AttributesFilter(filters.BaseHostFilter):
     Options: none.
     """
 
+    name = 'attributes'
+
     def applies_to(self, spec):
         return bool(spec.constraints)
 

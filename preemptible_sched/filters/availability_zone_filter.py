@@ -27,6 +27,8 @@ class AvailabilityZoneFilter(filters.BaseHostFilter):
     Options: none here; see ``[compute] default_availability_zone``.
     """
 
+    name = 'availability_zone'
+
     def applies_to(self, spec):
         return spec.availability_zone is not None
 

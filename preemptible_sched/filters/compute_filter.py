@@ -28,6 +28,8 @@ class ComputeFilter(filters.BaseHostFilter):
     Options: none.
     """
 
+    name = 'compute'
+
     def host_passes(self, host_view, spec):
         host = host_view.host
         return bool(host.enabled and host.up)

@@ -40,6 +40,7 @@ class LoadThresholdFilter(filters.BaseHostFilter):
     Options: ``[load_threshold] max_cpu_utilization`` (default 90).
     """
 
+    name = 'load_threshold'
     #: ``decide`` shows the hosts' load when a plugin reads it
     reads_load = True
 

@@ -30,6 +30,8 @@ class NumInstancesFilter(filters.BaseHostFilter):
     Options: ``[filter_scheduler] max_instances_per_host``.
     """
 
+    name = 'num_instances'
+
     def host_passes(self, host_view, spec):
         limit = CONF.filter_scheduler.max_instances_per_host
         return host_view.host.full.num_instances < limit

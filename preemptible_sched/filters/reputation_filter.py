@@ -30,6 +30,8 @@ class ReputationFilter(filters.BaseHostFilter):
     Options: none.
     """
 
+    name = 'reputation'
+
     def applies_to(self, spec):
         return spec.sla is not None
 

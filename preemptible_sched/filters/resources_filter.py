@@ -31,6 +31,8 @@ class ResourcesFilter(filters.BaseHostFilter):
     reserved amounts when the host state is built.
     """
 
+    name = 'resources'
+
     def host_passes(self, host_view, spec):
         return host_view.fits(spec.resources)
 

@@ -18,23 +18,31 @@
 * ``GET /watcher``: every host's latest 15-minute window;
 * ``GET /watcher?host=NAME``: one host (404 and a one-line body when it
   has none);
-* ``GET /watcher/health``: 200, or 503 while the source is failing;
+* ``GET /watcher/health``: 200 ``ok``, or 503 and why: the source is
+  failing, nothing was collected yet, or the last collection is stale;
 * anything else on these paths: 405; other paths: 404; a request whose
-  body or query is larger than ``max_request_bytes``: 413.
+  body or query is larger than ``max_request_bytes``: 413; a path or
+  query that is not UTF-8: 400. Every error is a one-line body.
 
-:func:`serve` runs it on the standard library's WSGI server, one thread
-per request, bound to 127.0.0.1 unless told otherwise.
+:func:`serve_in_thread` runs it on the standard library's WSGI server,
+made safe to face a network (:mod:`.httpserver`): a bounded pool of
+threads (``[load_watcher] api_workers``), a long listen queue
+(``api_backlog``), and a deadline on each connection
+(``api_connection_timeout``), however slowly the client sends or reads.
+Bound to 127.0.0.1 unless told otherwise.
 """
 
 import json
 import logging
-import socketserver
 import threading
-from wsgiref import simple_server
+import urllib.parse
 
 import webob
 import webob.dec
 import webob.exc
+
+from preemptible_sched.conf import CONF
+from preemptible_sched.loadwatcher import httpserver
 
 LOG = logging.getLogger(__name__)
 
@@ -42,10 +50,25 @@ DEFAULT_MAX_REQUEST_BYTES = 8192
 
 
 def _text(status, message, **headers):
+    # One line, whatever a client put in the path or the host name.
+    message = ''.join(char if char.isprintable() else '?'
+                      for char in message)
     response = webob.Response(status=status, text=message + '\n',
                               content_type='text/plain', charset='utf-8')
     response.headers.update(headers)
     return response
+
+
+def _utf8(environ):
+    """Whether the path and the decoded query are UTF-8."""
+    try:
+        # WSGI hands the path over as latin-1 text of its bytes.
+        environ.get('PATH_INFO', '').encode('latin-1').decode('utf-8')
+        urllib.parse.unquote_to_bytes(environ.get(
+            'QUERY_STRING', '').encode('latin-1')).decode('utf-8')
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return False
+    return True
 
 
 class WatcherApp:
@@ -59,20 +82,35 @@ class WatcherApp:
 
     @webob.dec.wsgify
     def __call__(self, request):
+        try:
+            return self._answer(request)
+        except Exception as error:
+            # A bug of ours: one line, the traceback at debug level, and
+            # a short answer, never the traceback to the client.
+            LOG.error('Load watcher API: %s %s failed: %s: %s',
+                      request.method, request.environ.get('PATH_INFO',
+                                                          '')[:100],
+                      type(error).__name__, str(error)[:200])
+            LOG.debug('Load watcher API failure', exc_info=True)
+            return _text(500, 'internal error')
+
+    def _answer(self, request):
+        if len(request.query_string) > self.max_request_bytes:
+            return _text(413, 'request larger than %d bytes'
+                         % self.max_request_bytes)
+        if not _utf8(request.environ):
+            return _text(400, 'bad request: the path or query is not UTF-8')
         if request.path not in ('/watcher', '/watcher/health'):
             return _text(404, 'no such resource: %s' % request.path[:100])
         size = request.content_length or 0
-        if size > self.max_request_bytes or \
-                len(request.query_string) > self.max_request_bytes:
+        if size > self.max_request_bytes:
             return _text(413, 'request larger than %d bytes'
                          % self.max_request_bytes)
         if request.method not in ('GET', 'HEAD'):
             return _text(405, 'only GET is allowed', Allow='GET, HEAD')
         if request.path == '/watcher/health':
-            if self.watcher.healthy():
-                return _text(200, 'ok')
-            return _text(503, 'source failing: %s'
-                         % self.watcher.source_error)
+            healthy, why = self.watcher.health()
+            return _text(200 if healthy else 503, why)
         host = request.GET.get('host')
         payload = self.watcher.payload(host=host or None)
         if payload is None:
@@ -84,29 +122,27 @@ class WatcherApp:
             content_type='application/json', charset='utf-8')
 
 
-class _Handler(simple_server.WSGIRequestHandler):
-    def log_message(self, format, *args):
-        LOG.debug('%s - %s', self.address_string(), format % args)
-
-
-class _ThreadingServer(socketserver.ThreadingMixIn,
-                       simple_server.WSGIServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
-
-def make_server(app, host='127.0.0.1', port=0):
-    """A WSGI server for ``app`` on ``host:port`` (0: any free port)."""
-    return simple_server.make_server(host, port, app,
-                                     server_class=_ThreadingServer,
-                                     handler_class=_Handler)
-
-
-def serve_in_thread(app, host='127.0.0.1', port=0):
-    """Start serving ``app`` in a daemon thread; returns the server (its
-    ``server_port``, and ``shutdown()`` to stop it).
+def make_server(app, host='127.0.0.1', port=0, workers=None, backlog=None,
+                connection_timeout=None):
+    """A WSGI server for ``app`` on ``host:port`` (0: any free port); the
+    limits default to ``[load_watcher] api_workers``, ``api_backlog`` and
+    ``api_connection_timeout``.
     """
-    server = make_server(app, host, port)
+    conf = CONF.load_watcher
+    server = httpserver.BoundedWSGIServer(
+        (host, port), workers or conf.api_workers,
+        backlog or conf.api_backlog,
+        connection_timeout or conf.api_connection_timeout)
+    server.set_app(app)
+    return server
+
+
+def serve_in_thread(app, host='127.0.0.1', port=0, **limits):
+    """Start serving ``app`` in a daemon thread; returns the server (its
+    ``server_port``, and ``shutdown()`` to stop it). ``limits``: those of
+    :func:`make_server`.
+    """
+    server = make_server(app, host, port, **limits)
     thread = threading.Thread(target=server.serve_forever,
                               name='load-watcher-http', daemon=True)
     thread.start()

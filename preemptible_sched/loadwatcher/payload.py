@@ -22,6 +22,7 @@ JSON schema ships beside this module (``payload.schema.json``).
 """
 
 import json
+import math
 import os
 
 import jsonschema
@@ -36,6 +37,14 @@ LATEST = 'Latest'
 _TYPES = {'cpu': CPU, 'memory': MEMORY}
 _RESOURCES = {CPU: 'cpu', MEMORY: 'memory'}
 _NAMES = {'cpu': 'host.cpu.utilisation', 'memory': 'host.memory.utilisation'}
+#: The order of each resource's three metrics in :func:`build`. The
+#: released TargetLoadPacking takes the *last* CPU metric whose operator
+#: is ``AVG`` or ``Latest``; the released LoadVariationRiskBalancing and
+#: LowRiskOverCommitment take the ``AVG`` whatever its place, and a
+#: ``Latest`` only when no ``AVG`` came before it. ``Latest`` first makes
+#: the three read the window's average (Peaks, which takes the *first*
+#: such CPU metric, reads the latest sample: see ``doc/source/load.rst``).
+ORDER = (LATEST, AVERAGE, STD)
 
 
 def schema():
@@ -51,7 +60,8 @@ def build(timestamp, window, duration, start, end, source, windows,
           hosts=None):
     """The payload of ``window`` (e.g. ``15m``): ``windows`` maps each
     host to ``{window: {resource: (avg, std, latest)}}``; ``hosts``
-    restricts it to some hosts.
+    restricts it to some hosts. Each resource's metrics come in the
+    order :data:`ORDER`.
     """
     node_metrics = {}
     for host in sorted(windows if hosts is None else hosts):
@@ -61,8 +71,9 @@ def build(timestamp, window, duration, start, end, source, windows,
             if resource not in stats:
                 continue
             avg, std, latest = stats[resource]
-            for operator, value in ((AVERAGE, avg), (STD, std),
-                                    (LATEST, latest)):
+            values = {AVERAGE: avg, STD: std, LATEST: latest}
+            for operator in ORDER:
+                value = values[operator]
                 metrics.append({'name': _NAMES[resource],
                                 'type': _TYPES[resource],
                                 'operator': operator, 'rollup': window,
@@ -76,6 +87,13 @@ def build(timestamp, window, duration, start, end, source, windows,
             'data': {'NodeMetricsMap': node_metrics}}
 
 
+def _float(number):
+    try:
+        return float(number)
+    except OverflowError:       # an int beyond the floats
+        return math.inf if number > 0 else -math.inf
+
+
 class BadPayload(ValueError):
     """A payload that is not the load watcher's format (one line)."""
 
@@ -84,10 +102,13 @@ def parse(payload):
     """Per-host metrics for :func:`preemptible_sched.load.build`:
     ``{host: {"cpu": {"avg", "std"}, "memory": {...}, "window_end"}}``.
 
-    The structure must match the schema (else :class:`BadPayload`); the
-    values are passed on as they are, for the weighers' bad-metrics rules
-    to judge host by host. As the released plugins do, an average wins
-    over a latest value, and a metric without an operator is an average.
+    The structure must match the schema (else :class:`BadPayload`),
+    which bounds the times; the values are passed on as floats (an
+    integer too large for one as an infinity), for the weighers'
+    bad-metrics rules to judge host by host. An average wins over a
+    latest value wherever it comes, as in the released
+    LoadVariationRiskBalancing and LowRiskOverCommitment; a metric without
+    an operator is an average (those plugins take it as a latest value).
     """
     errors = sorted(validator().iter_errors(payload),
                     key=lambda error: list(map(str, error.absolute_path)))
@@ -107,7 +128,7 @@ def parse(payload):
                 continue
             entry = metrics.setdefault(resource, {})
             operator = metric.get('operator', '')
-            value = metric['value']
+            value = _float(metric['value'])
             if operator in (AVERAGE, ''):
                 entry['avg'] = value
             elif operator == STD:

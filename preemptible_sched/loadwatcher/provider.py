@@ -94,8 +94,14 @@ def in_process(driver, store=None):
 
 def over_http(driver, url=None):
     """A :class:`LoadProvider` reading the watcher at ``url``
-    (``[load_watcher] url``).
+    (``[load_watcher] url``) in the background; its first read starts
+    now. The client is its ``client``.
     """
-    client = client_mod.WatcherClient(url or CONF.load_watcher.url,
-                                      CONF.load_watcher.cache_seconds)
-    return LoadProvider(client.latest, driver)
+    conf = CONF.load_watcher
+    client = client_mod.WatcherClient(url or conf.url, conf.cache_seconds,
+                                      conf.url_timeout,
+                                      conf.max_response_bytes)
+    client.prefetch()
+    load_provider = LoadProvider(client.latest, driver)
+    load_provider.client = client
+    return load_provider

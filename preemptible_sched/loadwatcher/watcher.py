@@ -30,6 +30,9 @@ _KEEP = max(duration for _, duration in loadwatcher.WINDOWS)
 _DURATION = dict(loadwatcher.WINDOWS)
 #: A utilisation above this (in %) is a broken sample, not a busy host.
 ABSURD_PERCENT = 1000.0
+#: Scrape intervals without a successful collection after which the
+#: watcher reports itself stale (plus the source's own deadline).
+STALE_INTERVALS = 3
 
 
 def _clean(value):
@@ -73,6 +76,8 @@ class LoadWatcher:
         self._bad_logged = set()
         self._handle = None
         self._latest = None
+        self._clock = None
+        self._stopped = False
         if store is not None:
             for host, at, cpu, memory in store.samples():
                 self._host(host).add(at, cpu, memory)
@@ -92,12 +97,21 @@ class LoadWatcher:
         """
         try:
             collected = self.source.collect(now)
-        except sources.SourceError as error:
+        except Exception as error:
+            if isinstance(error, sources.SourceError):
+                why = str(error)
+            else:
+                # A source's own bug: said in one line (the traceback at
+                # debug level), and the watcher goes on serving.
+                LOG.debug('Load source %s failed', self.source.name,
+                          exc_info=True)
+                why = '%s: %s' % (type(error).__name__, error)
+            why = ' '.join(why.split())[:300]
             with self._lock:
                 if self.source_error is None:
                     LOG.warning('Load source %s failed: %s',
-                                self.source.name, error)
-                self.source_error = str(error)
+                                self.source.name, why)
+                self.source_error = why
             return False
         samples = {}
         for host, (cpu, memory) in collected.items():
@@ -110,6 +124,8 @@ class LoadWatcher:
             if cleaned != (None, None):
                 samples[host] = cleaned
         with self._lock:
+            if self._stopped:
+                return False    # the store may be closed already
             if self.source_error is not None:
                 LOG.warning('Load source %s is back', self.source.name)
             self.source_error = None
@@ -123,6 +139,8 @@ class LoadWatcher:
     def refresh(self, now):
         """Recompute every host's windows ([now - d, now]) and save them."""
         with self._lock:
+            if self._stopped:
+                return
             self.windows = {host: found for host, found in (
                 (host, samples.windows(now))
                 for host, samples in self._samples.items()) if found}
@@ -144,6 +162,7 @@ class LoadWatcher:
         on ``clock`` (real or virtual), until :meth:`stop`.
         """
         period = min(self.scrape_interval, self.window_refresh)
+        self._clock = clock
 
         def run():
             self.tick(clock.now())
@@ -151,6 +170,11 @@ class LoadWatcher:
         run()
 
     def stop(self):
+        """Stop ticking; a collection still under way (another thread)
+        is then dropped, so the store can be closed.
+        """
+        with self._lock:
+            self._stopped = True
         if self._handle is not None:
             self._handle.cancel()
             self._handle = None
@@ -158,7 +182,31 @@ class LoadWatcher:
     # -- answering ---------------------------------------------------------
 
     def healthy(self):
+        """Whether the last collection succeeded (or none failed yet)."""
         return self.source_error is None
+
+    def health(self, now=None):
+        """``(True, 'ok')``, or ``(False, why)``: the last collection
+        failed, none has succeeded yet, or the last success is older than
+        :data:`STALE_INTERVALS` scrape intervals plus the source's
+        deadline (``now``: the time of the clock given to :meth:`start`;
+        without either, staleness is not judged).
+        """
+        with self._lock:
+            error, last = self.source_error, self.last_scrape
+        if error is not None:
+            return False, 'source failing: %s' % error
+        if now is None and self._clock is not None:
+            now = self._clock.now()
+        if last is None:
+            return False, 'no collection yet'
+        stale_after = (STALE_INTERVALS * self.scrape_interval +
+                       float(getattr(self.source, 'timeout', 0) or 0))
+        if now is not None and now - last > stale_after:
+            return False, ('collection stale: the last one succeeded '
+                           '%.0f s ago (more than %.0f s)'
+                           % (now - last, stale_after))
+        return True, 'ok'
 
     def payload(self, host=None, window=loadwatcher.LATEST):
         """The wire payload of ``window`` (all hosts, or ``host``); None

@@ -53,10 +53,6 @@ CRASH_POINTS = ('after_journal', 'after_notice', 'after_termination',
 TERMINATION_RETRIES = 3
 
 
-class SimulatedCrash(Exception):
-    """Raised by a crash hook: the scheduler process 'dies' here."""
-
-
 class DecisionExecutor:
     """Runs the journal → notice → terminate → spawn protocol."""
 
@@ -227,8 +223,6 @@ class DecisionExecutor:
             if ready_id not in self.borrowed:
                 self.spawn(ready_id)
         return True
-
-    on_terminated = victim_gone
 
     def on_termination_failed(self, host, instance_id, reason):
         """Try again a few times, then give the decision up."""

@@ -18,6 +18,12 @@ A drop-in replacement for ``nova-scheduler``: the same service (binary
 ``nova-scheduler``, topic ``scheduler``, the same ``nova.conf`` and
 ``[scheduler] workers``), run with
 :class:`preemptible_sched.nova.manager.PreemptibleSchedulerManager`.
+
+Once ``nova.conf`` is read, the tooz backend of ``[preemptible_sched]
+coordination_url`` is checked (:func:`.coordination.check_backend`): the
+command exits with one line on stderr, code 2 when the backend's client
+library is not installed (the line names the extra to install) or the
+backend is unknown, code 1 when it does not answer.
 """
 
 import sys
@@ -38,6 +44,9 @@ try:
     from oslo_log import log as logging
     from oslo_reports import guru_meditation_report as gmr
     from oslo_reports import opts as gmr_opts
+
+    from preemptible_sched.nova import config as nova_config
+    from preemptible_sched.nova import coordination
 except ImportError as error:     # the ``nova`` extra is not installed
     MISSING = error
 else:
@@ -56,6 +65,12 @@ def main(argv=None):
         return 2
     CONF = nova.conf.CONF
     config.parse_args(sys.argv if argv is None else argv)
+    try:
+        coordination.check_backend(
+            nova_config.CONF.preemptible_sched.coordination_url)
+    except coordination.BackendUnavailable as error:
+        sys.stderr.write('preemptible-nova-scheduler: %s\n' % error)
+        return 1 if error.installed else 2
     logging.setup(CONF, 'nova')
     objects.register_all()
     gmr_opts.set_defaults(CONF)

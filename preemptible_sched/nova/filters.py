@@ -26,7 +26,6 @@ from nova.scheduler import filters as nova_filters
 
 from preemptible_sched.filters import resources_filter
 from preemptible_sched.nova import host_states
-from preemptible_sched.nova import planner
 
 
 class CoreFilter(nova_filters.BaseHostFilter):
@@ -40,7 +39,7 @@ class CoreFilter(nova_filters.BaseHostFilter):
         self.plugin = self.core()
 
     def host_passes(self, host_state, spec_obj):
-        view = host_states.view_of(host_state, planner.planner())
+        view = host_states.view_of(host_state)
         request = host_states.core_request(spec_obj, {})
         return self.plugin.host_passes(view, request)
 

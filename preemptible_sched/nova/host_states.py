@@ -14,19 +14,22 @@
 
 """Nova's host states and request specs, seen as the core's objects.
 
-The core filters, weighers and termination selector reason about
-:class:`preemptible_sched.host_state.HostState` (two views: every instance,
-or only the normal ones) and :class:`preemptible_sched.objects.RequestSpec`.
-This module builds them from what Nova has:
+The core phase engine (:class:`preemptible_sched.driver.scheduler.
+FilterScheduler`) decides on a host manager of core hosts, each with two
+views (every instance, or only the normal ones). This module fills one from
+what Nova has, a compute node (a Nova ``HostState``) at a time, named by its
+resource provider's uuid:
 
-* :func:`from_placement` builds a host from its Placement inventory and
-  allocations and the servers behind them; the manager uses it on the
-  preemption path, where the preemptible servers must be told apart;
-* :func:`state_of` gives the core host of any Nova ``HostState``: the one
-  the manager attached, or one built from Nova's own usage figures (on
-  Nova's stock path, where every candidate already fits);
-* :func:`view_copy` makes the copy of a Nova ``HostState`` that shows one
-  view to Nova's filters and weighers.
+* :func:`add_from_summary` (one-pass mode) from the node's provider summary
+  in the allocation candidates response, and the servers on it when
+  victims may be chosen there;
+* :func:`add_from_placement` (retry path) from the node's Placement
+  inventory and allocations and the servers behind them;
+* :func:`show` makes the copy of a Nova ``HostState`` that shows one core
+  view to Nova's filters and weighers;
+* :func:`view_of` gives the core view of any Nova ``HostState``: the one
+  :func:`show` attached, or one built from Nova's own usage figures (a
+  core plugin listed in ``nova.conf`` and run on Nova's stock pass).
 
 Placement units are the core's: VCPU, MEMORY_MB and DISK_GB. A host's
 capacity is Placement's, ``(total - reserved) * allocation_ratio``.
@@ -36,6 +39,7 @@ import copy
 import datetime
 import math
 
+from nova import objects as nova_objects
 from nova.scheduler import utils as scheduler_utils
 from oslo_utils import timeutils
 
@@ -52,16 +56,15 @@ DISK_GB = resource_classes.DISK_GB
 RESOURCE_CLASSES = (resource_classes.STANDARD +
                     tuple(resource_classes.CUSTOM.values()))
 
-#: Attribute of a Nova HostState holding its core HostState.
-STATE_ATTR = 'preemptible_sched_state'
-#: Attribute of a Nova HostState: True when filters judge the normal view.
-NORMAL_ATTR = 'preemptible_sched_normal'
-#: Id of the one instance that stands for Nova's usage figures.
-USAGE_ID = 'nova-usage'
-#: Ids of the instances standing for a provider summary's usage: the
-#: normal servers, and preemptible usage that is no candidate victim.
-NORMAL_USAGE_ID = 'placement-normal'
-HELD_USAGE_ID = 'placement-preemptible'
+#: Attributes of a Nova HostState copy: the core view it shows, and the
+#: time of the decision it is shown for.
+VIEW_ATTR = 'preemptible_sched_view'
+NOW_ATTR = 'preemptible_sched_now'
+#: Id prefixes of the instances standing for usage no server explains:
+#: the normal servers of a provider summary, and preemptible usage that is
+#: no candidate victim (a server being built or moved, one not read).
+NORMAL_USAGE = 'placement-normal:'
+HELD_USAGE = 'placement-preemptible:'
 
 #: System metadata of a server displaced by a class-based strategy (not
 #: writable by its owner): when it was displaced, and its running time and
@@ -104,8 +107,8 @@ def request_resources(spec_obj):
         spec_obj.flavor, is_bfv))
 
 
-def core_request(spec_obj, classes):
-    """The core request of a Nova ``RequestSpec``.
+def core_request(spec_obj, classes, instance_uuids=()):
+    """The core request of a Nova ``RequestSpec`` for ``instance_uuids``.
 
     ``classes`` maps service class names to priorities
     (``[preemptible_sched] service_classes``).
@@ -116,16 +119,19 @@ def core_request(spec_obj, classes):
             if spec_obj.obj_attr_is_set('instance_uuid') else None)
     zone = (spec_obj.availability_zone
             if spec_obj.obj_attr_is_set('availability_zone') else None)
+    count = len(instance_uuids) or (
+        spec_obj.num_instances if spec_obj.obj_attr_is_set('num_instances')
+        else 1)
     return objects.RequestSpec(
         id=uuid or 'request',
         resources=request_resources(spec_obj),
         preemptible=extra_specs.is_preemptible(flavor),
-        num_instances=(spec_obj.num_instances
-                       if spec_obj.obj_attr_is_set('num_instances') else 1),
+        num_instances=count,
         flavor=flavor.name,
         availability_zone=zone,
         service_class=service_class,
-        priority=classes.get(service_class, 0.0))
+        priority=classes.get(service_class, 0.0),
+        instance_ids=tuple(instance_uuids))
 
 
 def _aggregates(host_state):
@@ -138,34 +144,51 @@ def _ratio(value):
     return 1.0 if value is None else float(value)
 
 
-def from_nova_usage(host_state, planner):
-    """A core host with the usage figures of a Nova ``HostState``.
+def _host(host_state, name=None, **fields):
+    """A core Host for ``host_state`` (named by its uuid): ``fields`` give
+    the capacity, reservations and ratios.
+    """
+    return objects.Host(name=name or host_state.uuid,
+                        aggregates=_aggregates(host_state), **fields)
+
+
+def from_nova_usage(host_state):
+    """A core host (alone) with the usage figures of a Nova ``HostState``.
 
     Nova's host state knows how much is used, not by whom: the usage is one
     normal instance, so both views are the full one and nothing on the host
     is a candidate for termination.
     """
-    host = objects.Host(
-        name=host_state.nodename,
+    host = _host(
+        host_state, name=host_state.nodename,
         vcpus=float(host_state.vcpus_total or 0),
         memory_mb=float(host_state.total_usable_ram_mb or 0),
         disk_gb=float(host_state.total_usable_disk_gb or 0),
-        aggregates=_aggregates(host_state),
         cpu_allocation_ratio=_ratio(host_state.cpu_allocation_ratio),
         ram_allocation_ratio=_ratio(host_state.ram_allocation_ratio),
         disk_allocation_ratio=_ratio(host_state.disk_allocation_ratio),
         reserved_vcpus=0.0, reserved_memory_mb=0.0, reserved_disk_gb=0.0)
-    state = core_host_state.HostState(host, planner=planner)
+    state = core_host_state.HostState(host, planner=_NoVictims())
     used = objects.Resources(
         float(host_state.vcpus_used or 0),
         float((host_state.total_usable_ram_mb or 0) -
               (host_state.free_ram_mb or 0)),
         float(host_state.disk_mb_used or 0) / 1024.0)
-    state.consume(objects.Instance(USAGE_ID, used))
+    state.consume(objects.Instance('nova-usage', used))
     # Nova's count, not the stand-in's.
     state.full.num_instances = state.normal.num_instances = int(
         host_state.num_instances or 0)
     return state
+
+
+class _NoVictims:
+    """The planner of a host known by its usage figures only: nothing on
+    it may be displaced.
+    """
+
+    @staticmethod
+    def plan(state, resources, now, cost=None):
+        return None
 
 
 def _inventory_fields(inventories, resource_class):
@@ -174,9 +197,10 @@ def _inventory_fields(inventories, resource_class):
             float(record.get('allocation_ratio', 1.0)))
 
 
-def from_placement(host_state, inventories, allocations, servers, classes,
-                   planner):
-    """The core host of a compute node, as Placement accounts for it.
+def add_from_placement(hosts, host_state, inventories, allocations, servers,
+                       classes, present, leaving=()):
+    """Add a compute node, as Placement accounts for it, to ``hosts`` (a
+    core host manager).
 
     ``inventories`` is ``{resource class: inventory record}`` and
     ``allocations`` ``{consumer uuid: {resource class: amount}}`` of the
@@ -184,26 +208,28 @@ def from_placement(host_state, inventories, allocations, servers, classes,
     ``Instance`` objects (with their flavor). A consumer is a candidate for
     termination only if it is a server of a preemptible flavor with no task
     under way; anything else (a normal server, a migration, a server being
-    built or deleted) is normal usage that nothing may take away.
+    built or deleted) is normal usage that nothing may take away. The
+    consumers in ``leaving`` (victims of open decisions) are left out:
+    their room is the request's that displaced them.
     """
     vcpus = _inventory_fields(inventories, VCPU)
     memory = _inventory_fields(inventories, MEMORY_MB)
     disk = _inventory_fields(inventories, DISK_GB)
-    host = objects.Host(
-        name=host_state.nodename,
+    host = _host(
+        host_state,
         vcpus=vcpus[0], reserved_vcpus=vcpus[1], cpu_allocation_ratio=vcpus[2],
         memory_mb=memory[0], reserved_memory_mb=memory[1],
         ram_allocation_ratio=memory[2],
         disk_gb=disk[0], reserved_disk_gb=disk[1],
-        disk_allocation_ratio=disk[2],
-        aggregates=_aggregates(host_state))
-    state = core_host_state.HostState(host, planner=planner)
-    present = planner.now
+        disk_allocation_ratio=disk[2])
+    hosts.add_host(host)
     for consumer in sorted(allocations):
-        server = servers.get(consumer)
-        state.consume(_instance(consumer, allocations[consumer], server,
-                                classes, present))
-    return state
+        if consumer in leaving:
+            continue
+        hosts.add_instance(host.name, _instance(
+            consumer, allocations[consumer], servers.get(consumer), classes,
+            present))
+    return host.name
 
 
 def _instance(consumer, amounts, server, classes, present):
@@ -239,11 +265,16 @@ def cost_hint(server):
     return hint if math.isfinite(hint) else 0.0
 
 
+def server_amounts(server):
+    """``{resource class: amount}`` a server's flavor asks Placement for."""
+    return scheduler_utils.resources_from_flavor_and_bfv(server.flavor,
+                                                         False)
+
+
 def server_instance(server, classes, present):
     """The core instance of a server, sized by its flavor."""
-    amounts = scheduler_utils.resources_from_flavor_and_bfv(server.flavor,
-                                                            False)
-    return _instance(server.uuid, amounts, server, classes, present)
+    return _instance(server.uuid, server_amounts(server), server, classes,
+                     present)
 
 
 def _seconds(system_metadata, key):
@@ -285,9 +316,10 @@ def account(server, present):
     return admitted, running_since, running_s, overhead_s
 
 
-def from_summary(host_state, summary, servers, classes, planner):
-    """The core host of a compute node from its provider summary (one-pass
-    mode).
+def add_from_summary(hosts, host_state, summary, servers, classes, present,
+                     leaving=()):
+    """Add a compute node, from its provider summary, to ``hosts`` (a core
+    host manager; one-pass mode).
 
     ``summary`` is the node's entry of ``provider_summaries`` in the
     allocation candidates response: its standard classes give the capacity
@@ -295,102 +327,94 @@ def from_summary(host_state, summary, servers, classes, planner):
     full view. ``servers`` is None, or the node's servers (``{uuid: Nova
     Instance}``, with their flavors) when victims may have to be chosen
     there: each preemptible one with no task under way becomes a candidate
-    victim. Preemptible usage no such server explains (a server being
-    built or moved, a server not read) is held: it counts in the full view
-    and is never a victim.
+    victim. The victims of open decisions (``leaving``) are never
+    candidates; their decision empties their allocations when it claims
+    the room, so Placement no longer counts them. Preemptible usage no
+    candidate explains (a server being built, moved or displaced, a server
+    not read) is held: it counts in the full view and is never a victim.
     """
     capacity, normal, full = resource_classes.views(summary)
-    host = objects.Host(
-        name=host_state.nodename,
+    host = _host(
+        host_state,
         vcpus=float(capacity[VCPU]), memory_mb=float(capacity[MEMORY_MB]),
         disk_gb=float(capacity[DISK_GB]),
         reserved_vcpus=0.0, reserved_memory_mb=0.0, reserved_disk_gb=0.0,
         cpu_allocation_ratio=1.0, ram_allocation_ratio=1.0,
-        disk_allocation_ratio=1.0, aggregates=_aggregates(host_state))
-    state = core_host_state.HostState(host, planner=planner)
-    present = planner.now
-    state.consume(objects.Instance(NORMAL_USAGE_ID, resources(normal),
-                                   started_at=present))
+        disk_allocation_ratio=1.0)
+    name = host.name
+    hosts.add_host(host)
+    hosts.add_instance(name, objects.Instance(
+        NORMAL_USAGE + name, resources(normal), started_at=present))
     held = {rc: full[rc] - normal[rc] for rc in resource_classes.STANDARD}
     for uuid in sorted(servers or ()):
+        if uuid in leaving:
+            # Its allocations are emptied when its decision claims the
+            # room: whatever Placement still counts of it is held.
+            continue
         server = servers[uuid]
-        if not extra_specs.is_preemptible(server.flavor):
-            continue
-        amounts = scheduler_utils.resources_from_flavor_and_bfv(
-            server.flavor, False)
-        if not resource_classes.uses_custom(amounts):
-            continue    # a preemptible flavor left on the standard classes
+        amounts = server_amounts(server)
+        if (not extra_specs.is_preemptible(server.flavor) or
+                not resource_classes.uses_custom(amounts)):
+            continue    # standard classes: counted in the normal usage
         instance = _instance(uuid, amounts, server, classes, present)
-        if not instance.preemptible:
-            continue
         used = resource_classes.standard_amounts(amounts)
-        if any(used[rc] > held[rc] + 1e-9 for rc in held):
-            continue    # Placement does not count it (yet) on this node
+        if not instance.preemptible or any(used[rc] > held[rc] + 1e-9
+                                           for rc in held):
+            continue    # busy, or not counted (yet) on this node: held
         for rc in held:
             held[rc] -= used[rc]
-        state.consume(instance)
+        hosts.add_instance(name, instance)
     if any(amount > 1e-9 for amount in held.values()):
         # Counted in the full view only, never a victim: consumed as
-        # preemptible (out of the normal view) and marked as already
-        # being terminated (out of the candidates).
-        state.consume(objects.Instance(HELD_USAGE_ID, resources(held),
-                                       preemptible=True, started_at=present))
-        state.mark_terminating(HELD_USAGE_ID, None)
-    return state
+        # preemptible (out of the normal view) and held (out of the
+        # candidates).
+        hosts.hold_victim(name, objects.Instance(
+            HELD_USAGE + name, resources(held), preemptible=True,
+            started_at=present), None)
+    return name
 
 
-def state_of(host_state, planner):
-    """The core host of a Nova ``HostState`` (attached, or built)."""
-    state = getattr(host_state, STATE_ATTR, None)
-    if state is None:
-        state = from_nova_usage(host_state, planner)
-    return state
-
-
-def view_of(host_state, planner):
-    """The core view Nova's filters see: normal when the manager says so."""
-    state = state_of(host_state, planner)
-    return state.view(getattr(host_state, NORMAL_ATTR, False))
-
-
-def view_copy(host_state, state, normal, without=None):
-    """A copy of a Nova ``HostState`` showing one view of ``state``.
-
-    The original is left untouched; see :func:`show`.
+def view_of(host_state):
+    """The core view a Nova ``HostState`` shows: the one :func:`show`
+    attached, else the full view of its usage figures.
     """
-    shown = copy.copy(host_state)
-    show(shown, state, normal, without)
-    return shown
+    view = getattr(host_state, VIEW_ATTR, None)
+    if view is None:
+        view = from_nova_usage(host_state).full
+    return view
 
 
-def show(shown, state, normal, without=None):
-    """Make a Nova ``HostState`` (a copy) show one view of ``state``.
+def show(host_state, view, hidden=(), added=(), present=None):
+    """A copy of a Nova ``HostState`` showing the core ``view`` of it.
 
     Nova's filters and weighers read the usage fields (free RAM, vCPUs
-    used, free disk, instance count, the instances); ``shown`` gets those
-    of the full or the normal view (or of the full view without the
-    instances ``without``, for the class-based strategies), and the core
-    host for the wrapped core plugins.
+    used, free disk, instance count, the instances); the copy gets those of
+    ``view``, its instances without ``hidden`` (uuids the view leaves out)
+    and with ``added`` (uuids of the request placed there in this call),
+    and the view itself and the time of the decision (``present``) for the
+    core weighers and filters. The original is left untouched.
     """
-    if without is not None:
-        view = state.view_without(without)
-        hidden = {instance.id for instance in without}
-    else:
-        view = state.view(normal)
-        hidden = state.preemptible_instances if normal else ()
-    host = state.host
-    shown.vcpus_total = host.vcpus
-    shown.vcpus_used = view.vcpus_used
-    shown.total_usable_ram_mb = host.memory_mb
-    shown.free_ram_mb = (host.memory_mb - (host.reserved_memory_mb or 0) -
-                         view.memory_mb_used)
-    shown.total_usable_disk_gb = host.disk_gb
-    shown.disk_mb_used = view.disk_gb_used * 1024
-    shown.free_disk_mb = (host.disk_gb - (host.reserved_disk_gb or 0) -
-                          view.disk_gb_used) * 1024
+    shown = copy.copy(host_state)
+    capacity = view.host.capacity
+    used = view.used
+    ratio = _ratio(host_state.cpu_allocation_ratio) or 1.0
+    # Nova's CPU weigher multiplies vcpus_total by the ratio itself.
+    shown.vcpus_total = capacity.vcpus / ratio
+    shown.vcpus_used = used.vcpus
+    shown.total_usable_ram_mb = capacity.memory_mb
+    shown.free_ram_mb = capacity.memory_mb - used.memory_mb
+    shown.total_usable_disk_gb = capacity.disk_gb
+    shown.disk_mb_used = used.disk_gb * 1024
+    shown.free_disk_mb = (capacity.disk_gb - used.disk_gb) * 1024
     shown.num_instances = view.num_instances
-    instances = getattr(shown, 'instances', None) or {}
-    shown.instances = {uuid: server for uuid, server in instances.items()
-                       if uuid not in hidden}
-    setattr(shown, STATE_ATTR, state)
-    setattr(shown, NORMAL_ATTR, normal)
+    instances = {uuid: server for uuid, server
+                 in (host_state.instances or {}).items()
+                 if uuid not in hidden}
+    for uuid in added:
+        # Nova's affinity filters look at the keys only (Nova's own pass
+        # puts the same stub there).
+        instances.setdefault(uuid, nova_objects.Instance(uuid=uuid))
+    shown.instances = instances
+    setattr(shown, VIEW_ATTR, view)
+    setattr(shown, NOW_ATTR, present)
+    return shown

@@ -23,21 +23,27 @@ the only moves between them:
 decision
     ``decided`` (written; the room may not be claimed yet) -> ``acting``
     (the room is the request's: its victims must go) -> ``done`` (every
-    victim dealt with); or ``decided`` -> ``rolled_back`` (the room was
-    never claimed: nothing was touched).
+    victim dealt with) or ``abandoned`` (the request died before some of
+    its victims were acted on: those are spared); or ``decided`` ->
+    ``rolled_back`` (nothing was touched, or what was is given back).
 victim
     ``pending`` -> ``acting`` (one scheduler took it, atomically) ->
-    ``done`` | ``gone`` (it was not there any more) | ``failed``; a victim
-    left ``acting`` by a scheduler taken for dead (it took the victim a
-    lease ago and recorded no outcome) is taken again.
+    ``requested`` (Nova accepted the deletion or the shelving) -> ``done``
+    (the server is gone, or shelved and offloaded); ``acting`` -> ``gone``
+    (it was not there any more) | ``failed`` (Nova refused, too often);
+    ``requested`` -> ``acting`` (the deletion failed on the compute host:
+    asked again) | ``failed``; ``pending`` -> ``spared`` (its decision was
+    given up). A victim left ``acting`` by a scheduler taken for dead (it
+    took the victim a lease ago and recorded no outcome) is taken again.
 
-A server is an *open victim* while its decision may still act on it; the
-database refuses a second open decision naming it (:class:`VictimTaken`),
-so two schedulers never journal the same server twice, lock or no lock.
-Every move is one conditional UPDATE (from the states it may come from),
-so of two schedulers making moves at once, lock or no lock, one wins and
-the other is refused; a victim is taken only while its decision is
-``acting``.
+A server is an *open victim* while its decision may still act on it or
+wait for it to go (``pending``, ``acting``, ``requested``); the database
+refuses a second open decision naming it (:class:`VictimTaken`), so two
+schedulers never journal the same server twice, lock or no lock, and no
+decision names a server whose deletion is under way. Every move is one
+conditional UPDATE (from the states it may come from), so of two
+schedulers making moves at once, lock or no lock, one wins and the other
+is refused; a victim is taken only while its decision is ``acting``.
 """
 
 import dataclasses
@@ -53,11 +59,15 @@ from preemptible_sched.db import migration
 from preemptible_sched.db import models
 
 DECISION_MOVES = {'decided': ('acting', 'rolled_back'),
-                  'acting': ('done',), 'done': (), 'rolled_back': ()}
-VICTIM_MOVES = {'pending': ('acting',),
-                'acting': ('acting', 'done', 'gone', 'failed'),
-                'done': (), 'gone': (), 'failed': ()}
+                  'acting': ('done', 'abandoned'), 'done': (),
+                  'rolled_back': (), 'abandoned': ()}
+VICTIM_MOVES = {'pending': ('acting', 'spared'),
+                'acting': ('acting', 'requested', 'done', 'gone', 'failed'),
+                'requested': ('acting', 'done', 'gone', 'failed'),
+                'done': (), 'gone': (), 'failed': (), 'spared': ()}
 OPEN_DECISIONS = ('decided', 'acting')
+#: The states of a victim its decision is not finished with.
+OPEN_VICTIMS = ('pending', 'acting', 'requested')
 ACTIONS = ('delete', 'shelve')
 
 
@@ -80,6 +90,10 @@ class Victim:
     host: typing.Optional[str]
     action: str = 'delete'
     state: str = 'pending'
+    #: its Placement consumer before the decision emptied it
+    #: (``allocations``, ``project_id``, ``user_id``), or None
+    consumer: typing.Optional[dict] = None
+    attempts: int = 0
 
 
 @dataclasses.dataclass
@@ -145,7 +159,8 @@ class Journal:
                     session.add(models.NovaVictim(
                         decision_id=decision.id, victim=victim.id,
                         host=victim.host, action=victim.action,
-                        state='pending', open_victim=victim.id))
+                        state='pending', open_victim=victim.id,
+                        consumer=victim.consumer, attempts=0))
         except sa_exc.IntegrityError:
             taken = self._open_victims({v.id for v in decision.victims})
             raise VictimTaken(taken or [v.id for v in decision.victims])
@@ -156,24 +171,51 @@ class Journal:
                 sa.select(models.NovaVictim).where(
                     models.NovaVictim.open_victim.in_(sorted(uuids))))]
 
+    def open_victims(self, deleted_since=None):
+        """``{server uuid: host}`` of every victim an open decision may
+        still act on (or is acting on): none of them may be chosen again,
+        and their room is the request's that displaced them.
+
+        With ``deleted_since`` (s since the epoch), also the victims deleted
+        by a decision made since then: Nova shows such a server deleted
+        before its row in the cell database is, and a decision that read
+        its node before the deletion still counts its room (issue 25: in
+        the one-pass mode a burst named such victims again, and two normal
+        servers took the room of one).
+        """
+        victims, decisions = models.NovaVictim, models.NovaDecision
+        with self._session() as session:
+            found = dict(session.execute(
+                sa.select(victims.victim, victims.host)
+                .where(victims.open_victim.is_not(None))).all())
+            if deleted_since is not None:
+                found.update(session.execute(
+                    sa.select(victims.victim, victims.host)
+                    .join(decisions, decisions.id == victims.decision_id)
+                    .where(victims.state == 'done',
+                           victims.action == 'delete',
+                           decisions.created_at >= deleted_since)).all())
+            return found
+
     def move(self, decision_id, state):
         """Move a decision to ``state``; rolling back closes its victims.
 
         One conditional UPDATE (from a state that may move to ``state``;
-        to ``done`` only with no victim left), so that of two schedulers
-        moving the same decision at once, on any of the backends, one wins
-        and the other gets :class:`JournalError`. (A ``decided`` decision
-        has only ``pending`` victims: :meth:`take` wants ``acting``.)
+        to ``done`` or ``abandoned`` only with no open victim left), so
+        that of two schedulers moving the same decision at once, on any of
+        the backends, one wins and the other gets :class:`JournalError`.
+        (A ``decided`` decision has only ``pending`` victims: :meth:`take`
+        wants ``acting``.)
         """
         decisions, victims = models.NovaDecision, models.NovaVictim
         sources = [source for source, targets in DECISION_MOVES.items()
                    if state in targets]
         condition = [decisions.id == decision_id,
                      decisions.state.in_(sources)]
-        if state == 'done':
+        if state in ('done', 'abandoned'):
             condition.append(~sa.exists().where(
                 victims.decision_id == decision_id,
-                victims.state.in_(('pending', 'acting'))))
+                victims.state.in_(OPEN_VICTIMS)))
         with self._session() as session:
             moved = session.execute(
                 sa.update(decisions).where(*condition).values(state=state)
@@ -199,26 +241,31 @@ class Journal:
         left = session.scalars(
             sa.select(models.NovaVictim.victim)
             .where(models.NovaVictim.decision_id == decision_id,
-                   models.NovaVictim.state.in_(('pending', 'acting')))
+                   models.NovaVictim.state.in_(OPEN_VICTIMS))
             .order_by(models.NovaVictim.victim)).all()
         return JournalError('decision %s has victim(s) left: %s'
                             % (decision_id, ', '.join(left)))
 
-    def take(self, decision_id, victim, now=None, stale_before=None):
+    def take(self, decision_id, victim, now=None, stale_before=None,
+             again=False):
         """Atomically take a victim of an ``acting`` decision to act on it,
         at ``now`` (s since the epoch): a ``pending`` one, or one left
         ``acting`` by a scheduler taken for dead (taken before
-        ``stale_before``, or at an unknown time). False when another
-        scheduler has it, it is dealt with, or its decision is not
-        ``acting``.
+        ``stale_before``, or at an unknown time); with ``again``, a
+        ``requested`` one whose deletion failed (its attempts counted).
+        False when another scheduler has it, it is dealt with, or its
+        decision is not ``acting``.
         """
         decisions, victims = models.NovaDecision, models.NovaVictim
-        states = victims.state == 'pending'
-        if stale_before is not None:
-            states = sa.or_(states, sa.and_(
-                victims.state == 'acting',
-                sa.or_(victims.taken_at.is_(None),
-                       victims.taken_at < stale_before)))
+        if again:
+            states = victims.state == 'requested'
+        else:
+            states = victims.state == 'pending'
+            if stale_before is not None:
+                states = sa.or_(states, sa.and_(
+                    victims.state == 'acting',
+                    sa.or_(victims.taken_at.is_(None),
+                           victims.taken_at < stale_before)))
         with self._session() as session:
             result = session.execute(
                 sa.update(victims)
@@ -231,20 +278,29 @@ class Journal:
             return result.rowcount == 1
 
     def settle(self, decision_id, victim, state):
-        """An acted-on victim is ``done``, ``gone`` or ``failed``; one
-        conditional UPDATE from ``acting``, so it settles once.
+        """What became of a victim: from ``acting``, ``requested`` (Nova
+        took the request; the victim stays open until it is ``done``),
+        ``done``, ``gone`` or ``failed``; from ``requested``, ``done`` or
+        ``failed``. One conditional UPDATE, so it settles once.
         """
-        if state == 'acting' or state not in VICTIM_MOVES['acting']:
+        sources = [source for source, targets in VICTIM_MOVES.items()
+                   if state in targets and source != 'pending']
+        if state == 'acting' or not sources:
             raise JournalError('victim %s cannot be settled as %s'
                                % (victim, state))
         victims = models.NovaVictim
+        values = {'state': state}
+        if state == 'requested':
+            values['attempts'] = victims.attempts + 1
+        else:
+            values['open_victim'] = None
         with self._session() as session:
             settled = session.execute(
                 sa.update(victims)
                 .where(victims.decision_id == decision_id,
                        victims.victim == victim,
-                       victims.state == 'acting')
-                .values(state=state, open_victim=None)
+                       victims.state.in_(sources))
+                .values(**values)
                 .execution_options(synchronize_session=False)).rowcount
             if settled == 1:
                 return
@@ -254,6 +310,32 @@ class Journal:
                                    % (victim, decision_id))
             raise JournalError('victim %s cannot go from %s to %s'
                                % (victim, row.state, state))
+
+    def spare(self, decision_id):
+        """The request of an ``acting`` decision died: its ``pending``
+        victims are spared (closed, never acted on). Returns their ids.
+        """
+        decisions, victims = models.NovaDecision, models.NovaVictim
+        with self._session() as session:
+            pending = session.scalars(
+                sa.select(victims.victim)
+                .where(victims.decision_id == decision_id,
+                       victims.state == 'pending',
+                       sa.exists().where(decisions.id == decision_id,
+                                         decisions.state == 'acting'))
+            ).all()
+            spared = []
+            for victim in pending:
+                if session.execute(
+                        sa.update(victims)
+                        .where(victims.decision_id == decision_id,
+                               victims.victim == victim,
+                               victims.state == 'pending')
+                        .values(state='spared', open_victim=None)
+                        .execution_options(synchronize_session=False)
+                ).rowcount == 1:
+                    spared.append(victim)
+            return spared
 
     # -- reading --------------------------------------------------------
 
@@ -283,5 +365,67 @@ class Journal:
         return Decision(
             row.id, row.scheduler, row.reason, list(row.request),
             row.created_at, row.terminate_at,
-            [Victim(v.victim, v.host, v.action, v.state) for v in victims],
+            [Victim(v.victim, v.host, v.action, v.state, v.consumer,
+                    v.attempts or 0) for v in victims],
             row.state)
+
+    # -- operations (preemptible-sched-manage journal) ------------------
+
+    def revision(self):
+        """The schema revision of the journal's database (None: empty);
+        unlike the methods above, it creates nothing.
+        """
+        return migration.current_revision(self.engine)
+
+    def decisions(self, state=None, limit=None):
+        """Decisions (with their victims), open ones first, each part
+        newest first; only those in ``state`` when given, at most
+        ``limit`` when given.
+        """
+        decisions = models.NovaDecision
+        query = sa.select(decisions).order_by(
+            sa.case((decisions.state.in_(OPEN_DECISIONS), 0), else_=1),
+            decisions.created_at.desc(), decisions.id)
+        if state is not None:
+            query = query.where(decisions.state == state)
+        if limit is not None:
+            query = query.limit(limit)
+        with self._sessions.begin() as session:
+            return [self._decision(session, row)
+                    for row in session.scalars(query).all()]
+
+    def purge(self, before, dry_run=False):
+        """Delete the closed decisions (:data:`CLOSED_DECISIONS`) created
+        before ``before`` (s since the epoch), with their victims; never an
+        open one. ``(decisions, victims)`` deleted, or that would be with
+        ``dry_run``.
+        """
+        decisions, victims = models.NovaDecision, models.NovaVictim
+        closed = [decisions.state.in_(CLOSED_DECISIONS),
+                  decisions.created_at < before]
+        with self._sessions.begin() as session:
+            ids = session.scalars(sa.select(decisions.id)
+                                  .where(*closed)).all()
+            count = 0
+            for start in range(0, len(ids), PURGE_BATCH):
+                batch = ids[start:start + PURGE_BATCH]
+                count += session.scalar(
+                    sa.select(sa.func.count()).select_from(victims)
+                    .where(victims.decision_id.in_(batch)))
+                if dry_run:
+                    continue
+                session.execute(
+                    sa.delete(victims).where(victims.decision_id.in_(batch))
+                    .execution_options(synchronize_session=False))
+                session.execute(
+                    sa.delete(decisions).where(decisions.id.in_(batch),
+                                               *closed)
+                    .execution_options(synchronize_session=False))
+            return len(ids), count
+
+
+#: A decision in one of these states will never move again.
+CLOSED_DECISIONS = tuple(state for state, moves in DECISION_MOVES.items()
+                         if not moves)
+#: Decisions deleted per statement by :meth:`Journal.purge`.
+PURGE_BATCH = 500

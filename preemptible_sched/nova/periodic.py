@@ -37,9 +37,8 @@ from preemptible_sched.nova import host_states
 from preemptible_sched.nova import housekeeping as rules
 from preemptible_sched.nova import journal
 from preemptible_sched.nova import placement
-from preemptible_sched.nova import planner
 from preemptible_sched.nova import resource_classes
-from preemptible_sched.nova import strategies
+from preemptible_sched.nova import victims
 from preemptible_sched import objects
 from preemptible_sched import qos
 
@@ -54,8 +53,10 @@ NOTICE_EVENT = 'instance.termination_notice'
 
 def requeue_displaced(manager, context):
     """Offload shelved victims, and unshelve requeued ones, most urgent
-    first, while Placement has room for them.
+    first, while Placement has room for them (as Nova's service user:
+    unshelving fetches the snapshot from Glance).
     """
+    context = victims.service_context()
     marked = []
     for cell in manager.host_manager.cells.values():
         with nova_context.target_cell(context, cell) as cell_context:
@@ -75,7 +76,7 @@ def requeue_displaced(manager, context):
         else:               # back (or stopped by its owner): done
             del server.system_metadata[host_states.REQUEUED]
             server.save()
-    for server in _requeue_order(waiting):
+    for server in _requeue_order(manager.strategy, waiting):
         if not _has_room(manager, context, server):
             continue
         LOG.info('Unshelving requeued server %s: there is room.',
@@ -83,13 +84,12 @@ def requeue_displaced(manager, context):
         manager.compute_api.unshelve(context, server)
 
 
-def _requeue_order(servers):
+def _requeue_order(strategy, servers):
     """``servers`` in the order the strategy's queue would take them:
     QoS slack, else priority then admission, else admission.
     """
     now = host_states.now()
     classes = nova_opts.service_class_priorities(CONF)
-    strategy = strategies.load(CONF)
     entries = []
     for server in servers:
         admitted, _, running_s, overhead_s = host_states.account(
@@ -110,7 +110,7 @@ def _requeue_order(servers):
     def by_priority(item):
         return -item[0].spec.priority, item[0].submitted_at, item[0].id
 
-    qos_order = strategy is not None and strategy.name == 'qos'
+    qos_order = strategy.name == 'qos'
     return [server for _, server in sorted(
         entries, key=by_slack if qos_order else by_priority)]
 
@@ -208,7 +208,7 @@ def _over_watermark(manager, context, instances, expiring, now):
     short = rules.shortfall(capacity, used, CONF.preemptible_sched.watermark)
     if not short:
         return []
-    costs = planner.planner().costs
+    costs = manager.costs
     found, left = rules.headroom_victims(
         short, [instance for instance in instances
                 if instance.id not in gone and

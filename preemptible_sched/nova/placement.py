@@ -127,30 +127,33 @@ class PlacementReader:
                 found.get('project_id'), found.get('user_id'))
 
     def swap(self, context, claims, victims):
-        """In one atomic write, give every victim's room to the new servers.
+        """In one atomic write, claim the new servers' room and give every
+        victim's room to them.
 
-        ``claims`` maps each new server's uuid to ``(provider, {class:
-        amount}, project, user)``; ``victims`` lists the uuids of the
-        servers whose allocations are removed (they are deleted or shelved
-        afterwards, and keep running without allocations until then).
-        Placement applies all of it or nothing; raises SwapRefused when it
-        refuses (another consumer took the room, or a victim's allocations
-        changed since they were read).
+        ``claims`` maps each new server's uuid to ``(allocations, project,
+        user)``, ``allocations`` as in an allocation request (``{provider:
+        {'resources': {class: amount}}}``); ``victims`` maps the uuids of
+        the servers whose allocations are emptied to their consumer as
+        :meth:`consumer` read it (they are deleted or shelved afterwards,
+        and keep running without allocations until then). Placement
+        applies all of it or nothing; raises SwapRefused when it refuses
+        (another consumer took the room, or a victim's allocations changed
+        since they were read).
         """
         payload = {}
-        for uuid, (provider, amounts, project, user) in claims.items():
-            payload[uuid] = {
-                'allocations': {provider: {'resources': dict(amounts)}},
-                'project_id': project, 'user_id': user,
-                'consumer_generation': None}
-        for uuid in victims:
-            allocations, generation, project, user = self.consumer(context,
-                                                                   uuid)
-            if not allocations:
-                continue    # gone already: nothing of it to give
-            payload[uuid] = {'allocations': {}, 'project_id': project,
-                             'user_id': user,
-                             'consumer_generation': generation}
+        for uuid, (allocations, project, user) in claims.items():
+            payload[uuid] = entry(allocations, project, user, None)
+        for uuid, (allocations, generation, project, user) in \
+                victims.items():
+            if allocations:     # else gone already: nothing of it to give
+                payload[uuid] = entry({}, project, user, generation)
+        self.write(context, payload)
+
+    def write(self, context, payload):
+        """``POST /allocations`` of ``payload`` (``{consumer: {allocations,
+        project_id, user_id, consumer_generation}}``), all or nothing;
+        raises SwapRefused when Placement refuses or cannot be reached.
+        """
         response = self.client.post('/allocations', payload,
                                     version=SWAP_VERSION,
                                     global_request_id=context.global_id)
@@ -159,3 +162,11 @@ class PlacementReader:
         if not response:
             raise SwapRefused('POST /allocations: %s %s' % (
                 response.status_code, response.text[:200]))
+
+
+def entry(allocations, project, user, generation):
+    """One consumer of a ``POST /allocations`` payload."""
+    return {'allocations': {provider: {'resources': dict(
+        record['resources'])} for provider, record in allocations.items()},
+        'project_id': project, 'user_id': user,
+        'consumer_generation': generation}

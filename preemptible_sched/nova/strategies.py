@@ -12,50 +12,59 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""The core's class-based preemption strategies, configured from
-``nova.conf``.
+"""The preemption strategy and termination costs, configured from
+``nova.conf`` (Nova-free but for the configuration object).
 
-``[preemptible_sched] preemption_strategy = preemptible`` is the manager's
-own path (servers of preemptible flavors, the termination selector) and has
-no strategy object; ``priority`` and ``qos`` are the core strategies of the
-same names, the latter with the service classes of ``[qos]`` and
-``[service_class_<name>]`` in ``nova.conf``.
+``[preemptible_sched] preemption_strategy`` names an entry point of
+``preemptible_sched.preemption_strategies``, loaded as the standalone
+scheduler loads it and configured from ``nova.conf`` (``qos`` reads
+``[qos]`` and ``[service_class_<name>]`` there); ``preemptible`` is the
+deprecated name of ``dual_state``. ``termination_costs`` and their
+multipliers build the core cost handler.
 """
 
-from preemptible_sched.preemption import priority
-from preemptible_sched.preemption import qos as qos_strategy
-from preemptible_sched import qos
+import logging
+
+from preemptible_sched import conf as core_conf
+from preemptible_sched.conf import nova as nova_opts
+from preemptible_sched import preemption
+from preemptible_sched import termination
+
+LOG = logging.getLogger(__name__)
+
+GROUP = nova_opts.nova_group.name
 
 
 def load(conf):
-    """A new strategy of the kind ``conf`` names, or None for
-    ``preemptible``.
+    """The strategy ``conf`` names (a new object).
 
-    New on every call: a strategy memoises per host name and time within
-    one decision, and host states are rebuilt for every call. Raises
-    InvalidInput naming the option when a service class is incomplete.
+    Raises InvalidInput (an unknown name, listing the valid ones; an
+    incomplete service class) naming the option.
     """
-    name = conf.preemptible_sched.preemption_strategy
-    if name == 'preemptible':
-        return None
-    if name == 'priority':
-        strategy = priority.PriorityStrategy()
-    else:
-        strategy = qos_strategy.QoSStrategy(
-            qos.Classes(qos.load_classes(conf),
-                        conf.qos.default_service_class or None),
-            exempt=conf.qos.preempt_exempt_seconds,
-            literal=conf.qos.literal_policy)
-    strategy.name = name
-    return strategy
+    name = conf[GROUP].preemption_strategy
+    if name in nova_opts.STRATEGY_ALIASES:
+        LOG.warning('[%s] preemption_strategy = %s is deprecated: it is '
+                    'called %s now.', GROUP, name,
+                    nova_opts.STRATEGY_ALIASES[name])
+        name = nova_opts.STRATEGY_ALIASES[name]
+    nova_opts.apply(conf, core_conf.CONF)
+    return preemption.load(name, conf=conf, group=GROUP)
 
 
-def on_victim(conf):
+def fit_only(conf):
+    """The strategy of the requests that may displace nothing."""
+    return preemption.load('plain', conf=conf, group=GROUP)
+
+
+def on_victim(conf, strategy):
     """``terminate`` or ``requeue``: the option, else the strategy's
     default.
     """
-    chosen = conf.preemptible_sched.on_victim
-    if chosen:
-        return chosen
-    return ('terminate' if conf.preemptible_sched.preemption_strategy ==
-            'preemptible' else 'requeue')
+    return conf[GROUP].on_victim or strategy.default_on_victim
+
+
+def costs(conf):
+    """The termination cost handler of ``termination_costs``."""
+    nova_opts.apply(conf, core_conf.CONF)
+    return termination.TerminationCostHandler.from_names(
+        core_conf.CONF.preemptible.termination_costs)

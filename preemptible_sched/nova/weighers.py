@@ -12,41 +12,53 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Core weighers as Nova host weighers, for ``[filter_scheduler]``.
+"""Every core weigher as a Nova host weigher, for ``[filter_scheduler]``.
 
-Name them in ``weight_classes`` (one by one, or all with
-``preemptible_sched.nova.weighers.all_weighers``). Each multiplier is
-``[preemptible_sched] <name>_weight_multiplier``, overridden by host
-aggregate metadata of the same key, as Nova's own multipliers are. They
-weigh the full view, as every weigher does: with the servers the manager
-attached on its preemption path, from Nova's usage figures otherwise.
+One Nova weigher class is generated for each entry point of the
+``preemptible_sched.weighers`` namespace, named as its core class
+(``preemptible_sched.nova.weighers.TerminationCostWeigher``,
+``...RAMWeigher``, ``...TargetLoadPackingWeigher``, ...): name them in
+``weight_classes`` one by one, or all with
+``preemptible_sched.nova.weighers.all_weighers``. Each multiplier is
+``[preemptible_sched] <name>_weight_multiplier`` (generated from the same
+entry points, with the plugin's default), overridden by host aggregate
+metadata of the same key, as Nova's own multipliers are; the weighers'
+other options are the core ones (``[preemptible_sched]
+kubernetes_integer_scores``, ``[target_load_packing]``,
+``[load_variation_risk_balancing]``).
+
+They weigh the full view the manager shows them when it decides with the
+core engine (every server of the host, the termination plans of its
+preemptible ones), and Nova's usage figures on Nova's stock pass. The
+load-aware weighers read no load watcher inside Nova: they rank by best
+fit on the allocations, as they do whenever the watcher's metrics are
+unusable.
 """
+
+import sys
+
+import numpy
 
 from nova.scheduler import utils as scheduler_utils
 from nova.scheduler import weights as nova_weights
 
-
 from preemptible_sched.conf import nova as nova_opts
+from preemptible_sched.conf import plugins
+from preemptible_sched import host_batch
 from preemptible_sched.nova import config
 from preemptible_sched.nova import host_states
-from preemptible_sched.nova import planner
 from preemptible_sched import objects
-from preemptible_sched import weighers
-from preemptible_sched.weighers import allocation_score
-from preemptible_sched.weighers import balanced_allocation
-from preemptible_sched.weighers import least_requested
-from preemptible_sched.weighers import preemptible_count
-from preemptible_sched.weighers import termination_cost
+from preemptible_sched.weighers import ranking
 
 CONF = config.CONF
 
 
 class CoreWeigher(nova_weights.BaseHostWeigher):
-    """Runs one core weigher (:attr:`core`, named :attr:`name`)."""
+    """Runs one core weigher (:attr:`core`, entry point :attr:`name`)."""
 
     #: The core weigher class this Nova weigher runs.
     core = None
-    #: Its name: the multiplier is ``<name>_weight_multiplier``.
+    #: Its entry-point name: the multiplier is ``<name>_weight_multiplier``.
     name = None
 
     def __init__(self):
@@ -61,65 +73,49 @@ class CoreWeigher(nova_weights.BaseHostWeigher):
             host_state, option, CONF[nova_opts.nova_group.name][option])
 
     def weigh_objects(self, weighed_obj_list, spec_obj):
-        plan = planner.planner()
-        request = host_states.core_request(spec_obj, {})
-        views = [host_states.state_of(weighed.obj, plan).full
-                 for weighed in weighed_obj_list]
-        return weighers.rank_last(self.plugin.weigh_objects(
-            views, request, objects.PassContext(now=plan.now)))
+        if not weighed_obj_list:
+            return []
+        hosts = [weighed.obj for weighed in weighed_obj_list]
+        present = getattr(hosts[0], host_states.NOW_ATTR, None)
+        if present is None:
+            present = host_states.now()
+        batch = host_batch.HostBatch.of_views(
+            host_states.view_of(host) for host in hosts)
+        request = host_states.core_request(
+            spec_obj, nova_opts.service_class_priorities(CONF))
+        raw = self.plugin.weigh_all(batch, request,
+                                    objects.PassContext(now=present))
+        if isinstance(raw, ranking.Bounds):
+            raw = numpy.array(raw.resolve(numpy.arange(len(hosts))),
+                              dtype=float)
+        return ranking.rank_last_list(
+            numpy.asarray(raw, dtype=float).tolist())
 
     def _weigh_object(self, host_state, spec_obj):
         return self.weigh_objects(
             [nova_weights.WeighedHost(host_state, 0.0)], spec_obj)[0]
 
 
-class PreemptibleCountWeigher(CoreWeigher):
-    """The core ``preemptible_count`` weigher: minus the fewest preemptible
-    servers to delete for the request to fit (0 when it fits).
+def _generate():
+    """One :class:`CoreWeigher` subclass per core weigher, in this
+    module.
     """
-
-    core = preemptible_count.PreemptibleCountWeigher
-    name = 'preemptible_count'
-
-
-class TerminationCostWeigher(CoreWeigher):
-    """The core ``termination_cost`` weigher: minus the cost of the cheapest
-    set of preemptible servers to delete (0 when the request fits).
-    """
-
-    core = termination_cost.TerminationCostWeigher
-    name = 'termination_cost'
-
-
-class LeastRequestedWeigher(CoreWeigher):
-    """The core ``least_requested`` weigher (Kubernetes' least-requested
-    score over vCPUs and RAM, 0 to 10).
-    """
-
-    core = least_requested.LeastRequestedWeigher
-    name = 'least_requested'
+    generated = []
+    for name in plugins.names(plugins.WEIGHERS):
+        core = plugins.plugin_class(plugins.WEIGHERS, name)
+        doc = ('The core ``%s`` weigher in Nova: %s' %
+               (name, plugins.summary(core)))
+        weigher = type(core.__name__, (CoreWeigher,), {
+            'core': core, 'name': name, '__doc__': doc,
+            '__module__': __name__})
+        setattr(sys.modules[__name__], core.__name__, weigher)
+        generated.append(weigher)
+    return generated
 
 
-class BalancedAllocationWeigher(CoreWeigher):
-    """The core ``balanced_allocation`` weigher (Kubernetes' balanced
-    resource score, 0 to 10).
-    """
-
-    core = balanced_allocation.BalancedAllocationWeigher
-    name = 'balanced_allocation'
-
-
-class AllocationScoreWeigher(CoreWeigher):
-    """The core ``allocation_score`` weigher: the mean of the
-    least-requested and balanced-allocation scores.
-    """
-
-    core = allocation_score.AllocationScoreWeigher
-    name = 'allocation_score'
+_ALL = _generate()
 
 
 def all_weighers():
     """The weigher classes of this module, for ``weight_classes``."""
-    return [PreemptibleCountWeigher, TerminationCostWeigher,
-            LeastRequestedWeigher, BalancedAllocationWeigher,
-            AllocationScoreWeigher]
+    return list(_ALL)

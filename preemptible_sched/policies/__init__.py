@@ -27,7 +27,9 @@ from preemptible_sched import loadables
 class BaseQueuePolicy:
     """Base of every queue policy."""
 
-    #: Entry-point name, set when the policy is loaded.
+    #: Its entry-point name: each class declares it (``name = 'fifo'``).
+    #: A third-party class that declares none still loads; the loader sets
+    #: the name on the object (:func:`preemptible_sched.loadables.named`).
     name = None
     #: True when :meth:`sort_key` depends neither on ``now`` nor on
     #: anything that changes while the request waits (and :meth:`order`

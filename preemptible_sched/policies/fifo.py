@@ -25,6 +25,7 @@ class FifoPolicy(policies.BaseQueuePolicy):
     simply tried again in the next pass).
     """
 
+    name = 'fifo'
     time_invariant = True
 
     def sort_key(self, request, now):

@@ -25,6 +25,7 @@ class PriorityPolicy(policies.BaseQueuePolicy):
     when some tenants must not wait behind a batch of less important work.
     """
 
+    name = 'priority'
     time_invariant = True
 
     def sort_key(self, request, now):

@@ -39,6 +39,8 @@ class PrometheePolicy(policies.BaseQueuePolicy):
     ``resources_weight``, ``replicas_weight``.
     """
 
+    name = 'promethee'
+
     def flows(self, requests):
         """``{sequence: Flows}`` of the pending ``requests``."""
         rows = [sla.criteria(request.spec.sla or BEST_EFFORT)

@@ -30,6 +30,8 @@ class QoSSlackPolicy(policies.BaseQueuePolicy):
     bounds how stale it gets).
     """
 
+    name = 'qos_slack'
+
     def __init__(self, classes=None):
         self.classes = classes or qos.Classes()
 

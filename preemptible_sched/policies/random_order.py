@@ -36,6 +36,8 @@ class RandomPolicy(policies.BaseQueuePolicy):
     is shuffled in every pass of a simulation).
     """
 
+    name = 'random'
+
     def __init__(self):
         # numpy wants a seed >= 0; Python's random, too, seeds with the
         # absolute value of an integer.

@@ -30,6 +30,7 @@ class SrtfPolicy(policies.BaseQueuePolicy):
     wait long on a busy cloud.
     """
 
+    name = 'srtf'
     time_invariant = True
 
     def sort_key(self, request, now):

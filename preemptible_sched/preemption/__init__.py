@@ -57,7 +57,9 @@ VICTIM_ACTIONS = ('terminate', 'requeue')
 class BasePreemptionStrategy:
     """Base of every preemption strategy."""
 
-    #: Entry-point name, set when the strategy is loaded.
+    #: Its entry-point name: each class declares it (``name = 'dual_state'``).
+    #: A third-party class that declares none still loads; the loader sets
+    #: the name on the object (:func:`preemptible_sched.loadables.named`).
     name = None
     #: True when only instances flagged preemptible are ever displaced
     #: (the journal then refuses any other victim).
@@ -71,6 +73,13 @@ class BasePreemptionStrategy:
     default_queue_policy = 'fifo'
     #: Weighers used when ``[filter_scheduler] weighers`` is not set.
     default_weighers = ('ram', 'cpu', 'termination_cost')
+
+    @classmethod
+    def from_conf(cls, conf):
+        """The strategy configured from ``conf`` (the core's
+        configuration, or Nova's with the same groups registered).
+        """
+        return cls()
 
     @property
     def on_victim(self):
@@ -168,11 +177,22 @@ class ClassBasedStrategy(BasePreemptionStrategy):
             '%s: %d victim(s) of lower standing' % (self.name, len(victims)))
 
 
-def load(name):
-    """The preemption strategy called ``name``."""
-    loaded = loadables.load_plugins(NAMESPACE, [name or ''], 'scheduler',
-                                    'preemption_strategy')
+def load(name, conf=None, group='scheduler'):
+    """The preemption strategy called ``name``.
+
+    With ``conf``, it is configured from that configuration (see
+    :meth:`BasePreemptionStrategy.from_conf`) instead of the core's;
+    ``group`` names the group of the option ``preemption_strategy`` for
+    errors.
+    """
+    if conf is None:
+        loaded = loadables.load_plugins(NAMESPACE, [name or ''], group,
+                                        'preemption_strategy')
+    else:
+        loaded = [loadables.named(loadables.plugin_class(
+            NAMESPACE, name, group, 'preemption_strategy').from_conf(conf),
+            name)] if name else []
     if not loaded:
-        raise exception.InvalidInput('[scheduler] preemption_strategy', None,
-                                     'must name a preemption strategy')
+        raise exception.InvalidInput('[%s] preemption_strategy' % group,
+                                     None, 'must name a preemption strategy')
     return loaded[0]

@@ -34,6 +34,8 @@ class DualStateStrategy(preemption.BasePreemptionStrategy):
     the preemptible-instances paper.
     """
 
+    name = 'dual_state'
+
     def phases(self, spec):
         if spec.preemptible:
             return (preemption.FIT,)

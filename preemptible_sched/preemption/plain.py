@@ -25,6 +25,8 @@ class PlainStrategy(preemption.BasePreemptionStrategy):
     on_no_valid_host = wait``).
     """
 
+    name = 'plain'
+
     def phases(self, spec):
         return (preemption.FIT,)
 

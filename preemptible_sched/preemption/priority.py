@@ -33,6 +33,7 @@ class PriorityStrategy(preemption.ClassBasedStrategy):
     ``[scheduler] on_victim = terminate``.
     """
 
+    name = 'priority'
     default_queue_policy = 'priority'
 
     def displaceable(self, state, request, now):

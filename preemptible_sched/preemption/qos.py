@@ -47,6 +47,7 @@ class QoSStrategy(preemption.ClassBasedStrategy):
     unless ``[scheduler] on_victim = terminate``. Options: ``[qos]``.
     """
 
+    name = 'qos'
     default_queue_policy = 'qos_slack'
 
     def __init__(self, classes=None, exempt=None, literal=None):
@@ -59,6 +60,13 @@ class QoSStrategy(preemption.ClassBasedStrategy):
                        else exempt)
         self.importances = sorted({cls.importance for cls in self.classes})
         self._memo = {}
+
+    @classmethod
+    def from_conf(cls, conf):
+        return cls(qos.Classes(qos.load_classes(conf),
+                               conf.qos.default_service_class or None),
+                   exempt=conf.qos.preempt_exempt_seconds,
+                   literal=conf.qos.literal_policy)
 
     def next_change(self, states, pending, now):
         """When a time to violation, exempt time or overhead ratio next

@@ -27,6 +27,8 @@ class RetryStrategy(dual_state.DualStateStrategy):
     fallback. Preemptible requests are filtered on the full view only.
     """
 
+    name = 'retry'
+
     def phases(self, spec):
         if spec.preemptible:
             return (preemption.FIT,)

@@ -27,7 +27,9 @@ from preemptible_sched import loadables
 class BasePrice:
     """Base of every price function."""
 
-    #: Entry-point name, set when it is loaded.
+    #: Its entry-point name: each class declares it (``name = 'per_class'``).
+    #: A third-party class that declares none still loads; the loader sets
+    #: the name on the object (:func:`preemptible_sched.loadables.named`).
     name = None
 
     def price(self, invoice):

@@ -30,6 +30,8 @@ class PerClassPrice(prices.BasePrice):
     ``best_effort_core_hour_rate``.
     """
 
+    name = 'per_class'
+
     def price(self, invoice):
         rate = CONF.sla['%s_core_hour_rate' % invoice.sla_class]
         return rate * invoice.core_seconds / 3600.0

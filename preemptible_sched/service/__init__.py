@@ -19,7 +19,9 @@
 * :mod:`.compute_agent`: ``preemptible-compute``, one emulated blade
   serving ``spawn``, ``terminate`` and ``list_instances``;
 * :mod:`.rpcapi`: the clients of both;
-* :mod:`.notifications`: the versioned notifications the loop emits.
+* :mod:`.notifications`: the versioned notifications the loop emits;
+* here, :class:`Service`: what both share (run, stop and shut down, the
+  RPC servers, the :class:`ClockBridge` to the clock's thread).
 
 The transport is oslo.messaging's ``[DEFAULT] transport_url``; this module
 registers oslo.messaging's options and makes ``fake://`` (in-process) the
@@ -29,6 +31,7 @@ an exchange of its own.
 """
 
 import concurrent.futures
+import contextlib
 import importlib
 import threading
 
@@ -185,3 +188,61 @@ class ClockBridge:
         except Exception as error:
             # The caller gets it (an RPC error reply); the clock goes on.
             future.set_exception(error)
+
+
+class Service:
+    """A clock run in the thread calling :meth:`run`, RPC servers, and a
+    :class:`ClockBridge` from their threads to the clock's.
+
+    A subclass's ``start()`` starts its servers (:meth:`serve`) and opens
+    :attr:`bridge` once it takes requests; what else it holds, it hands
+    to :meth:`on_shutdown`.
+    """
+
+    def __init__(self, conf, clock, transport=None):
+        self.conf = conf
+        self.clock = clock
+        self.transport = transport or get_rpc_transport(conf)
+        self.bridge = ClockBridge(clock, conf.service.rpc_timeout)
+        self._undo = contextlib.ExitStack()
+
+    @property
+    def ready(self):
+        """Whether requests are taken (started, and not stopping)."""
+        return self.bridge.is_open()
+
+    def on_shutdown(self, function, *args):
+        """Have :meth:`shutdown` call ``function(*args)``."""
+        self._undo.callback(function, *args)
+
+    def serve(self, topic, server, endpoint, **kwargs):
+        """Serve ``endpoint`` on ``topic`` as ``server`` until shut down
+        (``kwargs``: those of the RPC server's ``start``).
+        """
+        rpc_server = oslo_messaging.get_rpc_server(
+            self.transport, oslo_messaging.Target(topic=topic, server=server),
+            [endpoint])
+        rpc_server.start(**kwargs)
+        self.on_shutdown(rpc_server.wait)
+        self.on_shutdown(rpc_server.stop)
+
+    def run(self):
+        """``start()``, run the clock in this thread until :meth:`stop`
+        (from any thread, a signal handler too), then :meth:`shutdown`.
+        """
+        self.start()
+        try:
+            self.clock.run()
+        finally:
+            self.shutdown()
+
+    def stop(self):
+        self.clock.stop()
+
+    def shutdown(self):
+        """Fail the calls waiting, then call what :meth:`on_shutdown` was
+        given, last first: each once however often this is called, and
+        all of them whatever one raises (raised at the end).
+        """
+        self.bridge.close()
+        self._undo.close()

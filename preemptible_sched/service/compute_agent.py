@@ -78,11 +78,24 @@ class ComputeEndpoint(schemas.GuardedEndpoint):
                 % (host, self._agent.host.name))
 
     @schemas.checked_cast('compute')
-    def spawn(self, ctxt, host, instance, image=None, duration=None):
+    def spawn(self, ctxt, host, instance, image=None, duration=None,
+              agent_boot=None):
         self._own(host)
-        self._agent.clock.call_soon(
-            self._agent.driver.spawn, host,
-            compute_rpc.instance_from_dict(instance), image, duration)
+        spawned = compute_rpc.instance_from_dict(instance)
+        if agent_boot is not None and agent_boot != self._agent.boot_id:
+            # Sent to an earlier run of this agent, and still on the bus
+            # when it restarted: the scheduler has taken the instance for
+            # lost since, and placed it again.
+            LOG.warning('Refusing a spawn of instance %s meant for an '
+                        'earlier run of this agent (boot %s, this one is '
+                        '%s).', spawned.id, agent_boot, self._agent.boot_id)
+            self._agent.clock.call_soon(
+                self._agent.reports.instance_failed, host, spawned.id,
+                self._agent.clock.now(), 'stale spawn: meant for an '
+                'earlier run of the agent', spawned.boot)
+            return
+        self._agent.clock.call_soon(self._agent.driver.spawn, host, spawned,
+                                    image, duration)
 
     @schemas.checked_cast('compute')
     def terminate(self, ctxt, host, instance_id):
@@ -101,7 +114,7 @@ class ComputeEndpoint(schemas.GuardedEndpoint):
         self._agent.clock.call_soon(self._agent.register)
 
 
-class ComputeAgent:
+class ComputeAgent(service.Service):
     """One emulated blade, served over oslo.messaging.
 
     ``host`` is its :class:`objects.Host`; ``transport`` an RPC transport
@@ -111,20 +124,15 @@ class ComputeAgent:
     """
 
     def __init__(self, conf, host, transport=None, seed=None):
-        self.conf = conf
+        super().__init__(conf, clock_mod.RealClock(conf.service.time_scale),
+                         transport)
+        self.on_shutdown(LOG.info, 'Compute agent of host %s stopped',
+                         host.name)
         self.host = host
         self.boot_id = uuid.uuid4().hex
-        self.clock = clock_mod.RealClock(conf.service.time_scale)
-        self.transport = transport or service.get_rpc_transport(conf)
         self.reports = rpcapi.SchedulerReportsAPI(self.transport, conf)
         self.driver = fake.FakeDriver(self.clock, events=self.reports,
                                       hosts=[host], seed=seed)
-        self.bridge = service.ClockBridge(self.clock,
-                                          conf.service.rpc_timeout)
-        target = oslo_messaging.Target(topic=conf.service.compute_topic,
-                                       server=host.name)
-        self._server = oslo_messaging.get_rpc_server(
-            self.transport, target, [ComputeEndpoint(self)])
 
     # -- in the clock's thread -----------------------------------------------
 
@@ -158,27 +166,9 @@ class ComputeAgent:
 
     def start(self):
         """Start serving and reporting; the clock must then run."""
-        self._server.start()
+        self.serve(self.conf.service.compute_topic, self.host.name,
+                   ComputeEndpoint(self))
         self.bridge.open()
         self.clock.call_soon(self._beat)
         LOG.info('Compute agent of host %s started (boot %s)',
                  self.host.name, self.boot_id)
-
-    def run(self):
-        """Start, and run the clock in this thread until :meth:`stop`."""
-        self.start()
-        try:
-            self.clock.run()
-        finally:
-            self.shutdown()
-
-    def stop(self):
-        """Make :meth:`run` return (any thread, a signal handler too)."""
-        self.clock.stop()
-
-    def shutdown(self):
-        """Stop serving; wait for the messaging threads."""
-        self.bridge.close()
-        self._server.stop()
-        self._server.wait()
-        LOG.info('Compute agent of host %s stopped', self.host.name)

@@ -95,7 +95,8 @@ def _sleep(seconds, should_stop):
         time.sleep(min(left, 0.1))
 
 
-def _retry(what, see, attempt, timeout, should_stop, retry=True):
+def _retry(what, see, attempt, timeout, should_stop, retry=True,
+           announced=None):
     """Call ``attempt(seconds)`` until it returns; see the module."""
     deadline = time.monotonic() + timeout
     attempts = 0
@@ -123,7 +124,7 @@ def _retry(what, see, attempt, timeout, should_stop, retry=True):
         if left <= 0:
             raise exception.StartupFailed(
                 '%s did not answer within %g s (%d attempt%s): %s (see %s)'
-                % (what, round(timeout, 1), attempts,
+                % (what, round(announced or timeout, 1), attempts,
                    '' if attempts == 1 else 's', one_line(last), see))
         if attempts == 1:
             LOG.debug('%s does not answer (%s): trying again for %d s',
@@ -153,7 +154,15 @@ def wait_for_database(conf, timeout, should_stop=_never):
     :class:`StartupFailed` after ``timeout`` seconds. A SQLite database
     is tried once (waiting does not help it).
     """
-    url = sa.engine.make_url(database_conf.get_connection_url(conf))
+    return wait_for_url(database_conf.get_connection_url(conf), timeout,
+                        '[database] connection', should_stop)
+
+
+def wait_for_url(url, timeout, see, should_stop=_never):
+    """:func:`wait_for_database` for the database at ``url``, named by the
+    option ``see`` (what the error tells the operator to look at).
+    """
+    url = sa.engine.make_url(url)
     sqlite = url.get_backend_name() == 'sqlite'
     if sqlite and url.database in (None, '', ':memory:'):
         return True
@@ -174,8 +183,8 @@ def wait_for_database(conf, timeout, should_stop=_never):
         finally:
             engine.dispose()
 
-    return _retry(what, '[database] connection', attempt, timeout,
-                  should_stop, retry=not sqlite)
+    return _retry(what, see, attempt, timeout, should_stop,
+                  retry=not sqlite)
 
 
 def _amqp_url(host, port, transport_host, virtual_host):
@@ -208,13 +217,15 @@ def _amqp_check(url, seconds):
         connection.release()
 
 
-def wait_for_broker(conf, timeout, should_stop=_never):
+def wait_for_broker(conf, timeout, should_stop=_never, announced=None):
     """Wait until a broker of ``[DEFAULT] transport_url`` accepts a
     connection (an AMQP one, with the URL's credentials, for RabbitMQ).
 
     True when one did (at once for ``fake://``), False when
     ``should_stop()`` became true first; :class:`StartupFailed` after
-    ``timeout`` seconds or when the broker refuses the credentials.
+    ``timeout`` seconds or when the broker refuses the credentials. The
+    error names ``announced`` seconds if given (the whole start-up's
+    budget, of which ``timeout`` is what is left).
     """
     addresses = service.broker_addresses(conf)
     if addresses is None:
@@ -243,7 +254,7 @@ def wait_for_broker(conf, timeout, should_stop=_never):
         raise ConnectionError('; '.join(errors))
 
     return _retry(what, '[DEFAULT] transport_url', attempt, timeout,
-                  should_stop)
+                  should_stop, announced=announced)
 
 
 def unreachable(error):

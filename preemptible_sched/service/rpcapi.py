@@ -157,13 +157,19 @@ class ComputeAPI:
     def __init__(self, transport, conf):
         self._client = _client(transport, conf, conf.service.compute_topic)
 
-    def spawn(self, host, instance, image=None, duration=None):
+    def spawn(self, host, instance, image=None, duration=None,
+              agent_boot=None):
         """Cast: boot ``instance`` (a dict of
         :func:`~preemptible_sched.compute.rpc.instance_to_dict`).
+
+        ``agent_boot`` is the boot id of the agent run the scheduler means
+        it for: a spawn still on the bus when that agent restarted reaches
+        the new run, which refuses it (the scheduler took its instance
+        for lost when the agent registered again, and placed it anew).
         """
         self._client.prepare(server=host).cast(
             {}, 'spawn', host=host, instance=instance, image=image,
-            duration=duration)
+            duration=duration, agent_boot=agent_boot)
 
     def terminate(self, host, instance_id):
         self._client.prepare(server=host).cast(

@@ -62,6 +62,7 @@ from preemptible_sched.conf import load as load_conf
 from preemptible_sched.conf import service as service_conf
 from preemptible_sched.db import api as db_api
 from preemptible_sched.db import models
+from preemptible_sched.db import ownership
 from preemptible_sched import exception
 from preemptible_sched import limits
 from preemptible_sched import loadables
@@ -323,7 +324,7 @@ class SchedulerEndpoint(schemas.GuardedEndpoint):
 
 # -- the service -------------------------------------------------------------
 
-class SchedulerService:
+class SchedulerService(service.Service):
     """The scheduler loop, its clock, driver and store, served over RPC.
 
     ``transport`` and ``notification_transport`` default to the configured
@@ -333,48 +334,42 @@ class SchedulerService:
 
     def __init__(self, conf, transport=None, notification_transport=None,
                  store=None):
-        self.conf = conf
         # Configuration first: a misspelt driver is reported before the
         # database is touched.
         load_driver_class(conf.service.compute_driver)
-        self._owns_store = store is None
+        owns_store = store is None
         self.store = store or db_api.Store.from_config(conf)
+        # One scheduler per database and topic: a second one stops here,
+        # before it migrates or recovers anything.
+        self._ownership = ownership.hold(self.store.engine,
+                                         conf.service.scheduler_topic)
+        if self._ownership is None:
+            if owns_store:
+                self.store.dispose()
+            raise exception.AlreadyServed(
+                conf.service.scheduler_topic,
+                self.store.engine.url.render_as_string(hide_password=True))
         if conf.database.auto_migrate or self.store.is_in_memory:
             self.store.upgrade()
         else:
             self.store.require_head()
-        self.clock = ServiceClock(conf.service.time_scale,
-                                  not_before=self.store.latest_time())
-        self.transport = transport or service.get_rpc_transport(conf)
+        super().__init__(conf, ServiceClock(
+            conf.service.time_scale, not_before=self.store.latest_time()),
+            transport)
+        # Undone by shutdown() after the servers, the loop and the load
+        # watcher, last first.
+        self.on_shutdown(LOG.info, 'Scheduler service stopped')
+        if owns_store:
+            self.on_shutdown(self.store.dispose)
+        self.on_shutdown(self._ownership.release)
         self.notifier = notifications.Notifier(
             notification_transport or
             service.get_notification_transport(conf))
         self.driver = self._make_driver(conf.service.compute_driver)
         self.loop = scheduler_loop.SchedulerLoop(
             self.clock, self.driver, self.store, notifier=self.notifier)
-        self.bridge = service.ClockBridge(self.clock,
-                                          conf.service.rpc_timeout)
         self.load_watcher = self._load_provider(conf)
-        server = socket.gethostname()
-        self._api_server = oslo_messaging.get_rpc_server(
-            self.transport,
-            oslo_messaging.Target(topic=conf.service.scheduler_topic,
-                                  server=server),
-            [SchedulerEndpoint(self)])
-        self._reports_server = None
-        self._started = []
-        if self.remote:
-            self._reports_server = oslo_messaging.get_rpc_server(
-                self.transport,
-                oslo_messaging.Target(
-                    topic=service_conf.report_topic(conf), server=server),
-                [compute_rpc.ComputeReportsEndpoint(
-                    self.driver, check=schemas.check_report)])
-
-    @property
-    def ready(self):
-        """Whether the loop has started and requests are taken."""
-        return self.bridge.is_open()
+        self.on_shutdown(self.loop.stop)
 
     @property
     def remote(self):
@@ -408,6 +403,9 @@ class SchedulerService:
                 watcher_api.WatcherApp(watcher,
                                        conf.load_watcher.max_request_bytes),
                 host, port)
+            self.on_shutdown(self.load_watcher_server.server_close)
+            self.on_shutdown(self.load_watcher_server.shutdown)
+        self.on_shutdown(watcher.stop)
         return watcher
 
     def _make_driver(self, name):
@@ -428,10 +426,13 @@ class SchedulerService:
         """Serve, wait for the known hosts, and start the loop (soon, in
         the clock's thread).
         """
+        server = socket.gethostname()
         if self.remote:
             # One thread: the reports are handled in the order they came.
-            self._reports_server.start(override_pool_size=1)
-            self._started.append(self._reports_server)
+            self.serve(service_conf.report_topic(self.conf), server,
+                       compute_rpc.ComputeReportsEndpoint(
+                           self.driver, check=schemas.check_report),
+                       override_pool_size=1)
             self.driver.announce()
             missing = self.driver.wait_for_hosts(
                 self.conf.service.host_wait_seconds)
@@ -439,8 +440,8 @@ class SchedulerService:
                 LOG.warning('No agent registered for %s within %g s: '
                             'taken as down', ', '.join(missing),
                             self.conf.service.host_wait_seconds)
-        self._api_server.start()
-        self._started.append(self._api_server)
+        self.serve(self.conf.service.scheduler_topic, server,
+                   SchedulerEndpoint(self))
         self.clock.call_soon(self._start_loop)
 
     def _start_loop(self):
@@ -449,40 +450,8 @@ class SchedulerService:
         self.loop.start()
         if self.remote:
             self.driver.start_delivery()
-        self.bridge.open()
+        # Said before the bridge opens: whoever sees ready() has the line.
         LOG.info('Scheduler service ready: %d host(s), %d pending '
                  'request(s)', len(self.loop.host_manager.host_states),
                  len(self.loop.pending))
-
-    def run(self):
-        """Start, and run the clock in this thread until :meth:`stop`.
-
-        An exception of the loop ends the run (after :meth:`shutdown`)
-        and propagates: a restarted service recovers from the store.
-        """
-        self.start()
-        try:
-            self.clock.run()
-        finally:
-            self.shutdown()
-
-    def stop(self):
-        """Make :meth:`run` return (any thread, a signal handler too)."""
-        self.clock.stop()
-
-    def shutdown(self):
-        """Stop serving and the loop; call once the clock has stopped."""
-        self.bridge.close()
-        while self._started:
-            server = self._started.pop()
-            server.stop()
-            server.wait()
-        self.loop.stop()
-        if self.load_watcher is not None:
-            self.load_watcher.stop()
-            if self.load_watcher_server is not None:
-                self.load_watcher_server.shutdown()
-                self.load_watcher_server.server_close()
-        if self._owns_store:
-            self.store.dispose()
-        LOG.info('Scheduler service stopped')
+        self.bridge.open()

@@ -305,7 +305,8 @@ SCHEMAS = {
     'reports.host_up': _HOST_EVENT,
     # The API of a compute agent.
     'compute.spawn': _args({'host': HOST_NAME, 'instance': INSTANCE,
-                            'image': OPTIONAL_NAME, 'duration': DURATION},
+                            'image': OPTIONAL_NAME, 'duration': DURATION,
+                            'agent_boot': _nullable(_id(64))},
                            required=['host', 'instance']),
     'compute.terminate': _args({'host': HOST_NAME,
                                 'instance_id': INSTANCE_ID},

@@ -37,6 +37,7 @@ is named after the workload, otherwise ``<workload>@<infrastructure>``.
 import dataclasses
 import json
 import os
+import stat
 import typing
 
 import jsonschema
@@ -220,10 +221,23 @@ def _infra_name(item):
     return '%dx%s' % (item['hosts'], item['flavor'].replace(':', '-'))
 
 
-def _check_file(problems, source, field, path):
-    if not os.path.exists(path):
-        problems.append('%s: %s: no such file or directory: %s' % (
-            source, field, limits.one_line(path, 200)))
+def _check_file(problems, source, field, path, directory=False):
+    """A problem unless ``path`` is a regular file (or, with
+    ``directory``, a directory: a WTA trace), named by ``field``: a FIFO
+    would block the reader, a device never end.
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as error:
+        problems.append('%s: %s: %s: %s' % (
+            source, field, (error.strerror or str(error)).lower()
+            if not isinstance(error, FileNotFoundError) else
+            'no such file or directory', limits.one_line(path, 200)))
+        return
+    if not (stat.S_ISREG(mode) or (directory and stat.S_ISDIR(mode))):
+        problems.append('%s: %s: not a regular file%s: %s' % (
+            source, field, ' or directory' if directory else '',
+            limits.one_line(path, 200)))
 
 
 def build(source, data):
@@ -235,7 +249,8 @@ def build(source, data):
     workloads = []
     for index, item in enumerate(data['workloads']):
         path = _resolve(base, item['path'])
-        _check_file(problems, source, '$.workloads[%d].path' % index, path)
+        _check_file(problems, source, '$.workloads[%d].path' % index, path,
+                    directory=True)
         workloads.append(Workload(
             name=item.get('name') or experiment.workload_stem(path),
             path=path, format=item.get('format', 'auto'),

@@ -56,15 +56,14 @@ import contextlib
 import csv
 import dataclasses
 import os
-import re
 import shutil
-import tempfile
 import typing
 
 from preemptible_sched.simulation import metrics
 from preemptible_sched.simulation import plots
 from preemptible_sched.simulation import replications
 from preemptible_sched.simulation import report
+from preemptible_sched.simulation import staging
 
 #: The size factor level of hosts given outright.
 FIXED = 'fixed'
@@ -634,9 +633,9 @@ def staged_output(directory):
 
     The staging directory is hidden beside ``directory``
     (``.<name>.<pid>.<random>.tmp``); on failure, Ctrl-C or SIGTERM (see
-    :func:`preemptible_sched.cmd.simulate.stoppable`) it is removed and
+    :func:`preemptible_sched.cmd.common.stoppable`) it is removed and
     ``directory`` is left as it was. One left by a process killed outright
-    (its pid no longer runs) is removed first (:func:`remove_stale`). On
+    (its pid no longer runs) is removed first (:mod:`.staging`). On
     success each entry replaces its namesake in ``directory`` (a
     workload's sub-directory as a whole, so no cell of an earlier run is
     mixed with the new ones); entries of an earlier run that the new one
@@ -645,66 +644,14 @@ def staged_output(directory):
     describes the cells beside it.
     """
     directory = os.path.abspath(directory)
-    parent = os.path.dirname(directory)
-    os.makedirs(parent, exist_ok=True)
-    remove_stale(directory)
-    staging = tempfile.mkdtemp(
-        prefix=_staging_prefix(directory, os.getpid()), suffix='.tmp',
-        dir=parent)
+    staged = staging.make(directory)
     try:
-        content = os.path.join(staging, 'content')
+        content = os.path.join(staged, 'content')
         os.mkdir(content)
         yield content
-        _publish(content, directory, os.path.join(staging, 'replaced'))
+        _publish(content, directory, os.path.join(staged, 'replaced'))
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
-
-
-#: What follows ``.<name>.`` in a staging directory's name.
-_STAGING = re.compile(r'^([0-9]+)\.[A-Za-z0-9_]+\.tmp$')
-
-
-def _staging_prefix(directory, pid):
-    return '.%s.%d.' % (os.path.basename(directory), pid)
-
-
-def _running(pid):
-    """Whether process ``pid`` exists (it may not be ours)."""
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True    # exists, but belongs to someone else
-    return True
-
-
-def remove_stale(directory):
-    """Remove staging directories of ``directory`` whose process is gone.
-
-    Those of a process still running (another experiment writing to the
-    same place) are left alone; returns the paths removed.
-    """
-    directory = os.path.abspath(directory)
-    parent = os.path.dirname(directory)
-    prefix = '.%s.' % os.path.basename(directory)
-    removed = []
-    try:
-        names = os.listdir(parent)
-    except OSError:
-        return removed
-    for name in names:
-        match = name.startswith(prefix) and _STAGING.match(
-            name[len(prefix):])
-        if not match or _running(int(match.group(1))):
-            continue
-        path = os.path.join(parent, name)
-        if os.path.isdir(path) and not os.path.islink(path):
-            shutil.rmtree(path, ignore_errors=True)
-            removed.append(path)
-    return removed
+        shutil.rmtree(staged, ignore_errors=True)
 
 
 def _publish(content, directory, trash):

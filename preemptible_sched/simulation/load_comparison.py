@@ -37,11 +37,12 @@ present the result.
 
 import dataclasses
 
-import tabulate
-
 from preemptible_sched.conf import CONF
+from preemptible_sched import extras
 from preemptible_sched.simulation import plots
 from preemptible_sched.simulation import runner
+
+tabulate = extras.optional_module('tabulate')
 
 #: A request pending longer than this (s) waited for room.
 WAIT_S = 1.0

@@ -107,9 +107,9 @@ def available():
 def skipped_note():
     """The line a command prints, once, when it cannot draw its plots."""
     reason = ' (%s)' % _import_error if _import_error else ''
-    return ('plots skipped: matplotlib cannot be imported%s; install it '
-            'with "pip install matplotlib" to get the figures, or pass '
-            '--no-plots to do without them' % reason)
+    return ('plots skipped: matplotlib cannot be imported%s; install the '
+            'plots extra (pip install \'.[plots]\' from a checkout) to get '
+            'the figures, or pass --no-plots to do without them' % reason)
 
 
 @contextlib.contextmanager

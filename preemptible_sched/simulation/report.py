@@ -38,17 +38,18 @@ import operator
 import os
 import shutil
 import sys
-import tempfile
 import time
 
-import tabulate
-import tqdm
-
+from preemptible_sched import extras
 from preemptible_sched.loop import timing
 from preemptible_sched.simulation import metrics
 from preemptible_sched.simulation import plots as plotting
 from preemptible_sched.simulation import sla_accounts
+from preemptible_sched.simulation import staging as staging_mod
 from preemptible_sched.simulation import workflows
+
+tabulate = extras.optional_module('tabulate')
+tqdm = extras.optional_module('tqdm')
 
 INSTANCES_FILE = 'instances.csv'
 JOBS_FILE = 'jobs.csv'
@@ -141,8 +142,10 @@ def write_outputs(directory, records, summary, plots=True, plot_data=None,
     written to jobs.csv.
 
     ``directory`` is created if missing; files of an earlier run not
-    rewritten stay. Raises on bad input (a NaN, an unknown ``plot_data``
-    key, ...) with nothing written. Returns the names of the files written.
+    rewritten stay. The files are written in a hidden staging directory
+    first (:mod:`.staging`: those a killed run left are removed here).
+    Raises on bad input (a NaN, an unknown ``plot_data`` key, ...) with
+    nothing written. Returns the names of the files written.
     """
     records = list(records)
     plot_data = dict(plot_data or {})
@@ -151,11 +154,7 @@ def write_outputs(directory, records, summary, plots=True, plot_data=None,
         raise ValueError('unknown plot data: %s' % ', '.join(unknown))
 
     directory = os.path.abspath(directory)
-    parent = os.path.dirname(directory)
-    os.makedirs(parent, exist_ok=True)
-    staging = tempfile.mkdtemp(
-        prefix='.%s.' % os.path.basename(directory), suffix='.tmp',
-        dir=parent)
+    staging = staging_mod.make(directory)
     try:
         _write_instances(os.path.join(staging, INSTANCES_FILE), records)
         if stages is not None:
@@ -181,26 +180,6 @@ def write_outputs(directory, records, summary, plots=True, plot_data=None,
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return sorted(names)
-
-
-def read_instances(path):
-    """The records of an instances.csv written by :func:`write_outputs`.
-
-    Floats come back rounded to the 6 decimals they were written with.
-    """
-    with open(path, newline='') as stream:
-        reader = csv.DictReader(stream)
-        expected = [name for name, _kind in INSTANCE_COLUMNS]
-        if reader.fieldnames != expected:
-            raise ValueError('%s: columns %s, expected %s'
-                             % (path, reader.fieldnames, expected))
-        return [_record(row) for row in reader]
-
-
-def _record(row):
-    fields = {name: _parse(row[name], kind) for name, kind in INSTANCE_COLUMNS}
-    fields['id'] = row['id']
-    return metrics.InstanceRecord(**fields)
 
 
 def _write_instances(path, records):
@@ -258,20 +237,6 @@ def _format(value, kind, column):
         text = ('%.6f' % value).rstrip('0').rstrip('.')
         return '0' if text == '-0' else text
     return str(value)
-
-
-def _parse(text, kind):
-    if text == '':
-        return None
-    if kind == _BOOL:
-        if text not in ('true', 'false'):
-            raise ValueError('not a boolean: %r' % text)
-        return text == 'true'
-    if kind == _INT:
-        return int(text)
-    if kind == _FLOAT:
-        return float(text)
-    return text
 
 
 def _write_summary(path, summary):

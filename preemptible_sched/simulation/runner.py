@@ -44,7 +44,6 @@ request has no duration (it would run, and the clock with it, for ever).
 """
 
 import dataclasses
-import logging
 import typing
 
 from preemptible_sched import clock as clock_mod
@@ -62,8 +61,6 @@ from preemptible_sched import qos
 from preemptible_sched.simulation import metrics
 from preemptible_sched.simulation import sla_accounts
 from preemptible_sched.simulation import workflows
-
-LOG = logging.getLogger(__name__)
 
 #: The strategies ``--policy`` takes, and the old preset names.
 POLICIES = ('dual_state', 'retry', 'plain', 'qos', 'priority')

@@ -29,6 +29,11 @@ compute driver) and, when it could be checked, its SHA-256.
   checked, then renamed over it (:func:`os.replace`), so a failure leaves
   nothing half-written: a download that fails or does not match its
   checksum is deleted, and so are the directories it created;
+- every file has a total deadline (``deadline``, :data:`DEFAULT_DEADLINE`)
+  besides the per-read ``timeout``, and a size limit: its catalogued size,
+  else ``max_bytes`` (:data:`MAX_DOWNLOAD_BYTES`); a server announcing
+  more is refused unread, and a ``file://`` mirror's file must be a
+  regular file (a FIFO would block, ``/dev/zero`` never end);
 - a file already in the cache that matches its checksum is not downloaded
   again;
 - a file whose checksum the catalogue does not know needs one from the
@@ -44,7 +49,7 @@ upstream URL: the layout of the cache, so a cache directory served by any
 static web server (or read through ``file://``) is a mirror.
 
 Errors: :class:`DownloadError` when the transfer fails (network, HTTP
-status, timeout); :class:`ChecksumMismatch` (an
+status, timeout, deadline, size limit); :class:`ChecksumMismatch` (an
 :class:`~preemptible_sched.exception.InvalidInput`) when the bytes are not
 the expected ones; :class:`~preemptible_sched.exception.InvalidInput` for
 everything else (unknown trace, missing checksum, unwritable directory).
@@ -56,7 +61,9 @@ import http.client
 import logging
 import os
 import re
+import stat
 import tempfile
+import time
 import typing
 import urllib.error
 import urllib.parse
@@ -78,6 +85,13 @@ UTILIZATION_FORMATS = ('gwa-t-12',)
 
 #: Seconds to wait for a server before giving up (per read).
 DEFAULT_TIMEOUT = 60.0
+#: Seconds one file may take in all, however steadily its bytes come (a
+#: server sending a byte a second never trips the per-read timeout): an
+#: hour is some 2 GB at a slow 5 Mbit/s, twice the largest catalogued file.
+DEFAULT_DEADLINE = 3600.0
+#: Largest file fetched when the catalogue does not know its size (the
+#: exact size when it does): twice the largest catalogued file.
+MAX_DOWNLOAD_BYTES = 4 * 1024 * 1024 * 1024
 
 _CHUNK = 1 << 16
 _SHA256 = re.compile(r'^[0-9a-f]{64}$')
@@ -465,11 +479,6 @@ def default_cache_dir(environ=None):
     return os.path.join(base, 'preemptible-sched', 'traces')
 
 
-def cache_path(name, file_name, cache_dir=None):
-    """Where file ``file_name`` of trace ``name`` is kept."""
-    return os.path.join(cache_dir or default_cache_dir(), name, file_name)
-
-
 def file_sha256(path):
     """The SHA-256 of the file at ``path``, in hex."""
     digest = hashlib.sha256()
@@ -537,7 +546,8 @@ def check_url(url, source='--mirror'):
 
 
 def download(name, cache_dir=None, base_url=None, sha256=None,
-             insecure=False, timeout=DEFAULT_TIMEOUT):
+             insecure=False, timeout=DEFAULT_TIMEOUT,
+             deadline=DEFAULT_DEADLINE, max_bytes=MAX_DOWNLOAD_BYTES):
     """Fetch the files of trace ``name`` into the cache; their paths.
 
     ``sha256`` maps file names to the digests to check when the catalogue
@@ -561,9 +571,21 @@ def download(name, cache_dir=None, base_url=None, sha256=None,
                 % trace.page)
         check_url(url, '%s/%s' % (trace.name, trace_file.name))
     directory = os.path.join(cache_dir or default_cache_dir(), trace.name)
+    bounds = _Bounds(timeout, deadline, max_bytes)
     return [_fetch(trace, trace_file, url, directory,
-                   digests[trace_file.name], timeout)
+                   digests[trace_file.name], bounds)
             for trace_file, url in zip(trace.files, urls)]
+
+
+@dataclasses.dataclass(frozen=True)
+class _Bounds:
+    """What one file's transfer may take: seconds per read, seconds in
+    all, bytes when the catalogue does not know its size.
+    """
+
+    timeout: float
+    deadline: float
+    max_bytes: int
 
 
 def _cached(path, expected):
@@ -582,7 +604,7 @@ def _cached(path, expected):
     return False
 
 
-def _fetch(trace, trace_file, url, directory, expected, timeout):
+def _fetch(trace, trace_file, url, directory, expected, bounds):
     path = os.path.join(directory, trace_file.name)
     try:
         if _cached(path, expected):
@@ -603,7 +625,7 @@ def _fetch(trace, trace_file, url, directory, expected, timeout):
                 directory, None, 'cannot write to the cache directory: %s'
                 % _reason(error)) from None
         with stream:
-            actual = _copy(url, stream, trace, trace_file, timeout)
+            actual = _copy(url, stream, trace, trace_file, bounds)
             stream.flush()
             os.fsync(stream.fileno())
         if expected is not None and actual != expected:
@@ -625,26 +647,39 @@ def _fetch(trace, trace_file, url, directory, expected, timeout):
             _remove_dirs(created)
 
 
-def _copy(url, stream, trace, trace_file, timeout):
-    """Stream ``url`` into ``stream``; its SHA-256.
+def _copy(url, stream, trace, trace_file, bounds):
+    """Stream ``url`` into ``stream`` within ``bounds``; its SHA-256.
 
     Transfer problems raise :class:`DownloadError`; those of ``stream``
     (the cache) propagate as they are.
     """
     digest = hashlib.sha256()
     total = 0
+    limit = trace_file.size if trace_file.size is not None \
+        else bounds.max_bytes
+    ends = time.monotonic() + bounds.deadline
     request = urllib.request.Request(
         url, headers={'User-Agent': 'preemptible-sched-traces'})
     LOG.debug('downloading %s', url)
+    _check_local(url)
     with _network(url):
         # download() let only http, https and file (a local mirror) URLs
         # through check_url, and checks every file's SHA-256.
         response = urllib.request.urlopen(  # nosec B310
-            request, timeout=timeout)
+            request, timeout=min(bounds.timeout, bounds.deadline))
     with response:
+        announced = response.headers.get('Content-Length')
+        if announced and announced.strip().isdigit() and \
+                trace_file.size is None and int(announced) > limit:
+            raise DownloadError(
+                '%s: %s bytes announced, more than %d (--max-bytes)'
+                % (url, announced.strip(), limit))
+        # read1: what has come, at once; read(n) would wait for n bytes
+        # however slowly they come.
+        read = getattr(response, 'read1', response.read)
         while True:
             with _network(url):
-                chunk = response.read(_CHUNK)
+                chunk = read(_CHUNK)
             if not chunk:
                 break
             total += len(chunk)
@@ -653,9 +688,37 @@ def _copy(url, stream, trace, trace_file, timeout):
                     '%s/%s' % (trace.name, trace_file.name), None,
                     'size mismatch: expected %d bytes, got more (from %s); '
                     'nothing was written' % (trace_file.size, url))
+            if total > limit:
+                raise DownloadError('%s: more than %d bytes (--max-bytes); '
+                                    'nothing was written' % (url, limit))
+            if time.monotonic() > ends:
+                raise DownloadError(
+                    '%s: not complete within %g s (--deadline; %d bytes '
+                    'so far); nothing was written' % (url, bounds.deadline,
+                                                      total))
             digest.update(chunk)
             stream.write(chunk)
     return digest.hexdigest()
+
+
+def _check_local(url):
+    """A ``file://`` URL must name a regular file (see the module)."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme.lower() != 'file':
+        return
+    path = urllib.request.url2pathname(parts.path)
+    try:
+        info = os.stat(path)
+    except OSError:
+        return      # urlopen says why, as for any missing file
+    if not stat.S_ISREG(info.st_mode):
+        kinds = ((stat.S_ISDIR, 'a directory'), (stat.S_ISFIFO, 'a FIFO'),
+                 (stat.S_ISCHR, 'a character device'),
+                 (stat.S_ISBLK, 'a block device'),
+                 (stat.S_ISSOCK, 'a socket'))
+        kind = next((name for test, name in kinds if test(info.st_mode)),
+                    'not a plain file')
+        raise DownloadError('%s: not a regular file (%s)' % (url, kind))
 
 
 class _network:

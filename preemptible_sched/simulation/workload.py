@@ -375,8 +375,10 @@ def header_records(path, required, optional=(), strict=False, comment='#',
     """Yield a :class:`Record` per data row of a CSV file with a header.
 
     Columns are keyed by :func:`column_key`. A missing ``required`` column
-    is an error on the header line; with ``strict`` so is a column neither
-    required nor ``optional``. Rows starting with ``comment`` are skipped.
+    is an error on the header line, and so is a column named twice (as
+    :func:`column_key` reads the names); with ``strict`` so is a column
+    neither required nor ``optional``. Rows starting with ``comment`` are
+    skipped.
     """
     header = None
     for line, fields in csv_rows(path, max_bytes):
@@ -398,6 +400,15 @@ def header_records(path, required, optional=(), strict=False, comment='#',
 
 
 def _check_header(path, line, header, names, required, optional, strict):
+    first = {}
+    for index, column in enumerate(header):
+        if column in first:
+            # Else the last of the two would win, silently.
+            raise exception.InvalidInput(
+                path, 'line %d: field %s' % (line, limits.one_line(
+                    names[column], 60)), 'duplicate column (also field %d)'
+                % (first[column] + 1))
+        first[column] = index
     for column in header:
         if strict and column not in required and column not in optional:
             raise exception.InvalidInput(

@@ -22,27 +22,35 @@ under a ``schema-1.0`` sub-folder). Only what a scheduler replays is read:
     ``id``, ``workflow_id``, ``ts_submit`` (milliseconds; an integer or
     a timestamp), ``runtime`` (milliseconds), ``resource_amount_requested``
     (cores) and ``parents`` (a list of task ids; optional, none when
-    missing or null).
+    missing or null; any other value is refused).
 ``workflows`` (optional)
     ``id`` and ``ts_submit``: the workflows' submit times.
 
 Times come back in seconds. A negative value is the archive's "unknown"
 and is passed on for the caller to skip; NaN, infinite or absurd values,
-missing columns, nulls in required columns and unreadable files raise
+missing columns, nulls in required columns, a task given twice (the same
+``id`` in the same workflow) and unreadable files raise
 :class:`InvalidInput` naming the directory, the table and the column.
+
+A table's files are found here, not by pyarrow, as pyarrow would (names
+starting with ``.`` or ``_`` left out), so that what pyarrow would follow
+for ever or block on is refused unread: a symbolic link loop, a
+directory reached twice, a FIFO, a device.
 """
 
 import dataclasses
 import math
 import os
+import stat
 import typing
 
-import pyarrow
-import pyarrow.dataset
-import pyarrow.types
-
 from preemptible_sched import exception
+from preemptible_sched import extras
 from preemptible_sched import limits
+
+pyarrow = extras.optional_module('pyarrow')
+pyarrow_dataset = extras.optional_module('pyarrow.dataset')
+pyarrow_types = extras.optional_module('pyarrow.types')
 
 TASK_COLUMNS = ('id', 'workflow_id', 'ts_submit', 'runtime',
                 'resource_amount_requested')
@@ -69,19 +77,59 @@ def is_trace(path):
     return os.path.isdir(os.path.join(path, 'tasks'))
 
 
+#: Leading characters of the names pyarrow leaves out of a dataset.
+_IGNORED = ('.', '_')
+
+
+def _table_files(path, name):
+    """The files of table ``name`` (see the module), sorted."""
+    files, seen, total = [], set(), 0
+    pending = [name]
+    while pending:
+        relative = pending.pop()
+        where = os.path.join(path, relative)
+        try:
+            info = os.stat(where)
+        except OSError as error:
+            raise exception.InvalidInput(path, relative, 'cannot read: %s'
+                                         % (error.strerror or error))
+        if stat.S_ISDIR(info.st_mode):
+            if (info.st_dev, info.st_ino) in seen:
+                raise exception.InvalidInput(
+                    path, relative, 'symbolic link loop (a directory '
+                    'reached twice)')
+            seen.add((info.st_dev, info.st_ino))
+            try:
+                names = os.listdir(where)
+            except OSError as error:
+                raise exception.InvalidInput(path, relative, 'cannot '
+                                             'read: %s' % (error.strerror or
+                                                           error))
+            pending += [os.path.join(relative, entry)
+                        for entry in sorted(names, reverse=True)
+                        if not entry.startswith(_IGNORED)]
+        elif stat.S_ISREG(info.st_mode):
+            files.append(where)
+            total += info.st_size
+            if total > limits.MAX_TRACE_BYTES:
+                raise exception.InvalidInput(
+                    path, name, 'table too large: more than %d bytes'
+                    % limits.MAX_TRACE_BYTES)
+        else:
+            try:
+                limits.open_regular(where).close()
+            except exception.InvalidInput as error:
+                # The kind of file (a FIFO, a device), under our names.
+                raise exception.InvalidInput(path, relative,
+                                             error.message) from None
+    return files
+
+
 def _table(path, name, columns, optional=()):
     """The columns of table ``name`` that exist, as Python lists."""
-    folder = os.path.join(path, name)
-    total = 0
-    for root, _dirs, files in os.walk(folder):
-        total += sum(os.path.getsize(os.path.join(root, file))
-                     for file in files)
-    if total > limits.MAX_TRACE_BYTES:
-        raise exception.InvalidInput(
-            path, name, 'table too large: more than %d bytes'
-            % limits.MAX_TRACE_BYTES)
+    files = _table_files(path, name)
     try:
-        dataset = pyarrow.dataset.dataset(folder, format='parquet',
+        dataset = pyarrow_dataset.dataset(files, format='parquet',
                                           exclude_invalid_files=False)
         present = set(dataset.schema.names)
         missing = [column for column in columns if column not in present]
@@ -99,7 +147,7 @@ def _table(path, name, columns, optional=()):
     result = {}
     for column in wanted:
         array = table.column(column)
-        if pyarrow.types.is_timestamp(array.type):
+        if pyarrow_types.is_timestamp(array.type):
             array = array.cast(pyarrow.timestamp('ms')).cast(pyarrow.int64())
         if column in columns and array.null_count:
             raise exception.InvalidInput(
@@ -136,9 +184,22 @@ def read_tasks(path):
     table = _table(path, 'tasks', TASK_COLUMNS, ('parents',))
     submits = _workflow_submits(path)
     parents = table.get('parents') or [None] * len(table['id'])
+    first = {}
     for row in range(len(table['id'])):
         where = 'tasks: row %d: field %%s' % (row + 1)
         workflow = str(table['workflow_id'][row])
+        key = (workflow, str(table['id'][row]))
+        if key in first:
+            raise exception.InvalidInput(
+                path, where % 'id', 'duplicate task %s of workflow %s '
+                '(first on row %d)' % (limits.one_line(key[1], 60),
+                                       limits.one_line(workflow, 60),
+                                       first[key] + 1))
+        first[key] = row
+        if not isinstance(parents[row], (list, type(None))):
+            raise exception.InvalidInput(
+                path, where % 'parents', 'expected a list of task ids, got '
+                '%s' % limits.one_line(repr(parents[row]), 60))
         yield Task(
             id=str(table['id'][row]), workflow=workflow,
             submit_s=_number(path, where % 'ts_submit',

@@ -31,7 +31,9 @@ from preemptible_sched import loadables
 class BaseTerminationCost:
     """Base of every termination cost."""
 
-    #: Entry-point name, set when the plugin is loaded.
+    #: Its entry-point name: each class declares it (``name = 'count'``).
+    #: A third-party class that declares none still loads; the loader sets
+    #: the name on the object (:func:`preemptible_sched.loadables.named`).
     name = None
     #: Default of ``[preemptible] <name>_cost_multiplier``.
     multiplier_default = 1.0

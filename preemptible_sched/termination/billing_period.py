@@ -34,6 +34,8 @@ class BillingPeriodCost(termination.BaseTerminationCost):
     billing_period_cost_multiplier``.
     """
 
+    name = 'billing_period'
+
     def __init__(self):
         # Read once: the selector calls cost() for every candidate victim.
         self.period = CONF.preemptible.billing_period_seconds

@@ -35,6 +35,7 @@ class CostHintCost(termination.BaseTerminationCost):
     Options: ``[preemptible] cost_hint_cost_multiplier``.
     """
 
+    name = 'cost_hint'
     multiplier_default = 600.0
 
     def cost(self, instance, host_state, now):

@@ -29,6 +29,8 @@ class CountCost(termination.BaseTerminationCost):
     Options: ``[preemptible] count_cost_multiplier``.
     """
 
+    name = 'count'
+
     def cost(self, instance, host_state, now):
         return 1.0
 

@@ -33,6 +33,8 @@ class PriorityCost(termination.BaseTerminationCost):
     Options: ``[preemptible] priority_cost_multiplier``.
     """
 
+    name = 'priority'
+
     def cost(self, instance, host_state, now):
         return max(0.0, float(instance.priority))
 

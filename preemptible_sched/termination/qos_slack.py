@@ -38,6 +38,8 @@ class QoSSlackCost(termination.BaseTerminationCost):
     Options: ``[preemptible] qos_slack_cost_multiplier``.
     """
 
+    name = 'qos_slack'
+
     def __init__(self, classes=None):
         self.classes = classes or qos.Classes()
         self.levels = len(self.classes.by_name) + 1

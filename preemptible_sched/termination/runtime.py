@@ -30,6 +30,8 @@ class RuntimeCost(termination.BaseTerminationCost):
     Options: ``[preemptible] runtime_cost_multiplier``.
     """
 
+    name = 'runtime'
+
     def cost(self, instance, host_state, now):
         return instance.runtime(now)
 

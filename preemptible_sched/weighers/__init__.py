@@ -73,7 +73,9 @@ class BaseHostWeigher:
     instead of the smallest and largest raw weight seen.
     """
 
-    #: Entry-point name, set when the weigher is loaded.
+    #: Its entry-point name: each class declares it (``name = 'ram'``).
+    #: A third-party class that declares none still loads; the loader sets
+    #: the name on the object (:func:`preemptible_sched.loadables.named`).
     name = None
     #: Default of ``[filter_scheduler] <name>_weight_multiplier``.
     multiplier_default = 1.0

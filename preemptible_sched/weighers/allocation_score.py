@@ -33,6 +33,7 @@ class AllocationScoreWeigher(weighers.BaseHostWeigher):
     (default 1.0), overridable per aggregate by metadata of the same name.
     """
 
+    name = 'allocation_score'
     minval = 0.0
     maxval = 10.0
 

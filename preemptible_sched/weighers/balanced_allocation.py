@@ -112,6 +112,7 @@ class BalancedAllocationWeigher(weighers.BaseHostWeigher):
     (default 1.0), overridable per aggregate by metadata of the same name.
     """
 
+    name = 'balanced_allocation'
     minval = 0.0
     maxval = MAX_SCORE
 

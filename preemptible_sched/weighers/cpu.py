@@ -29,6 +29,8 @@ class CPUWeigher(weighers.BaseHostWeigher):
     overridable per aggregate by metadata of the same name.
     """
 
+    name = 'cpu'
+
     def _weigh_object(self, host_view, spec):
         return host_view.free_vcpus
 

@@ -31,6 +31,8 @@ class FirstFitWeigher(weighers.BaseHostWeigher):
     1.0).
     """
 
+    name = 'first_fit'
+
     def weigh_objects(self, host_views, spec, context=None):
         return fit.ranks([0.0] * len(host_views)).tolist()
 

@@ -130,6 +130,7 @@ class LeastRequestedWeigher(weighers.BaseHostWeigher):
     1.0), overridable per aggregate by metadata of the same name.
     """
 
+    name = 'least_requested'
     minval = 0.0
     maxval = MAX_SCORE
 

@@ -90,6 +90,8 @@ class LoadVariationRiskBalancingWeigher(load_aware.LoadAwareWeigher):
     (default 1.0).
     """
 
+    name = 'load_variation_risk_balancing'
+
     def _weigh_loaded(self, host_view, spec, snapshot):
         host, cores, memory = load.host_usage(host_view, spec, snapshot)
         if host is None:

@@ -29,6 +29,7 @@ class NumInstancesWeigher(weighers.BaseHostWeigher):
     -1.0), overridable per aggregate by metadata of the same name.
     """
 
+    name = 'num_instances'
     multiplier_default = -1.0
     raw_type = int
 

@@ -35,6 +35,7 @@ class PreemptibleCountWeigher(weighers.TerminationWeigher):
     (default 1.0), overridable per aggregate by metadata of the same name.
     """
 
+    name = 'preemptible_count'
     raw_type = int
     unit_costs = True
 

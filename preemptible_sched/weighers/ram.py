@@ -30,6 +30,8 @@ class RAMWeigher(weighers.BaseHostWeigher):
     overridable per aggregate by metadata of the same name.
     """
 
+    name = 'ram'
+
     def _weigh_object(self, host_view, spec):
         return host_view.free_memory_mb
 

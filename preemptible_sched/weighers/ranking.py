@@ -255,6 +255,22 @@ class Ranking:
                           'multiplier %s', name, host, detail['raw'],
                           detail['normalized'], detail['multiplier'])
 
+    @classmethod
+    def of_totals(cls, batch, totals):
+        """The ranking of ``batch`` by totals weighed elsewhere (one
+        float per host, in batch order): Nova's weighers, in the Nova
+        adapter. No per-weigher details.
+        """
+        ranking = cls.__new__(cls)
+        ranking.batch = batch
+        ranking.columns = []
+        ranking.by_name = {}
+        ranking._totals = [float(total) for total in totals]
+        ranking.total_low = ranking.total_high = numpy.array(
+            ranking._totals, dtype=float)
+        ranking.unknown = numpy.zeros(len(batch), dtype=bool)
+        return ranking
+
     def __len__(self):
         return len(self.batch)
 

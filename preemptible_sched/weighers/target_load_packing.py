@@ -73,6 +73,8 @@ class TargetLoadPackingWeigher(load_aware.LoadAwareWeigher):
     target_load_packing_weight_multiplier`` (default 1.0).
     """
 
+    name = 'target_load_packing'
+
     def _weigh_loaded(self, host_view, spec, snapshot):
         utilisation, unknown = load.host_utilisation(host_view, spec,
                                                      snapshot)

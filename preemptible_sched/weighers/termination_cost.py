@@ -37,6 +37,7 @@ class TerminationCostWeigher(weighers.TerminationWeigher):
     metadata of the same name.
     """
 
+    name = 'termination_cost'
     multiplier_default = 10.0
 
     @staticmethod

@@ -32,6 +32,8 @@ class WorstFitWeigher(weighers.BaseHostWeigher):
     1.0).
     """
 
+    name = 'worst_fit'
+
     def weigh_objects(self, host_views, spec, context=None):
         return fit.ranks(-fit.leftover(
             [view.free_vcpus for view in host_views], spec)).tolist()

@@ -77,8 +77,18 @@ class TestLayerContracts(base.TestCase):
     def test_unmodified_tree_passes(self):
         rc, output = self.lint_imports()
         self.assertEqual(0, rc, output)
-        for contract_id in ('plugins', 'no-nova', 'layers'):
+        for contract_id in ('plugins', 'no-nova', 'layers', 'commands'):
             self.assertKept(output, contract_id)
+
+    def test_command_importing_another_is_caught(self):
+        self.add_import('preemptible_sched/cmd/experiment.py',
+                        'from preemptible_sched.cmd import simulate  # noqa')
+        rc, output = self.lint_imports()
+        self.assertNotEqual(0, rc, output)
+        self.assertBroken(output, 'commands')
+        self.assertIn('preemptible_sched.cmd.experiment -> '
+                      'preemptible_sched.cmd.simulate', output)
+        self.assertKept(output, 'layers')
 
     def test_weigher_importing_the_database_is_caught(self):
         self.add_import('preemptible_sched/weighers/ram.py',

@@ -31,11 +31,12 @@ import fixtures
 
 from preemptible_sched.cmd import testbed
 from preemptible_sched.conf import CONF
+from preemptible_sched import objects
 from tests import base
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 PERIOD = 3600.0
-SIZES = {name: tuple(f.resources) for name, f in testbed.FLAVORS.items()}
+SIZES = {name: tuple(f.resources) for name, f in objects.FLAVORS.items()}
 
 
 def cheapest_on_testbed(report):

@@ -28,6 +28,7 @@ run times and billing periods are exact.
 
 import datetime
 import os
+import time
 
 import fixtures
 from nova import test
@@ -148,6 +149,15 @@ class NovaTestCase(test.TestCase,
 
     # -- servers ---------------------------------------------------------
 
+    def _wait_for_state_change(self, server, expected_status,
+                               max_retries=240, **kwargs):
+        """Nova's bounded poll with 2 minutes instead of 5 s: a build on a
+        loaded 2-core machine took longer (a server still BUILD after its
+        scheduling was done).
+        """
+        return super()._wait_for_state_change(
+            server, expected_status, max_retries=max_retries, **kwargs)
+
     def boot(self, flavor, host=None, name=None, expected_state='ACTIVE'):
         return self._create_server(name=name, flavor_id=flavor, host=host,
                                    networks='none',
@@ -178,6 +188,46 @@ class NovaTestCase(test.TestCase,
 
     def server_ids(self):
         return {server['id'] for server in self.api.get_servers()}
+
+    def gone_since(self, before, count):
+        """The servers of ``before`` that are gone, once ``count`` of them
+        are (deletions are asynchronous: a bounded poll, not an assumption
+        on their timing); fails if they are not within 20 s.
+        """
+        for _attempt in range(200):
+            gone = before - self.server_ids()
+            if len(gone) >= count:
+                return gone
+            time.sleep(0.1)
+        self.fail('%d of %d servers gone after 20 s' % (len(gone), count))
+
+    def assert_no_host_over_capacity(self):
+        """Neither Nova (the flavors of the servers on each host) nor
+        Placement (every class of each node, a preemptible class counted
+        as its standard one) sees any host over its capacity.
+        """
+        capacity = {'VCPU': self.NODE['vcpus'],
+                    'MEMORY_MB': self.NODE['memory_mb'],
+                    'DISK_GB': self.NODE['disk_gb']}
+        servers = {host: dict.fromkeys(capacity, 0) for host in self.HOSTS}
+        for server in self.api.get_servers(detail=True):
+            host = server['OS-EXT-SRV-ATTR:host']
+            if host is None:
+                continue        # shelved and offloaded
+            flavor = server['flavor']
+            for rc, amount in (('VCPU', flavor['vcpus']),
+                               ('MEMORY_MB', flavor['ram']),
+                               ('DISK_GB', flavor['disk'])):
+                servers[host][rc] += amount
+        for host in self.HOSTS:
+            found = resource_classes.standard_amounts(
+                self._get_provider_usages(
+                    self._get_provider_uuid_by_host(host)))
+            for rc, total in capacity.items():
+                self.assertLessEqual(servers[host][rc], total,
+                                     'Nova: %s over its %s' % (host, rc))
+                self.assertLessEqual(found[rc], total,
+                                     'Placement: %s over its %s' % (host, rc))
 
     def assert_usages_match_servers(self):
         """Placement usages of every host equal the sum of the flavors of

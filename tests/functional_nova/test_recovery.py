@@ -26,6 +26,7 @@ from nova import context as nova_context
 
 from preemptible_sched.nova import manager as manager_mod
 from preemptible_sched.nova import terminator
+from preemptible_sched.nova import victims
 from tests.functional_nova import base
 from tests.functional_nova import test_manager
 
@@ -55,23 +56,23 @@ class TestRecovery(base.NovaTestCase):
         first = [v for v in decision.victims
                  if v.id == spots['s2d']['id']][0]
         self.assertTrue(manager.journal.take(decision.id, first.id))
-        manager._act_on_victim(first)
-        manager.journal.settle(decision.id, first.id, 'done')
+        manager.victims.act(first)
+        manager.journal.settle(decision.id, first.id, 'requested')
         self._wait_until_deleted(spots['s2d'])
         self.assertIn(spots['s2c']['id'], self.server_ids())
 
         acted = []
-        original = manager_mod.PreemptibleSchedulerManager._act_on_victim
+        original = victims.Victims.act
 
-        def spy(manager_self, victim):
+        def spy(port, victim):
             acted.append(victim.id)
-            return original(manager_self, victim)
+            return original(port, victim)
 
-        with mock.patch.object(manager_mod.PreemptibleSchedulerManager,
-                               '_act_on_victim', spy):
+        with mock.patch.object(victims.Victims, 'act', spy):
             manager = self.restart_scheduler()
         self.assertEqual([spots['s2c']['id']], acted)
         self._wait_until_deleted(spots['s2c'])
+        manager._run_due(nova_context.get_admin_context())
         self.assertEqual('done', manager.journal.get(decision.id).state)
         self.assertEqual([], manager.journal.open_decisions())
         self.assert_usages_match_servers()
@@ -82,7 +83,7 @@ class TestRecovery(base.NovaTestCase):
         manager = self.scheduler_service.manager
         # Journaled, then the scheduler died before the claim.
         with mock.patch.object(manager_mod.PreemptibleSchedulerManager,
-                               '_swap', side_effect=RuntimeError('died')):
+                               '_claim', side_effect=RuntimeError('died')):
             self.boot(self.normal, name='n1', expected_state='ERROR')
         decision, = manager.journal.open_decisions()
         self.assertEqual('decided', decision.state)
@@ -96,3 +97,35 @@ class TestRecovery(base.NovaTestCase):
         manager._run_due(nova_context.get_admin_context())
         self.assertEqual(set(), {spot['id'] for spot in spots.values()} -
                          self.server_ids())
+
+    def test_dead_request_gives_its_room_back(self):
+        """Journaled and claimed (s2d's room emptied), then the scheduler
+        died before it replied: the boot fails. The next scheduler sees
+        the request buried in cell0: it deletes nothing, gives s2d its
+        allocations back and frees the dead server's claim.
+        """
+        spots = self.fill(test_manager.LAYOUT)
+        self.at(test_manager.NOW)
+        manager = self.scheduler_service.manager
+        with mock.patch.object(manager_mod.PreemptibleSchedulerManager,
+                               '_start', side_effect=RuntimeError('died')):
+            server = self.boot(self.normal, name='n1',
+                               expected_state='ERROR')
+        decision, = manager.journal.open_decisions()
+        self.assertEqual('decided', decision.state)
+        self.assertEqual([spots['s2d']['id']],
+                         [victim.id for victim in decision.victims])
+        victim_rp = self._get_provider_uuid_by_host('host2')
+        self.assertEqual({}, self._get_allocations_by_server_uuid(
+            spots['s2d']['id']))
+        manager = self.restart_scheduler()
+        self.assertEqual('rolled_back',
+                         manager.journal.get(decision.id).state)
+        self.assertEqual({spot['id'] for spot in spots.values()},
+                         {spot['id'] for spot in spots.values()} &
+                         self.server_ids())
+        self.assertEqual({}, self._get_allocations_by_server_uuid(
+            server['id']))
+        self.assertIn(victim_rp, self._get_allocations_by_server_uuid(
+            spots['s2d']['id']))
+        self.assert_usages_match_servers()

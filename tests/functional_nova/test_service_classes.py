@@ -137,7 +137,7 @@ class TestPriority(ServiceClassCase):
         before = self.server_ids()
         gold = self.boot(self.gold, name='gold')
         self.assertEqual('ACTIVE', gold['status'])
-        gone = before - self.server_ids()
+        gone = self.gone_since(before, 1)
         # Same priority and admission time: kept by uuid, the greatest goes.
         self.assertEqual({max(server['id'] for server in bronze)}, gone)
         self.assert_usages_match_servers()

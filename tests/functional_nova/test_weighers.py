@@ -68,6 +68,33 @@ class TestNegativeTerminationCostMultiplier(base.NovaTestCase):
         before = self.server_ids()
         server = self.boot(self.normal, name='n1')
         self.assertEqual('host1', server['OS-EXT-SRV-ATTR:host'])
-        gone = before - self.server_ids()
+        gone = self.gone_since(before, 1)
         self.assertEqual({spots['s1d']['id']}, gone)
         self.assert_usages_match_servers()
+
+
+class TestEveryCoreWeigherFromNovaConf(base.NovaTestCase):
+    """All fourteen core weighers in ``weight_classes`` (with their
+    multipliers' defaults): Nova's own pass places a server where there is
+    room, and the engine makes room for a normal server on a full cloud.
+    """
+
+    FLAGS = {('filter_scheduler', 'weight_classes'): [
+        'preemptible_sched.nova.weighers.all_weighers']}
+
+    def test_room_free_and_room_made(self):
+        self._delete_server(self.boot(self.normal, name='first'))
+        spots = self.fill(test_manager.LAYOUT)
+        self.at(test_manager.NOW)
+        before = self.server_ids()
+        self.boot(self.normal, name='n1')
+        gone = self.gone_since(before, 1)
+        self.assertEqual(1, len(gone))
+        self.assertLessEqual(gone, {spot['id'] for spot in spots.values()})
+        self.assert_no_host_over_capacity()
+
+
+class TestEveryCoreWeigherFromNovaConfOnePass(
+        TestEveryCoreWeigherFromNovaConf):
+
+    ONE_PASS = True

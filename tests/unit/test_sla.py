@@ -102,9 +102,22 @@ class TestBands(base.TestCase):
         self.assertEqual({'best_effort': (1, 3), 'advanced': (4, 6),
                           'premium': (7, 9)}, sla.bands(9))
 
-    def test_fewer_than_three_cores_is_an_error(self):
-        self.assertRaises(ValueError, sla.bands, 2)
-        self.assertEqual((1, 1), sla.bands(3)['best_effort'])
+    def test_three_cores_one_each(self):
+        self.assertEqual({'best_effort': (1, 1), 'advanced': (2, 2),
+                          'premium': (3, 3)}, sla.bands(3))
+
+    def test_fewer_than_three_cores_collapse(self):
+        # Issue 26: a 2-vCPU blade crash-looped the scheduler.
+        self.assertEqual({'best_effort': (1, 1), 'advanced': (1, 1),
+                          'premium': (2, 2)}, sla.bands(2))
+        self.assertEqual({'best_effort': (1, 1), 'advanced': (1, 1),
+                          'premium': (1, 1)}, sla.bands(1))
+        self.assertRaises(ValueError, sla.bands, 0)
+        for cores in range(1, 40):
+            for band in sla.bands(cores).values():
+                self.assertLessEqual(1, band.low)
+                self.assertLessEqual(band.low, band.high)
+                self.assertLessEqual(band.high, cores)
 
 
 class TestSizing(base.TestCase):
@@ -141,6 +154,21 @@ class TestSizing(base.TestCase):
         queue = [moldable('b', 'best_effort', reputation='best_effort')]
         sizing = sla.size(queue[0], states, queue)
         self.assertEqual((160, 10), (sizing.raw, sizing.cores))
+
+    def test_two_core_hosts_size_within_them(self):
+        # Issue 26: N = 2 raised, and every pass crashed the scheduler.
+        states = [host('h%d' % i, 2) for i in range(3)]
+        queue = [moldable('p', 'premium'), moldable('b', 'best_effort')]
+        self.assertEqual((2, (2, 2)), (sla.size(queue[0], states,
+                                                queue).cores,
+                                       sla.size(queue[0], states,
+                                                queue).band))
+        self.assertEqual(1, sla.size(queue[1], states, queue[1:]).cores)
+
+    def test_a_host_without_a_whole_core_sets_no_reference(self):
+        states = [host('tiny', 0.5), host('h', 9)]
+        queue = [moldable('p', 'premium')]
+        self.assertEqual(9, sla.size(queue[0], states, queue).reference_cores)
 
     def test_inside_the_band(self):
         states = [host('h%d' % i, 32, category='low') for i in range(5)]

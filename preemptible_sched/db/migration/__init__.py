@@ -150,3 +150,12 @@ def revision(message, url):
     """
     return command.revision(alembic_config(url=url), message=message,
                             autogenerate=True)
+
+
+def is_known(revision):
+    """Whether ``revision`` is one of the revisions of this package."""
+    directory = alembic_script.ScriptDirectory.from_config(alembic_config())
+    try:
+        return directory.get_revision(revision) is not None
+    except Exception:   # alembic's CommandError / ResolutionError
+        return False

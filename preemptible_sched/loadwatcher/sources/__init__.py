@@ -27,6 +27,7 @@ import stevedore
 
 from preemptible_sched.conf import plugins
 from preemptible_sched import exception
+from preemptible_sched import loadables
 
 NAMESPACE = 'preemptible_sched.load_sources'
 
@@ -38,7 +39,9 @@ class SourceError(Exception):
 class MetricsSource:
     """Base of every load source."""
 
-    #: Entry-point name, set when the source is loaded.
+    #: Its entry-point name: each class declares it (``name = 'fake'``).
+    #: A third-party class that declares none still loads; the loader sets
+    #: the name on the object (:func:`preemptible_sched.loadables.named`).
     name = None
 
     def collect(self, now):
@@ -58,6 +61,4 @@ def load(name, **kwargs):
                                       [name], available)
     manager = stevedore.DriverManager(NAMESPACE, name, invoke_on_load=True,
                                       invoke_kwds=kwargs)
-    source = manager.driver
-    source.name = name
-    return source
+    return loadables.named(manager.driver, name)

@@ -26,6 +26,8 @@ class ComputeSource(sources.MetricsSource):
     measure is left out (the weighers then treat it as missing).
     """
 
+    name = 'compute'
+
     def __init__(self, driver):
         self.driver = driver
 

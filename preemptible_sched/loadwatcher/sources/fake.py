@@ -36,6 +36,8 @@ class FakeSource(sources.MetricsSource):
     and for tests: it needs no cloud.
     """
 
+    name = 'fake'
+
     def __init__(self, hosts=None, trace=None, seed=0, memory_percent=None):
         conf = CONF.load_watcher
         count = conf.fake_hosts if hosts is None else hosts

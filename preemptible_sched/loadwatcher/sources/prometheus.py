@@ -15,36 +15,34 @@
 
 """Utilisation read from a Prometheus server's HTTP API."""
 
-import json
+import collections
+import logging
 import math
 import re
-import urllib.error
+import time
 import urllib.parse
-import urllib.request
 
 from preemptible_sched.conf import CONF
 from preemptible_sched.conf import load as load_conf
+from preemptible_sched.loadwatcher import reading
 from preemptible_sched.loadwatcher import sources
 
-#: Largest response read from Prometheus (a big cloud's two vectors).
-MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+LOG = logging.getLogger(__name__)
+
+#: Longest host name taken from a label (DNS names are at most 253).
+MAX_HOST_NAME = 255
 
 
-def _fetch(url, timeout):
-    if not load_conf.is_http_url(url):
-        raise sources.SourceError('Prometheus URL %r: must be an http:// or '
-                                  'https:// URL' % url.split('/api/')[0])
-    try:
-        # An http(s) URL, checked above (and by the options).
-        with urllib.request.urlopen(url,  # nosec B310
-                                    timeout=timeout) as response:
-            return response.read(MAX_RESPONSE_BYTES + 1)
-    except urllib.error.HTTPError as error:
-        # Prometheus answers a bad query with 400 and a JSON error body.
-        return error.read(MAX_RESPONSE_BYTES + 1)
-    except (urllib.error.URLError, OSError, ValueError) as error:
-        raise sources.SourceError('Prometheus at %s: %s' % (
-            url.split('/api/')[0], getattr(error, 'reason', error)))
+def _one_line(text, limit=200):
+    return ' '.join(str(text).split())[:limit]
+
+
+def _kind(value):
+    return type(value).__name__
+
+
+class _Skip(Exception):
+    """A series not in the format of Prometheus' API (why, one line)."""
 
 
 class PrometheusSource(sources.MetricsSource):
@@ -55,14 +53,22 @@ class PrometheusSource(sources.MetricsSource):
     ``[load_watcher] prometheus_host_label``, cut by the regular expression
     ``prometheus_host_pattern`` (its first group): node_exporter's
     ``instance`` label is usually ``address:port``, not the host name.
-    Series whose host cannot be named, or whose value is not a number, are
-    skipped; a failing query fails the whole collection (the watcher then
-    reports itself unhealthy and keeps its windows).
+    Series whose label is missing or does not name a host, or whose value
+    is NaN or infinite, are skipped; so are series that are not in the
+    format of Prometheus' API (a label or value of the wrong type, a value
+    that is not a number), with a warning. An answer that is not an
+    instant vector, larger than ``[load_watcher] max_response_bytes``,
+    nested deeper than :data:`.reading.MAX_DEPTH`, or not whole within
+    ``prometheus_timeout`` (both queries together) fails the whole
+    collection: the watcher then reports itself unhealthy and keeps its
+    windows.
     """
+
+    name = 'prometheus'
 
     def __init__(self, url=None, cpu_query=None, memory_query=None,
                  host_label=None, host_pattern=None, timeout=None,
-                 fetch=_fetch):
+                 fetch=None, max_bytes=None):
         conf = CONF.load_watcher
         self.url = (url or conf.prometheus_url).rstrip('/')
         self.queries = {'cpu': cpu_query or conf.prometheus_cpu_query,
@@ -72,44 +78,141 @@ class PrometheusSource(sources.MetricsSource):
         self.host_pattern = re.compile(host_pattern or
                                        conf.prometheus_host_pattern)
         self.timeout = timeout or conf.prometheus_timeout
-        self.fetch = fetch
+        self.max_bytes = max_bytes or conf.max_response_bytes
+        self.fetch = fetch or self._fetch
+        self._skipped_logged = {}
 
-    def query(self, promql, now):
+    def _fetch(self, url, timeout):
+        """The body of ``GET url`` within ``timeout`` seconds in all."""
+        if not load_conf.is_http_url(url):
+            raise sources.SourceError('Prometheus URL %r: must be an '
+                                      'http:// or https:// URL'
+                                      % url.split('/api/')[0])
+        try:
+            # Prometheus explains a bad query in the body of its 400.
+            return reading.get(url, timeout, self.max_bytes)[1]
+        except reading.ReadError as error:
+            if error.timed_out:     # said with the deadline of the whole
+                error = 'no whole answer within %g s' % self.timeout
+            raise sources.SourceError('Prometheus at %s: %s' % (
+                url.split('/api/')[0], error))
+
+    def _vector(self, body):
+        """The ``result`` list of an instant-vector answer."""
+        try:
+            answer = reading.loads(body)
+        except ValueError as error:
+            raise sources.SourceError('Prometheus answer is not usable: %s'
+                                      % error)
+        if not isinstance(answer, dict):
+            raise sources.SourceError('Prometheus answer is a JSON %s, not '
+                                      'an object' % _kind(answer))
+        if answer.get('status') != 'success':
+            error = answer.get('error')
+            raise sources.SourceError('Prometheus query failed: %s' % (
+                _one_line(error) if isinstance(error, str) and error.strip()
+                else 'no status "success"'))
+        data = answer.get('data')
+        if not isinstance(data, dict):
+            raise sources.SourceError('Prometheus answer has no "data" '
+                                      'object (a JSON %s)' % _kind(data))
+        if data.get('resultType') != 'vector':
+            raise sources.SourceError(
+                'Prometheus query returned %s, not an instant vector'
+                % _one_line(repr(data.get('resultType')), 60))
+        result = data.get('result')
+        if result is None:
+            return []
+        if not isinstance(result, list):
+            raise sources.SourceError('Prometheus "result" is a JSON %s, '
+                                      'not a list' % _kind(result))
+        return result
+
+    def _host(self, labels):
+        """The host ``labels`` name, or None (skipped without a word)."""
+        label = labels.get(self.host_label)
+        if label is None:
+            return None
+        if not isinstance(label, str):
+            raise _Skip('label %s is a JSON %s, not a string'
+                        % (self.host_label, _kind(label)))
+        match = self.host_pattern.match(label)
+        host = match.group(1) if match else None
+        if not host:
+            return None
+        if len(host) > MAX_HOST_NAME:
+            raise _Skip('host name longer than %d characters'
+                        % MAX_HOST_NAME)
+        if not host.isprintable():
+            # A line break or a NUL would forge or cut the log lines.
+            raise _Skip('host name with control characters')
+        return host
+
+    @staticmethod
+    def _value(series):
+        sample = series.get('value')
+        if not isinstance(sample, list) or len(sample) != 2:
+            raise _Skip('value is not a [time, "number"] pair')
+        text = sample[1]
+        if isinstance(text, bool) or \
+                not isinstance(text, (str, int, float)):
+            raise _Skip('value is a JSON %s, not a number' % _kind(text))
+        try:
+            return float(text)
+        except OverflowError:       # an int beyond the floats
+            return math.inf
+        except ValueError:
+            raise _Skip('value %r is not a number' % _one_line(text, 40))
+
+    def query(self, promql, now, timeout=None):
         """``{host: value}`` of one instant query evaluated at ``now``."""
         url = '%s/api/v1/query?%s' % (self.url, urllib.parse.urlencode(
             {'query': promql, 'time': '%.3f' % now}))
-        body = self.fetch(url, self.timeout)
-        if len(body) > MAX_RESPONSE_BYTES:
+        body = self.fetch(url, self.timeout if timeout is None else timeout)
+        if len(body) > self.max_bytes:
             raise sources.SourceError('Prometheus answer larger than %d '
-                                      'bytes' % MAX_RESPONSE_BYTES)
-        try:
-            answer = json.loads(body)
-        except (ValueError, UnicodeDecodeError):
-            raise sources.SourceError('Prometheus answer is not JSON')
-        if not isinstance(answer, dict) or answer.get('status') != 'success':
-            error = answer.get('error') if isinstance(answer, dict) else None
-            raise sources.SourceError('Prometheus query failed: %s' % (
-                error or 'no status "success"'))
-        data = answer.get('data') or {}
-        if data.get('resultType') != 'vector':
-            raise sources.SourceError(
-                'Prometheus query returned %r, not an instant vector'
-                % data.get('resultType'))
+                                      'bytes' % self.max_bytes)
         values = {}
-        for series in data.get('result') or ():
+        skipped = collections.Counter()
+        for series in self._vector(body):
             try:
-                label = series['metric'][self.host_label]
-                value = float(series['value'][1])
-            except (KeyError, IndexError, TypeError, ValueError):
+                if not isinstance(series, dict) or \
+                        not isinstance(series.get('metric'), dict):
+                    raise _Skip('series is not {"metric": {...}, '
+                                '"value": [...]}')
+                host = self._host(series['metric'])
+                if host is None:
+                    continue
+                value = self._value(series)
+            except _Skip as why:
+                skipped[str(why)] += 1
                 continue
-            match = self.host_pattern.match(label)
-            if match is None or not math.isfinite(value):
-                continue
-            values[match.group(1)] = value
+            if math.isfinite(value):
+                values[host] = value
+        self._say_skipped(promql, skipped)
         return values
 
+    def _say_skipped(self, promql, skipped):
+        """One warning when a query's malformed series change kind."""
+        kinds = frozenset(skipped)
+        if kinds and kinds != self._skipped_logged.get(promql):
+            LOG.warning('Prometheus query %s: %d series skipped, not in the '
+                        'format of its API (%s)', _one_line(promql, 80),
+                        sum(skipped.values()), '; '.join(
+                            '%d: %s' % (count, why) for why, count in
+                            sorted(skipped.items())[:3]))
+        self._skipped_logged[promql] = kinds
+
     def collect(self, now):
-        cpu = self.query(self.queries['cpu'], now)
-        memory = self.query(self.queries['memory'], now)
+        deadline = time.monotonic() + self.timeout
+        found = {}
+        for resource in ('cpu', 'memory'):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise sources.SourceError('Prometheus at %s: no whole '
+                                          'answer within %g s'
+                                          % (self.url, self.timeout))
+            found[resource] = self.query(self.queries[resource], now, left)
+        cpu, memory = found['cpu'], found['memory']
         return {host: (cpu.get(host), memory.get(host))
                 for host in sorted(set(cpu) | set(memory))}

@@ -20,10 +20,11 @@ A cloud of 24 preemptible servers lives in an SQLite file. Each process
 makes 12 decisions: under the lock it picks the cheapest server that no
 open decision names (the lowest id still alive), journals it, marks the
 decision acting and deletes it; every call of the delete action is logged,
-before the server is touched. Afterwards: 24 decisions, every server
-named by exactly one of them and deleted exactly once, and nothing left
-open. (Without a shared lock, the journal still refuses a second *open*
-decision naming a server: tests/unit/nova/test_journal.py.)
+before the server is touched. Afterwards (and once the periodic task has
+confirmed the deletions): 24 decisions, every server named by exactly one
+of them and deleted exactly once, and nothing left open. (Without a
+shared lock, the journal still refuses a second *open* decision naming a
+server: tests/unit/nova/test_journal.py.)
 """
 
 import multiprocessing
@@ -50,19 +51,42 @@ def _cloud(path):
     return connection
 
 
+class Servers:
+    """The terminator's port to the shared table of servers: every
+    deletion is logged before the server is touched.
+    """
+
+    def __init__(self, name, path):
+        self.name = name
+        self.cloud = _cloud(path)
+
+    def act(self, victim):
+        self.cloud.execute('INSERT INTO actions VALUES (?, ?)',
+                           (victim.id, self.name))
+        if self.cloud.execute('UPDATE servers SET alive = 0 WHERE id = ? '
+                              'AND alive = 1', (victim.id,)).rowcount != 1:
+            raise terminator.Gone()
+
+    def outcome(self, victim):
+        alive, = self.cloud.execute('SELECT alive FROM servers WHERE id = ?',
+                                    (victim.id,)).fetchone()
+        return terminator.FAILED if alive else terminator.DONE
+
+    def request(self, decision):
+        return terminator.ALIVE, True
+
+    def give_up(self, decision, victims):
+        raise AssertionError('no request dies here')
+
+    failed = give_up
+
+
 def _scheduler(name, journal_url, lock_url, lock_path, cloud_path):
     """One scheduler process: PER_PROCESS decisions."""
     lock = coordination.DecisionLock(lock_url, 30, lock_path, member=name)
     book = journal.Journal(journal_url)
-    cloud = _cloud(cloud_path)
-
-    def delete(victim):
-        cloud.execute('INSERT INTO actions VALUES (?, ?)', (victim.id, name))
-        if cloud.execute('UPDATE servers SET alive = 0 WHERE id = ? AND '
-                         'alive = 1', (victim.id,)).rowcount != 1:
-            raise terminator.Gone()
-
-    worker = terminator.Terminator(book, delete)
+    cloud = Servers(name, cloud_path).cloud
+    worker = terminator.Terminator(book, Servers(name, cloud_path))
     made = 0
     while made < PER_PROCESS:
         with lock():
@@ -117,13 +141,17 @@ class AcrossProcesses(base.TestCase):
                 ('sched-%d' % i, url, self.LOCK_URL, lock_path,
                  self.cloud_path) for i in (1, 2)])
         self.assertEqual(SERVERS, sum(made))
+        # Every deletion asked for; each decision done once its server is
+        # confirmed gone.
+        book = journal.Journal(url)
+        terminator.Terminator(book, Servers('test', self.cloud_path)
+                              ).run_due(1.0)
         cloud = _cloud(self.cloud_path)
         actions = [row[0] for row in cloud.execute(
             'SELECT id FROM actions ORDER BY id')]
         self.assertEqual(['s%02d' % i for i in range(SERVERS)], actions)
         self.assertEqual(0, cloud.execute(
             'SELECT COUNT(*) FROM servers WHERE alive = 1').fetchone()[0])
-        book = journal.Journal(url)
         self.assertEqual([], book.open_decisions())
 
 

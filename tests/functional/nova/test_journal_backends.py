@@ -13,7 +13,8 @@
 #    under the License.
 
 """The journal and the terminator on MariaDB and PostgreSQL (the tests of
-tests/unit/nova, which run on SQLite), and two schedulers racing on one
+tests/unit/nova, which run on SQLite), preemptible-sched-manage journal
+(tests/unit/cmd/test_manage_journal.py), and two schedulers racing on one
 journal on all three backends, without the decision lock.
 
 Each test on a server gets a database of its own (as
@@ -30,6 +31,7 @@ from preemptible_sched.nova import journal
 from tests import base
 from tests.functional.db import test_backends
 from tests.functional.nova import test_decisions_across_processes as across
+from tests.unit.cmd import test_manage_journal
 from tests.unit.nova import test_journal
 from tests.unit.nova import test_terminator
 
@@ -67,6 +69,16 @@ class TestJournalPostgreSQL(PostgreSQL, test_journal.TestJournal):
 
 class TestTerminatorMariaDB(MariaDB, test_terminator.TestTerminator):
     pass
+
+
+class TestJournalCommandsMariaDB(MariaDB,
+                                 test_manage_journal.TestJournalCommands):
+    """preemptible-sched-manage journal list, show and purge."""
+
+
+class TestJournalCommandsPostgreSQL(
+        PostgreSQL, test_manage_journal.TestJournalCommands):
+    """preemptible-sched-manage journal list, show and purge."""
 
 
 class TestTerminatorPostgreSQL(PostgreSQL, test_terminator.TestTerminator):

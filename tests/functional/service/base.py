@@ -122,6 +122,7 @@ class ServiceTestCase(base.TestCase):
         self.wait_for(lambda: sorted(h.name for h in self.store.hosts()
                                      if h.up) == sorted(self.HOSTS),
                       'every agent registered')
+        self.wait_for(lambda: self.scheduler.ready, 'the scheduler ready')
 
     def _stop_listener(self):
         self.notifications.listener.stop()

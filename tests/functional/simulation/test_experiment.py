@@ -268,6 +268,6 @@ class TestExperimentWithoutMatplotlib(base.TestCase):
         self.assertEqual(0, code, err.getvalue())
         self.assertEqual(1, err.getvalue().count('plots skipped'),
                          err.getvalue())
-        self.assertIn('pip install matplotlib', err.getvalue())
+        self.assertIn("pip install '.[plots]'", err.getvalue())
         self.assertEqual(['comparison.csv', 'comparison.md', 'tiny'],
                          sorted(os.listdir(output)))

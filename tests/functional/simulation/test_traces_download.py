@@ -27,6 +27,7 @@ import os
 import shutil
 import tempfile
 import threading
+import time
 from unittest import mock
 
 import testtools
@@ -85,6 +86,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def do_GET(self):
         self.server.requests.append(self.path)
+        if self.server.mode is not None:
+            self._hostile(self.server.mode)
+            return
         if self.server.stall.is_set():
             # Say nothing until the test is over (bounded).
             self.server.release.wait(TIMEOUT)
@@ -98,6 +102,28 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.send_header('Content-Length', str(len(content)))
         self.end_headers()
         self.wfile.write(content)
+
+    def _hostile(self, mode):
+        """``drip``: one byte every 50 ms, each well within any timeout;
+        ``endless``: no length and no end; ``huge``: a length of 1 TB. All
+        stop when the test is over (or after ``TIMEOUT``).
+        """
+        self.send_response(200)
+        if mode == 'huge':
+            self.send_header('Content-Length', str(10 ** 12))
+        self.end_headers()
+        deadline = time.monotonic() + TIMEOUT
+        try:
+            while not self.server.release.is_set() and \
+                    time.monotonic() < deadline:
+                if mode == 'drip':
+                    self.wfile.write(b'x')
+                    self.wfile.flush()
+                    time.sleep(0.05)
+                else:
+                    self.wfile.write(b'x' * 65536)
+        except OSError:
+            pass    # the client gave up, as it should
 
     def log_message(self, *args):
         pass
@@ -113,6 +139,7 @@ class LocalServer:
         self.httpd.files = {}
         self.httpd.requests = []
         self.httpd.stall = threading.Event()
+        self.httpd.mode = None
         self.httpd.release = threading.Event()
         self.thread = threading.Thread(
             target=self.httpd.serve_forever, kwargs={'poll_interval': 0.05},
@@ -276,6 +303,47 @@ class TestDownload(TracesDownloadTestCase):
                          self.cache, '--mirror', self.server.url,
                          '--timeout', '0.3'),
             1, 'download failed', 'timed out')
+
+    def test_dripping_server_meets_the_total_deadline(self):
+        # Each byte comes well within --timeout: only a total deadline
+        # ends the download.
+        self.server.httpd.mode = 'drip'
+        started = time.monotonic()
+        self.assertFailed(self.download('test-trace', '--deadline', '1'), 1,
+                          'download failed', 'not complete within 1 s')
+        self.assertLess(time.monotonic() - started, 5)
+
+    def test_endless_file_meets_the_size_limit(self):
+        self.server.httpd.mode = 'endless'
+        self.assertFailed(self.download('test-unchecked',
+                                        '--insecure-no-checksum',
+                                        '--max-bytes', '1000000'), 1,
+                          'download failed',
+                          'more than 1000000 bytes (--max-bytes)')
+
+    def test_announced_size_over_the_limit_is_refused_unread(self):
+        self.server.httpd.mode = 'huge'
+        self.assertFailed(self.download('test-unchecked',
+                                        '--insecure-no-checksum'), 1,
+                          'download failed', '1000000000000 bytes announced',
+                          'more than %d' % traces.MAX_DOWNLOAD_BYTES)
+
+    def test_a_file_mirror_of_special_files(self):
+        mirror = os.path.join(self.tmp, 'mirror', 'test-unchecked')
+        os.makedirs(mirror)
+        os.mkfifo(os.path.join(mirror, 'jobs.csv'))
+        self.assertFailed(self.run_cli(
+            'traces', 'download', 'test-unchecked', '--cache-dir',
+            self.cache, '--mirror', 'file://%s' % os.path.dirname(mirror),
+            '--insecure-no-checksum'), 1, 'download failed',
+            'not a regular file (a FIFO)')
+        os.unlink(os.path.join(mirror, 'jobs.csv'))
+        os.symlink('/dev/zero', os.path.join(mirror, 'jobs.csv'))
+        self.assertFailed(self.run_cli(
+            'traces', 'download', 'test-unchecked', '--cache-dir',
+            self.cache, '--mirror', 'file://%s' % os.path.dirname(mirror),
+            '--insecure-no-checksum'), 1, 'download failed',
+            'not a regular file (a character device)')
 
     def test_unwritable_cache_directory(self):
         self.server.put('test-trace', 'jobs.csv', JOBS)

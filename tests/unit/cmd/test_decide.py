@@ -108,6 +108,23 @@ class TestDecide(DecideTestCase):
         self.assertIn('new -> host-B, terminate: BP1', out)
         self.assertRegex(out, r'host-C +normal +yes +-1800/0 +0 +CP1')
 
+    def test_the_strategy_s_action_on_victims_is_shown(self):
+        # A requeued victim used to be shown as terminated.
+        self.data['config']['scheduler']['on_victim'] = 'requeue'
+        code, out, err = self.decide(self.data, '--format', 'table')
+        self.assertEqual(0, code, err)
+        self.assertIn('new -> host-B, requeue: BP1', out)
+        self.assertNotIn('terminate', out)
+        self.assertRegex(out, r'total +requeue')
+        code, out, err = self.decide(self.data)
+        result = json.loads(out)
+        self.assertEqual('requeue', result['on_victim'])
+        self.assertEqual(['BP1'], result['selected'][0]['terminate'])
+
+    def test_terminated_victims_are_said_so(self):
+        code, out, err = self.run_cli('decide', '--scenario', SCENARIO)
+        self.assertEqual('terminate', json.loads(out)['on_victim'])
+
     def test_no_valid_host_exits_1(self):
         self.data['request']['preemptible'] = True
         code, out, err = self.decide(self.data)

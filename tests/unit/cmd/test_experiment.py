@@ -30,10 +30,11 @@ import tempfile
 import time
 from unittest import mock
 
+from preemptible_sched.cmd import common
 from preemptible_sched.cmd import experiment as experiment_cmd
 from preemptible_sched.cmd import sched
-from preemptible_sched.cmd import simulate
 from preemptible_sched.simulation import experiment
+from preemptible_sched.simulation import staging
 from tests import base
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
@@ -507,8 +508,8 @@ class TestStagedOutput(base.TestCase):
 
     def test_sigterm_while_writing_leaves_nothing(self):
         handler = signal.getsignal(signal.SIGTERM)
-        with self.assertRaises(simulate.Stopped):
-            with simulate.stoppable():
+        with self.assertRaises(common.Stopped):
+            with common.stoppable():
                 with experiment.staged_output(self.output) as staging:
                     os.makedirs(os.path.join(staging, 'trace', 'qos'))
                     os.kill(os.getpid(), signal.SIGTERM)
@@ -536,7 +537,7 @@ class TestStagedOutput(base.TestCase):
         other = os.path.join(self.parent, '.out.1.999999999.x.tmp')
         os.mkdir(live)
         os.mkdir(other)   # of an output named "out.1": not ours
-        self.assertEqual([], experiment.remove_stale(self.output))
+        self.assertEqual([], staging.remove_stale(self.output))
         self.assertTrue(os.path.isdir(live))
         self.assertTrue(os.path.isdir(other))
 

@@ -206,7 +206,7 @@ class TestUnreachable(ServeTestCase):
         self.assertOneLine(err, 'preemptible-scheduler: the message broker '
                            'at 127.0.0.1:%d did not answer within 1 s' % port)
         self.assertNotIn('secret', err)
-        self.assertLess(took, 5)
+        self.assertLess(took, 15)
         self.assertEqual([], self.built)
 
     def test_unreachable_database_exit_1_one_line(self):
@@ -218,7 +218,7 @@ class TestUnreachable(ServeTestCase):
         self.assertOneLine(err, 'the database mysql+pymysql://root:***@'
                            '127.0.0.1:%d/test did not answer' % port)
         self.assertNotIn('secret', err)
-        self.assertLess(took, 5)
+        self.assertLess(took, 15)
         self.assertEqual([], self.built)
 
     def test_compute_agent_waits_for_the_broker_not_the_database(self):
@@ -255,7 +255,7 @@ class TestSignals(ServeTestCase):
     def test_signal_while_waiting_for_the_broker_exits_0_promptly(self):
         real = readiness.wait_for_broker
 
-        def wait(conf, timeout, should_stop):
+        def wait(conf, timeout, should_stop, announced=None):
             interrupt_soon()
             return real(conf, 60, should_stop)
 
@@ -265,7 +265,7 @@ class TestSignals(ServeTestCase):
             '[DEFAULT]\ntransport_url = rabbit://g:g@127.0.0.1:%d/\n'
             % closed_port())
         self.assertEqual(0, code, err)
-        self.assertLess(took, 5)
+        self.assertLess(took, 15)
         self.assertEqual([], self.built)
 
     def test_signal_while_building_exits_0_promptly(self):
@@ -274,13 +274,13 @@ class TestSignals(ServeTestCase):
             time.sleep(30)
         code, err, took = self.serve(build=build)
         self.assertEqual(0, code, err)
-        self.assertLess(took, 5)
+        self.assertLess(took, 15)
 
     def test_signal_while_starting_stops_what_started(self):
         server = FakeServer(start_seconds=30, on_start=interrupt_soon)
         code, err, took = self.serve(build=lambda conf: server)
         self.assertEqual(0, code, err)
-        self.assertLess(took, 5)
+        self.assertLess(took, 15)
         self.assertEqual(1, server.shutdowns)
         self.assertTrue(server.stopped.is_set())
 

@@ -169,7 +169,7 @@ class TestSimulateOutput(SimulateTestCase):
                 '--until', '100')
         self.assertEqual(0, code, err)
         self.assertEqual(1, err.count('plots skipped'), err)
-        self.assertIn('pip install matplotlib', err)
+        self.assertIn("pip install '.[plots]'", err)
         self.assertNotIn('plots skipped', out)
         self.assertEqual(['instances.csv', 'stages.csv', 'summary.json'],
                          sorted(os.listdir(self.output)))

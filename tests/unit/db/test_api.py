@@ -35,6 +35,7 @@ from preemptible_sched.db import api
 from preemptible_sched.db import migration
 from preemptible_sched.db import models
 from preemptible_sched.db import states
+from preemptible_sched.loop import lifecycle
 from preemptible_sched import objects
 from tests import base
 
@@ -424,7 +425,7 @@ class StoreBehaviour:
         self.add_pending('r')
         instance = self.store.get_instance('r')
         self.assertTrue(sa.inspect(instance).detached)
-        self.assertEqual('r', instance.to_object().id)
+        self.assertEqual('r', lifecycle.instance_from_row(instance).id)
         self.assertEqual(T0 + 10, instance.created_at)
 
     # The journal.

@@ -26,6 +26,7 @@ import sqlalchemy as sa
 from preemptible_sched.db import api
 from preemptible_sched.db import memory
 from preemptible_sched.db import models
+from preemptible_sched.loop import lifecycle
 from preemptible_sched import objects
 from tests import base
 from tests.unit.db import test_api
@@ -48,7 +49,7 @@ class MemoryBehaviour(test_api.StoreBehaviour):
         # Plain rows, read-only: a row a caller holds never changes.
         self.add_pending('r')
         instance = self.store.get_instance('r')
-        self.assertEqual('r', instance.to_object().id)
+        self.assertEqual('r', lifecycle.instance_from_row(instance).id)
         self.assertEqual(T0 + 10, instance.created_at)
         self.assertRaises(AttributeError, setattr, instance, 'state',
                           'running')

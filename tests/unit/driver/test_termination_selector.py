@@ -14,50 +14,18 @@
 
 """The termination selector against hand-made cases and an oracle."""
 
-import itertools
-
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
 from preemptible_sched.driver import termination_selector as selector
 from tests import base
+from tests import oracles
 
 SMALL = (1, 2000, 20)
 MEDIUM = (2, 4000, 40)
 LARGE = (4, 8000, 80)
 BLADE = (8, 16384, 500)
-
-
-def oracle(resources, costs, ids, need, capacity):
-    """Try every subset, written from the definition independently.
-
-    Sizes are scaled to integers (as the selector does) so both sides see
-    exactly the same sums; the order is cost, count, excess, sorted ids.
-    """
-    def q(value, scale):
-        return int(round(value * scale))
-    res = [[q(v, 10 ** 9) for v in r] for r in resources]
-    cost = [q(c, 10 ** 6) for c in costs]
-    need_q = [q(v, 10 ** 9) for v in need]
-    cap = [q(v, 10 ** 9) for v in capacity]
-    if all(n <= 0 for n in need_q):
-        return ()
-    best = None
-    for size in range(1, len(ids) + 1):
-        for subset in itertools.combinations(range(len(ids)), size):
-            freed = [sum(res[i][d] for i in subset) for d in range(3)]
-            if any(freed[d] < need_q[d] for d in range(3)):
-                continue
-            excess = sum((freed[d] - max(need_q[d], 0)) / max(cap[d], 1)
-                         for d in range(3))
-            key = (sum(cost[i] for i in subset), size, excess,
-                   tuple(sorted(ids[i] for i in subset)))
-            if best is None or key < best[0]:
-                best = (key, subset)
-    if best is None:
-        return None
-    return tuple(sorted(best[1], key=lambda i: ids[i]))
 
 
 class TestHandCases(base.TestCase):
@@ -127,9 +95,10 @@ class TestHandCases(base.TestCase):
         costs = [5, 3, 9, 3, 1]
         ids = ['a', 'b', 'c', 'd', 'e']
         need = (3, 5000, 0)
-        self.assertEqual(oracle(resources, costs, ids, need, BLADE),
-                         selector.brute_force(resources, costs, ids, need,
-                                              BLADE))
+        self.assertEqual(
+            oracles.independent_brute_force(resources, costs, ids, need,
+                                            BLADE),
+            oracles.brute_force(resources, costs, ids, need, BLADE))
 
 
 SIZES = st.sampled_from([SMALL, MEDIUM, LARGE, (0.5, 1000, 10),
@@ -158,8 +127,10 @@ class TestAgainstOracle(base.TestCase):
     @given(problems())
     def test_select_equals_trying_every_subset(self, problem):
         resources, costs, ids, need = problem
-        self.assertEqual(oracle(resources, costs, ids, need, BLADE),
-                         selector.select(resources, costs, ids, need, BLADE))
+        self.assertEqual(
+            oracles.independent_brute_force(resources, costs, ids, need,
+                                            BLADE),
+            selector.select(resources, costs, ids, need, BLADE))
 
     @settings(max_examples=200, deadline=None)
     @given(problems())

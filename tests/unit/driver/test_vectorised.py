@@ -31,13 +31,13 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from preemptible_sched.driver import scheduler
-from preemptible_sched.driver import termination_selector
 from preemptible_sched import filters
 from preemptible_sched import objects
 from preemptible_sched import preemption
 from preemptible_sched import termination
 from preemptible_sched import weighers
 from tests import base
+from tests import oracles
 
 SIZES = st.sampled_from([objects.Resources(1, 2000, 20),
                          objects.Resources(2, 4000, 40),
@@ -242,7 +242,7 @@ class TestCheapestSetOfTheWholeCloud(base.TestCase):
                 break
             candidates = list(state.preemptible_instances.values())
             costs = [handler.cost(i, state, 0.0) for i in candidates]
-            chosen = termination_selector.brute_force(
+            chosen = oracles.brute_force(
                 [i.resources for i in candidates], costs,
                 [i.id for i in candidates],
                 request.resources - state.full.free, state.capacity)

@@ -15,12 +15,19 @@
 
 """The Prometheus source against recorded answers of its HTTP API."""
 
+import json
+import logging
 import os
+import time
 import urllib.parse
+
+import fixtures
 
 from preemptible_sched.loadwatcher import sources
 from preemptible_sched.loadwatcher.sources import prometheus
+from preemptible_sched.loadwatcher import watcher as watcher_mod
 from tests import base
+from tests.unit.loadwatcher import hostile
 
 RECORDED = os.path.join(os.path.dirname(__file__), 'prometheus')
 CPU_QUERY = 'cpu_busy_percent'
@@ -133,3 +140,135 @@ class TestRecordedFromARealPrometheus(base.TestCase):
             sources.SourceError,
             self.source('node_exporter_parse_error.json').collect, 0.0)
         self.assertIn('unclosed left parenthesis', str(error))
+
+
+#: What each hostile answer of :data:`hostile.PROMETHEUS_BODIES` must
+#: give: the collection fails (a SourceError of one line), or the bad
+#: series are skipped with a warning, or skipped quietly (a value
+#: Prometheus itself may give, or a label that names no host), or the
+#: series is kept (its time is not read).
+FAILS, WARNS, QUIET, KEPT = 'fails', 'warns', 'quiet', 'kept'
+EXPECTED = {
+    'answer_list': FAILS, 'data_list': FAILS, 'result_dict': FAILS,
+    'result_number': FAILS, 'series_list': WARNS, 'metric_list': WARNS,
+    'label_list': WARNS, 'label_dict': WARNS, 'label_number': WARNS,
+    'label_null': QUIET, 'label_empty': QUIET, 'label_long': WARNS,
+    'label_controls': WARNS, 'value_list': WARNS, 'value_dict': WARNS,
+    'value_bool': WARNS, 'value_word': WARNS, 'value_nan': QUIET,
+    'value_inf': QUIET, 'value_400_digit_string': QUIET,
+    'value_triple': WARNS, 'value_400_digits': QUIET,
+    'time_5000_digits': KEPT, 'deep_nesting': FAILS,
+    'deep_in_metric': FAILS, 'error_dict': FAILS, 'error_long': FAILS,
+    'no_status': FAILS, 'matrix': FAILS, 'result_type_huge': FAILS,
+    'not_json': FAILS, 'not_utf8': FAILS, 'empty': FAILS, 'huge': FAILS,
+    'escaped_quotes': FAILS,
+}
+
+
+class TestHostileAnswers(base.TestCase):
+    """Issue 26 item 5: the watcher died on a list where an object is
+    expected, strings or lists in labels, deep nesting and huge integers
+    (TypeError, AttributeError, RecursionError, OverflowError).
+    """
+
+    def setUp(self):
+        super().setUp()
+        self.log = self.useFixture(fixtures.FakeLogger(
+            level=logging.WARNING, name=prometheus.__name__))
+
+    def source(self, body, **kw):
+        good = hostile.good_prometheus_body(('compute-09',))
+
+        def fetch(url, timeout):
+            # The CPU query gets the hostile answer, memory a good one.
+            return body if 'cpu_busy' in url else good
+        return prometheus.PrometheusSource(
+            url='http://prom.example:9090', cpu_query=CPU_QUERY,
+            memory_query=MEMORY_QUERY, fetch=fetch,
+            max_bytes=16 * 1024 * 1024, **kw)
+
+    def test_every_hostile_answer(self):
+        self.assertEqual(set(EXPECTED), set(hostile.PROMETHEUS_BODIES))
+        for name, body in sorted(hostile.PROMETHEUS_BODIES.items()):
+            self.log.reset_output()
+            source = self.source(body)
+            if EXPECTED[name] == FAILS:
+                error = self.assertRaises(sources.SourceError,
+                                          source.collect, 0.0)
+                self.assertNotIn('\n', str(error), name)
+                self.assertLess(len(str(error)), 300, name)
+                continue
+            found = source.collect(0.0)
+            expected = {'compute-09': (None, 40.0)}
+            if EXPECTED[name] == KEPT:
+                expected['h'] = (1.0, None)
+            self.assertEqual(expected, found, name)
+            lines = self.log.output.splitlines()
+            if EXPECTED[name] == WARNS:
+                self.assertEqual(1, len(lines), (name, lines))
+                self.assertIn('series skipped, not in the format of its '
+                              'API', lines[0])
+            else:
+                self.assertEqual([], lines, name)
+
+    def test_the_watcher_survives_every_hostile_answer(self):
+        for name, body in sorted(hostile.PROMETHEUS_BODIES.items()):
+            watcher = watcher_mod.LoadWatcher(self.source(body))
+            collected = watcher.scrape(1700000000.0)
+            self.assertEqual(EXPECTED[name] != FAILS, collected, name)
+            self.assertEqual(collected, watcher.health()[0], name)
+
+    def test_good_series_are_kept_beside_bad_ones(self):
+        body = json.dumps(hostile.prometheus_vector([
+            {'metric': {'instance': ['x']}, 'value': [1, '5']},
+            {'metric': {'instance': 'compute-01:9100'}, 'value': [1, '7']},
+            {'metric': {'instance': 'compute-02:9100'},
+             'value': [1, 'high']}])).encode()
+        self.assertEqual({'compute-01': 7.0},
+                         self.source(body).query(CPU_QUERY, 0.0))
+        self.assertIn('2 series skipped, not in the format of its API '
+                      '(1: label instance is a JSON list, not a string; '
+                      "1: value 'high' is not a number)", self.log.output)
+        # the same problems again: not said again
+        self.log.reset_output()
+        source = self.source(body)
+        for _ in range(3):
+            source.query(CPU_QUERY, 0.0)
+        self.assertEqual(1, len(self.log.output.splitlines()))
+
+    def test_a_slow_prometheus_fails_the_collection_at_its_deadline(self):
+        # One byte every 20 ms, both queries: the two together are cut
+        # at prometheus_timeout. Before, the watcher waited for ever.
+        server = hostile.HostileServer([hostile.Answer(
+            hostile.good_prometheus_body(), mode=hostile.DRIP,
+            delay=0.02)])
+        self.addCleanup(server.close)
+        source = prometheus.PrometheusSource(url=server.url, timeout=0.5)
+        started = time.monotonic()
+        error = self.assertRaises(sources.SourceError, source.collect, 0.0)
+        self.assertLess(time.monotonic() - started, 10.0)
+        self.assertEqual('Prometheus at %s: no whole answer within 0.5 s'
+                         % server.url, str(error))
+        self.assertEqual(1, len(server.requests))
+
+    def test_the_deadline_is_for_both_queries(self):
+        calls = []
+
+        def fetch(url, timeout):
+            calls.append(timeout)
+            time.sleep(0.3)
+            return hostile.good_prometheus_body()
+        source = prometheus.PrometheusSource(
+            url='http://x', cpu_query='q1', memory_query='q2', fetch=fetch,
+            timeout=0.2)
+        self.assertRaises(sources.SourceError, source.collect, 0.0)
+        self.assertEqual([0.2], [round(t, 1) for t in calls])
+
+    def test_an_answer_larger_than_the_limit(self):
+        server = hostile.HostileServer([hostile.Answer(
+            hostile.PROMETHEUS_BODIES['huge'])])
+        self.addCleanup(server.close)
+        source = prometheus.PrometheusSource(url=server.url,
+                                             max_bytes=1024 * 1024)
+        error = self.assertRaises(sources.SourceError, source.collect, 0.0)
+        self.assertIn('answer larger than 1048576 bytes', str(error))

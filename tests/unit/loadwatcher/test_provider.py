@@ -92,6 +92,8 @@ class TestLoadProvider(base.TestCase):
         manager = host_manager.HostManager(base.FakePlanner())
         manager.add_host(objects.Host('host-a', 8, 8000))
         manager.add_host(objects.Host('host-b', 8, 8000))
+        # Read in the background from the start: a pass never waits.
+        self.assertTrue(load_provider.client.wait(30.0))
         snapshot = load_provider.snapshot(helpers.T0 + 10, manager)
         self.assertEqual(50.0, snapshot.hosts['host-b'].cpu_avg)
         self.assertEqual(helpers.T0,

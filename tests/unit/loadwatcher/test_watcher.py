@@ -97,6 +97,52 @@ class TestLoadWatcher(base.TestCase):
         self.assertTrue(watcher.scrape(180.0))
         self.assertTrue(watcher.healthy())
 
+    def test_health_says_failing_never_collected_or_stale(self):
+        source, watcher = self._watcher(scrape=60)
+        self.assertEqual((False, 'no collection yet'), watcher.health(0.0))
+        watcher.tick(0.0)
+        self.assertEqual((True, 'ok'), watcher.health(180.0))
+        # Three scrape intervals without a collection: stale, though
+        # nothing failed (a collection hung, or the clock stopped).
+        self.assertEqual(
+            (False, 'collection stale: the last one succeeded 181 s ago '
+             '(more than 180 s)'), watcher.health(181.0))
+        source.down = True
+        watcher.scrape(200.0)
+        self.assertEqual((False, 'source failing: connection refused'),
+                         watcher.health(200.0))
+
+    def test_health_on_the_clock_it_runs_on(self):
+        clock = clock_mod.VirtualClock(1000.0)
+        source, watcher = self._watcher(scrape=10, refresh=10)
+        watcher.start(clock)
+        self.assertEqual((True, 'ok'), watcher.health())
+        watcher.stop()
+        clock.run(until=1031.0)
+        self.assertFalse(watcher.health()[0])
+
+    def test_a_source_bug_is_a_failed_collection_not_a_crash(self):
+        def broken(now):
+            raise TypeError("unhashable type: 'list'")
+        _, watcher = self._watcher(values=broken)
+        with self.assertLogs('preemptible_sched.loadwatcher.watcher',
+                             'WARNING') as logs:
+            self.assertFalse(watcher.scrape(0.0))
+        self.assertEqual(["Load source scripted failed: TypeError: "
+                          "unhashable type: 'list'"],
+                         [record.getMessage() for record in logs.records])
+        self.assertFalse(watcher.health(0.0)[0])
+
+    def test_a_collection_ending_after_stop_is_dropped(self):
+        store = store_mod.WatcherStore(':memory:')
+        _, watcher = self._watcher(store)
+        watcher.tick(0.0)
+        watcher.stop()
+        store.close()       # what the command does once stopped
+        self.assertFalse(watcher.scrape(60.0))
+        watcher.refresh(60.0)
+        self.assertEqual(0.0, watcher.computed_at)
+
     def test_unusable_values_dropped(self):
         values = {'ok': (10.0, 10.0), 'nan': (float('nan'), 5.0),
                   'negative': (-1.0, None), 'absurd': (5000.0, 'x'),

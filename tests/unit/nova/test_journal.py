@@ -172,3 +172,84 @@ class TestJournal(JournalCase):
         bad.victims[0].action = 'explode'
         self.assertRaises(journal.JournalError, self.journal.record, bad)
         self.assertEqual([], self.journal.open_decisions())
+
+
+class TestVictimOutcomes(JournalCase):
+    """A victim is done when its server is gone, not when its deletion
+    was asked for; a decision's request may die first.
+    """
+
+    def acting(self, *victims):
+        self.journal.record(decision('d1', *victims))
+        self.journal.move('d1', 'acting')
+
+    def test_requested_victim_stays_open_until_confirmed(self):
+        self.acting('a')
+        self.journal.take('d1', 'a')
+        self.journal.settle('d1', 'a', 'requested')
+        self.assertEqual({'a': 'host1'}, self.journal.open_victims())
+        self.assertRaises(journal.VictimTaken, self.journal.record,
+                          decision('d2', 'a'))
+        self.assertRaises(journal.JournalError, self.journal.move, 'd1',
+                          'done')
+        found, = self.journal.get('d1').victims
+        self.assertEqual(('requested', 1), (found.state, found.attempts))
+        self.journal.settle('d1', 'a', 'done')
+        self.assertEqual({}, self.journal.open_victims())
+        self.journal.move('d1', 'done')
+
+    def test_deleted_victims_stay_out_for_a_while(self):
+        # Nova shows a deleted server gone before its cell database does:
+        # a decision that read its node earlier must not name it again.
+        self.acting('a')
+        self.journal.take('d1', 'a')
+        self.journal.settle('d1', 'a', 'requested')
+        self.journal.settle('d1', 'a', 'done')
+        created = self.journal.get('d1').created_at
+        self.assertEqual({}, self.journal.open_victims())
+        self.assertEqual({'a': 'host1'},
+                         self.journal.open_victims(created - 3600))
+        self.assertEqual({}, self.journal.open_victims(created + 1))
+
+    def test_failed_deletion_is_taken_again_and_counted(self):
+        self.acting('a')
+        self.journal.take('d1', 'a')
+        self.journal.settle('d1', 'a', 'requested')
+        # Only a requested victim is taken again, and once.
+        self.assertFalse(self.journal.take('d1', 'a', 5.0))
+        self.assertTrue(self.journal.take('d1', 'a', 5.0, again=True))
+        self.assertFalse(self.journal.take('d1', 'a', 5.0, again=True))
+        self.journal.settle('d1', 'a', 'requested')
+        self.assertEqual(2, self.journal.get('d1').victims[0].attempts)
+        self.journal.settle('d1', 'a', 'failed')
+        self.assertEqual({}, self.journal.open_victims())
+
+    def test_spared_victims_close_an_abandoned_decision(self):
+        self.acting('a', 'b')
+        self.journal.take('d1', 'a')
+        self.journal.settle('d1', 'a', 'requested')
+        self.assertEqual(['b'], self.journal.spare('d1'))
+        self.assertEqual([], self.journal.spare('d1'))
+        self.assertEqual({'a': 'host1'}, self.journal.open_victims())
+        # Not finished while 'a' may still go.
+        self.assertRaises(journal.JournalError, self.journal.move, 'd1',
+                          'abandoned')
+        self.journal.settle('d1', 'a', 'done')
+        self.journal.move('d1', 'abandoned')
+        self.assertIn('abandoned', journal.CLOSED_DECISIONS)
+        self.assertEqual({'a': 'done', 'b': 'spared'},
+                         {v.id: v.state for v in
+                          self.journal.get('d1').victims})
+
+    def test_only_an_acting_decision_spares(self):
+        self.journal.record(decision('d1', 'a'))
+        self.assertEqual([], self.journal.spare('d1'))
+        self.assertEqual('pending', self.journal.get('d1').victims[0].state)
+
+    def test_the_victims_consumer_is_kept(self):
+        held = {'allocations': {'rp1': {'resources': {'VCPU': 2}}},
+                'project_id': 'p', 'user_id': 'u'}
+        recorded = decision('d1', 'a')
+        recorded.victims[0].consumer = held
+        self.journal.record(recorded)
+        self.assertEqual(held, self.journal.get('d1').victims[0].consumer)

@@ -12,9 +12,13 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Handing work to the clock's thread, and the messaging options."""
+"""Handing work to the clock's thread, the service base, and the
+messaging options."""
 
 import threading
+from unittest import mock
+
+import fixtures
 
 from preemptible_sched import clock as clock_mod
 from preemptible_sched.conf import CONF
@@ -85,6 +89,65 @@ class TestClockBridge(base.TestCase):
                 return
             event.wait(0.01)
         self.fail('the call was never scheduled')
+
+
+class TestService(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.service = service.Service(CONF, clock_mod.RealClock(),
+                                       transport=mock.Mock())
+        # Records, in order, what is done to the servers (named as their
+        # topic) and the steps.
+        self.calls = mock.Mock()
+        self.useFixture(fixtures.MockPatch(
+            'oslo_messaging.get_rpc_server', side_effect=lambda transport,
+            target, endpoints: getattr(self.calls, target.topic)))
+        self.service.on_shutdown(self.calls.released)
+
+    def assertShutDownOnce(self, *steps):
+        """Server a started, then stopped, ``steps``, the rest; not ready."""
+        self.assertEqual([mock.call.a.start(), mock.call.a.stop(),
+                          mock.call.a.wait()] + list(steps) +
+                         [mock.call.released()], self.calls.mock_calls)
+        self.assertFalse(self.service.ready)
+
+    def test_servers_stop_last_started_first_then_the_steps(self):
+        self.service.serve('a', 'host', None, override_pool_size=1)
+        self.service.serve('b', 'host', None)
+        self.service.shutdown()
+        self.assertEqual([mock.call.a.start(override_pool_size=1),
+                          mock.call.b.start(), mock.call.b.stop(),
+                          mock.call.b.wait(), mock.call.a.stop(),
+                          mock.call.a.wait(), mock.call.released()],
+                         self.calls.mock_calls)
+
+    def test_stop_while_starting(self):
+        # As a signal handler does: run() returns as soon as started,
+        # what had started is stopped, calls are no longer taken.
+        def start():
+            self.service.serve('a', 'host', None)
+            self.service.stop()
+            self.service.bridge.open()
+
+        self.service.start = start
+        self.service.run()
+        self.assertShutDownOnce()
+
+    def test_shutdown_twice_does_each_step_once(self):
+        self.service.serve('a', 'host', None)
+        self.service.bridge.open()
+        self.assertTrue(self.service.ready)
+        self.service.shutdown()
+        self.service.shutdown()
+        self.assertShutDownOnce()
+
+    def test_a_step_interrupted_does_not_keep_the_others(self):
+        self.calls.interrupted.side_effect = KeyboardInterrupt
+        self.service.on_shutdown(self.calls.interrupted)
+        self.service.serve('a', 'host', None)
+        self.assertRaises(KeyboardInterrupt, self.service.shutdown)
+        self.assertShutDownOnce(mock.call.interrupted())
 
 
 class TestMessagingOptions(base.TestCase):

@@ -43,7 +43,7 @@ class Reports:
         with self.lock:
             self.log.append(('register', host.name, boot_id))
 
-    def report(self, event, host, *args):
+    def report(self, event, host, *args, boot=None):
         with self.lock:
             self.log.append((event, host) + args)
 
@@ -128,6 +128,39 @@ class TestComputeAgent(AgentTestCase):
                                             'big')
                                   for e in list(self.reports.log)),
                       'big failed')
+
+
+class TestStaleSpawns(AgentTestCase):
+    """A spawn meant for an earlier run of the agent (left on the bus when
+    it restarted) is refused, with a failure report of its boot; one for
+    this run, or naming none (an older scheduler), is spawned (issue 26:
+    the new run booted them, the scheduler terminated them as strays and
+    placed them again).
+    """
+
+    def spawn(self, instance_id, agent_boot):
+        instance = objects.Instance(instance_id,
+                                    objects.Resources(2, 4000, 40), boot=7)
+        self.api.spawn('host-A', rpc.instance_to_dict(instance),
+                       agent_boot=agent_boot)
+
+    def test_earlier_run_refused(self):
+        self.spawn('stale', 'a' * 32)
+        self.spawn('fresh', self.agent.boot_id)
+        self.spawn('unnamed', None)
+        for instance_id in ('fresh', 'unnamed'):
+            self.wait_for(lambda: self.reports.seen(
+                ('instance_started', 'host-A', instance_id)),
+                '%s started' % instance_id)
+        self.wait_for(lambda: any(
+            entry[:3] == ('instance_failed', 'host-A', 'stale')
+            for entry in list(self.reports.log)), 'stale refused')
+        failure, = [entry for entry in list(self.reports.log)
+                    if entry[:3] == ('instance_failed', 'host-A', 'stale')]
+        self.assertIn('stale spawn', failure[3])
+        self.assertNotIn('stale', [
+            report['id'] for report in
+            self.api.list_instances('host-A')['instances']])
 
 
 class TestAnnounce(AgentTestCase):

@@ -50,6 +50,10 @@ def listening(port):
 
 
 class ReadinessTestCase(base.TestCase):
+    """Upper bounds on waits are loose (a loaded 2-core machine starts
+    threads and sockets slowly): they tell "at once" or "at the timeout"
+    from "at the 30 or 60 s a broken wait would take".
+    """
 
     def setUp(self):
         super().setUp()
@@ -89,7 +93,17 @@ class TestBroker(ReadinessTestCase):
                            'not answer within 1.5 s' % port,
                            'Connection refused', '[DEFAULT] transport_url')
         self.assertGreaterEqual(took, 1.4)
-        self.assertLess(took, 5)
+        self.assertLess(took, 15)
+
+    def test_the_error_names_the_start_ups_budget(self):
+        # What is left of [service] startup_timeout after the database is
+        # waited for; the operator set the whole.
+        port = closed_port()
+        self.flags(transport_url='rabbit://guest:secret@127.0.0.1:%d/'
+                   % port)
+        error, _ = self.timed(readiness.wait_for_broker, self.conf, 0.7,
+                              announced=3)
+        self.assertOneLine(error, 'did not answer within 3 s')
 
     def test_every_broker_is_tried(self):
         first, second = closed_port(), closed_port()
@@ -107,7 +121,7 @@ class TestBroker(ReadinessTestCase):
         ready, took = self.timed(readiness.wait_for_broker, self.conf, 60,
                                  stop.is_set)
         self.assertFalse(ready)
-        self.assertLess(took, 2)
+        self.assertLess(took, 15)
 
     def test_a_broker_that_comes_up_is_waited_for(self):
         port = closed_port()
@@ -137,7 +151,7 @@ class TestBroker(ReadinessTestCase):
         error, took = self.timed(readiness.wait_for_broker, self.conf, 30)
         self.assertOneLine(error, 'refused the connection',
                            'ACCESS_REFUSED')
-        self.assertLess(took, 10)
+        self.assertLess(took, 20)
 
 
 class TestDatabase(ReadinessTestCase):
@@ -159,7 +173,7 @@ class TestDatabase(ReadinessTestCase):
         error, took = self.timed(readiness.wait_for_database, self.conf, 30)
         self.assertOneLine(error, 'the database sqlite:////nonexistent/dir/'
                            'x.sqlite cannot be used', 'unable to open')
-        self.assertLess(took, 2)
+        self.assertLess(took, 15)
 
     def test_unreachable_mariadb_fails_after_the_timeout(self):
         port = closed_port()
@@ -170,7 +184,7 @@ class TestDatabase(ReadinessTestCase):
                            '127.0.0.1:%d/test did not answer within 1.5 s'
                            % port, "Can't connect", '[database] connection')
         self.assertNotIn('Background on this error', str(error))
-        self.assertLess(took, 5)
+        self.assertLess(took, 15)
 
     def test_unreachable_postgresql_fails_after_the_timeout(self):
         port = closed_port()
@@ -178,7 +192,7 @@ class TestDatabase(ReadinessTestCase):
                    'secret@127.0.0.1:%d/test' % port)
         error, took = self.timed(readiness.wait_for_database, self.conf, 1.5)
         self.assertOneLine(error, 'did not answer within 1.5 s')
-        self.assertLess(took, 6)
+        self.assertLess(took, 15)
 
     def test_a_stop_ends_the_wait_at_once(self):
         self.flags(group='database', connection='mysql+pymysql://root@'
@@ -188,7 +202,7 @@ class TestDatabase(ReadinessTestCase):
         ready, took = self.timed(readiness.wait_for_database, self.conf, 60,
                                  stop.is_set)
         self.assertFalse(ready)
-        self.assertLess(took, 2)
+        self.assertLess(took, 15)
 
     def test_real_servers(self):
         for url, port in ((MARIADB, 3306), (POSTGRESQL, 5432)):
@@ -204,7 +218,7 @@ class TestDatabase(ReadinessTestCase):
                    'secret@127.0.0.1/test')
         error, took = self.timed(readiness.wait_for_database, self.conf, 30)
         self.assertOneLine(error, 'refused the connection', 'Access denied')
-        self.assertLess(took, 10)
+        self.assertLess(took, 20)
 
 
 class TestErrors(base.TestCase):

@@ -35,9 +35,12 @@ class FakeComputeAPI:
         self.calls = []
         self.asked = []     # list_instances: (host, finished)
         self.answers = {}
+        self.agent_boots = []
 
-    def spawn(self, host, instance, image=None, duration=None):
+    def spawn(self, host, instance, image=None, duration=None,
+              agent_boot=None):
         self.calls.append(('spawn', host, instance['id'], image, duration))
+        self.agent_boots.append(agent_boot)
 
     def terminate(self, host, instance_id):
         self.calls.append(('terminate', host, instance_id))
@@ -193,6 +196,15 @@ class TestRequests(DriverTestCase):
         self.driver.terminate('host-A', 'v1')
         self.assertEqual([('spawn', 'host-A', 'i1', 'img', 60.0),
                           ('terminate', 'host-A', 'v1')], self.api.calls)
+
+    def test_spawn_names_the_agent_run_it_is_for(self):
+        # Issue 26: a spawn left on the bus when the agent restarted must
+        # be recognisable to the new run.
+        self.driver.register(blade('host-A'), 'boot-1')
+        self.driver.spawn('host-A', self.instance('i1'))
+        self.driver.register(blade('host-A'), 'boot-2')
+        self.driver.spawn('host-A', self.instance('i2'))
+        self.assertEqual(['boot-1', 'boot-2'], self.api.agent_boots)
 
     def test_refused_for_unknown_or_down_hosts(self):
         self.start()

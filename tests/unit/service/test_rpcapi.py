@@ -133,7 +133,8 @@ class TestComputeAPI(ClientTestCase):
     def test_casts_and_calls_to_one_host(self):
         api = rpcapi.ComputeAPI(self.transport, CONF)
         self.client.call.return_value = {'now': 1.0, 'instances': []}
-        api.spawn('host-A', {'id': 'i'}, image='img', duration=5.0)
+        api.spawn('host-A', {'id': 'i'}, image='img', duration=5.0,
+                  agent_boot='boot-1')
         api.terminate('host-A', 'v')
         api.list_instances('host-B')
         api.announce()
@@ -143,7 +144,7 @@ class TestComputeAPI(ClientTestCase):
             self.client.prepare.call_args_list)
         self.assertEqual(
             [mock.call({}, 'spawn', host='host-A', instance={'id': 'i'},
-                       image='img', duration=5.0),
+                       image='img', duration=5.0, agent_boot='boot-1'),
              mock.call({}, 'terminate', host='host-A', instance_id='v'),
              mock.call({}, 'report_host')],
             self.client.cast.call_args_list)

@@ -210,6 +210,31 @@ replications: workloads
         self.assertIn("$.baseline: 'c' is none of the configurations (a, "
                       "b)", joined)
 
+    def test_special_files_are_named_by_their_field(self):
+        path = self.write('', 'placeholder')
+        directory = os.path.dirname(path)
+        os.mkfifo(os.path.join(directory, 'fifo.csv'))
+        os.symlink('loop.conf', os.path.join(directory, 'loop.conf'))
+        os.mkdir(os.path.join(directory, 'trace'))
+        _, problems = self.problems("""\
+workloads:
+  - path: fifo.csv
+  - path: trace
+infrastructures:
+  - infrastructure: /dev/zero
+configurations: {a: loop.conf, b: trace}
+seeds: [0]
+""")
+        joined = '\n'.join(problems)
+        self.assertEqual(4, len(problems), problems)
+        self.assertIn('$.workloads[0].path: not a regular file or '
+                      'directory', joined)
+        self.assertIn('$.infrastructures[0].infrastructure: not a regular '
+                      'file: /dev/zero', joined)
+        self.assertIn('$.configurations.a: too many levels of symbolic '
+                      'links', joined)
+        self.assertIn('$.configurations.b: not a regular file', joined)
+
     def test_neither_configurations_nor_strategies(self):
         path, problems = self.problems(
             'workloads: [{path: trace.csv}]\n'

@@ -89,6 +89,13 @@ class TestReadInfrastructure(FileMixin, base.TestCase):
                            'name,vcpus,memory_mb\na,1,1\na,2,2\n',
                            'line 3: field name', "duplicate id 'a'")
 
+    def test_duplicate_header_column(self):
+        # The second "name" used to win silently.
+        self.assertInvalid(infrastructure.read_infrastructure,
+                           'name,vcpus,memory_mb,name\na,1,1,b\n',
+                           'line 1: field name',
+                           'duplicate column (also field 1)')
+
     def test_negative_size(self):
         self.assertInvalid(infrastructure.read_infrastructure,
                            'name,vcpus,memory_mb\na,-1,1\n',
@@ -161,6 +168,12 @@ class TestReadMachines(FileMixin, base.TestCase):
             [('n0', 32.0, 262144.0, 0.0, {'gpu': '0'}),
              ('n1', 96.5, 393216.0, 0.0, {'gpu': '8', 'model': 'G2'})],
             sizes(infrastructure.read_machines(path)))
+
+    def test_duplicate_header_column(self):
+        self.assertInvalid(infrastructure.read_machines,
+                           'sn,cpu_milli,memory_mib,sn\nn0,1,1,n1\n',
+                           'line 1: field sn',
+                           'duplicate column (also field 1)')
 
     def check_machine_events(self, path):
         self.assertEqual(

@@ -241,7 +241,7 @@ class TestWithoutMatplotlib(PlotTestCase):
             note = plots.skipped_note()
         self.assertIn('plots skipped', note)
         self.assertIn("No module named 'matplotlib'", note)
-        self.assertIn('pip install matplotlib', note)
+        self.assertIn("pip install '.[plots]'", note)
         self.assertNotIn('\n', note)
 
 

@@ -12,6 +12,7 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
+import csv
 import dataclasses
 import io
 import json
@@ -40,6 +41,40 @@ ALIVE = metrics.InstanceRecord(
 
 SUMMARY = {'policy': 'qos', 'preemptions': 2, 'terminations': 1,
            'per_class': {'gold': {'slo': 1.0}, 'none': {'slo': None}}}
+
+
+def _parse(text, kind):
+    if text == '':
+        return None
+    if kind == 'bool':
+        if text not in ('true', 'false'):
+            raise ValueError('not a boolean: %r' % text)
+        return text == 'true'
+    if kind == 'int':
+        return int(text)
+    if kind == 'float':
+        return float(text)
+    return text
+
+
+def read_instances(path):
+    """The records of an instances.csv written by ``write_outputs``.
+
+    Floats come back rounded to the 6 decimals they were written with.
+    """
+    with open(path, newline='') as stream:
+        reader = csv.DictReader(stream)
+        expected = [name for name, _kind in report.INSTANCE_COLUMNS]
+        if reader.fieldnames != expected:
+            raise ValueError('%s: columns %s, expected %s'
+                             % (path, reader.fieldnames, expected))
+        records = []
+        for row in reader:
+            fields = {name: _parse(row[name], kind)
+                      for name, kind in report.INSTANCE_COLUMNS}
+            fields['id'] = row['id']
+            records.append(metrics.InstanceRecord(**fields))
+        return records
 
 
 class TestBuildSummary(base.TestCase):
@@ -109,8 +144,7 @@ class TestWriteOutputs(base.TestCase):
                              plots=False)
         self.assertEqual(
             [FINISHED, ALIVE],
-            report.read_instances(os.path.join(self.directory,
-                                               'instances.csv')))
+            read_instances(os.path.join(self.directory, 'instances.csv')))
 
     def test_summary_json(self):
         names = report.write_outputs(self.directory, [FINISHED], SUMMARY,
@@ -154,6 +188,33 @@ class TestWriteOutputs(base.TestCase):
 
     def assertNothingWritten(self, existing=()):
         self.assertEqual(sorted(existing), sorted(os.listdir(self.parent)))
+
+    def test_staging_of_a_killed_run_is_removed_by_the_next(self):
+        # A pid above any pid_max: that process cannot be running. Before,
+        # a simulate killed with SIGKILL left ".run.<random>.tmp" for ever.
+        stale = os.path.join(self.parent, '.run.999999999.k1ll3d.tmp')
+        os.makedirs(os.path.join(stale, 'half'))
+        live = os.path.join(self.parent, '.run.%d.busy.tmp' % os.getpid())
+        os.mkdir(live)
+        report.write_outputs(self.directory, [FINISHED], SUMMARY,
+                             plots=False)
+        self.assertEqual(sorted(['run', os.path.basename(live)]),
+                         sorted(os.listdir(self.parent)))
+
+    def test_staging_directory_is_named_after_the_process(self):
+        names = []
+        real = report._write_summary
+
+        def write_summary(path, summary):
+            names.extend(os.listdir(self.parent))
+            real(path, summary)
+
+        with mock.patch.object(report, '_write_summary', write_summary):
+            report.write_outputs(self.directory, [FINISHED], SUMMARY,
+                                 plots=False)
+        self.assertEqual(1, len(names))
+        self.assertTrue(names[0].startswith('.run.%d.' % os.getpid()),
+                        names)
 
     def test_failing_plot_writes_nothing(self):
         with mock.patch.object(plots, 'available', return_value=True), \

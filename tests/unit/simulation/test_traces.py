@@ -189,10 +189,6 @@ class TestCacheDir(base.TestCase):
             os.path.join(home, '.cache', 'preemptible-sched', 'traces'),
             traces.default_cache_dir({}))
 
-    def test_cache_path(self):
-        self.assertEqual('/c/google-2011/f.gz',
-                         traces.cache_path('google-2011', 'f.gz', '/c'))
-
 
 class TestChecksums(base.TestCase):
 

@@ -389,6 +389,19 @@ class TestInvalid(TraceFileMixin, base.TestCase):
         self.assertNotIn('\n', str(error))
         return error
 
+    def test_duplicate_header_column(self):
+        # The second "vcpus" used to win silently.
+        self.assertInvalid('w.csv', 'id,submit_s,duration_s,vcpus,'
+                           'memory_mb,VCPUs\nr1,0,10,1,100,2\n',
+                           'line 1: field VCPUs',
+                           'duplicate column (also field 4)')
+        self.assertInvalid('pods.csv', 'name,cpu_milli,memory_mib,qos,'
+                           'creation_time,qos\n', 'line 1: field qos',
+                           'duplicate column (also field 4)')
+        self.assertInvalid('w.gwf', 'WorkflowID,JobID,SubmitTime,RunTime,'
+                           'NProcs,JobID\n', 'line 1: field JobID',
+                           'duplicate column (also field 2)')
+
     def test_csv_not_a_number(self):
         self.assertInvalid('w.csv', CSV_HEADER + 'a,0,1,1,1,,,,\n'
                            'b,0,1,two,1,,,,\n', 'line 3: field vcpus',

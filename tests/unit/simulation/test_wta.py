@@ -38,6 +38,19 @@ class TestWta(base.TestCase):
     def directory(self):
         return self.useFixture(fixtures.TempDir()).path
 
+    def two_tasks(self, **columns):
+        """A trace of tasks 1 and 2, ``columns`` replacing theirs."""
+        path = self.directory()
+        folder = os.path.join(path, 'tasks')
+        os.makedirs(folder)
+        table = {'id': [1, 2], 'workflow_id': [0, 0], 'ts_submit': [0, 1000],
+                 'runtime': [1000, 1000],
+                 'resource_amount_requested': [1.0, 1.0]}
+        table.update(columns)
+        pyarrow.parquet.write_table(pyarrow.table(table),
+                                    os.path.join(folder, 'p.parquet'))
+        return path
+
     def test_same_items_as_the_gwf_trace(self):
         path = wta_traces.write_trace(self.directory(), TASKS)
         self.assertEqual('wta', workload.detect_format(path))
@@ -110,3 +123,66 @@ class TestWta(base.TestCase):
         error = self.assertRaises(exception.InvalidInput,
                                   workload.read_workload, path)
         self.assertIn('cannot read the parquet table', str(error))
+
+    def test_duplicate_task(self):
+        # Two rows of task 1 of workflow 0 used to reach the simulation,
+        # which stopped with a traceback ("request '0-1' exists already").
+        path = wta_traces.write_trace(self.directory(), [
+            (1, 0, 16, 11, 1, ()), (2, 0, 17, 11, 1, ()),
+            (1, 0, 40, 11, 1, ())])
+        error = self.assertRaises(exception.InvalidInput,
+                                  workload.read_workload, path)
+        self.assertEqual('%s: tasks: row 3: field id: duplicate task 1 of '
+                         'workflow 0 (first on row 1)' % path, str(error))
+
+    def test_same_task_id_in_two_workflows(self):
+        path = wta_traces.write_trace(self.directory(), [
+            (1, 0, 16, 11, 1, ()), (1, 5, 17, 11, 1, ())])
+        self.assertEqual(['0-1', '5-1'], [
+            item.id for item in workload.read_workload(path)])
+
+    def test_symlink_to_an_ancestor(self):
+        # pyarrow followed it until the path was too long: every task
+        # many times over.
+        path = wta_traces.write_trace(self.directory(), TASKS)
+        os.symlink('..', os.path.join(path, 'tasks', 'schema-1.0', 'up'))
+        error = self.assertRaises(exception.InvalidInput,
+                                  workload.read_workload, path)
+        self.assertEqual('%s: tasks/schema-1.0/up: symbolic link loop (a '
+                         'directory reached twice)' % path, str(error))
+
+    def test_symlink_loop(self):
+        path = wta_traces.write_trace(self.directory(), TASKS)
+        tasks = os.path.join(path, 'tasks')
+        os.symlink(os.path.join(tasks, 'b'), os.path.join(tasks, 'a'))
+        os.symlink(os.path.join(tasks, 'a'), os.path.join(tasks, 'b'))
+        error = self.assertRaises(exception.InvalidInput,
+                                  workload.read_workload, path)
+        self.assertIn('%s: tasks/a: cannot read: ' % path, str(error))
+        self.assertIn('symbolic links', str(error))
+
+    def test_special_files_are_refused_unread(self):
+        path = wta_traces.write_trace(self.directory(), TASKS)
+        os.mkfifo(os.path.join(path, 'tasks', 'part.1.parquet'))
+        error = self.assertRaises(exception.InvalidInput,
+                                  workload.read_workload, path)
+        self.assertEqual('%s: tasks/part.1.parquet: not a regular file (a '
+                         'FIFO)' % path, str(error))
+
+    def test_hidden_files_are_left_out_as_pyarrow_does(self):
+        path = wta_traces.write_trace(self.directory(), TASKS)
+        for name in ('.part.1.parquet', '_SUCCESS'):
+            with open(os.path.join(path, 'tasks', name), 'w') as stream:
+                stream.write('not parquet')
+        self.assertEqual(5, len(workload.read_workload(path)))
+
+    def test_parents_that_are_not_a_list(self):
+        # A float gave a traceback ("'float' object is not iterable"), a
+        # string its characters as parents.
+        for parents in ([1.5, None], ['12', None]):
+            path = self.two_tasks(parents=parents)
+            error = self.assertRaises(exception.InvalidInput,
+                                      workload.read_workload, path)
+            self.assertEqual(
+                '%s: tasks: row 1: field parents: expected a list of task '
+                'ids, got %r' % (path, parents[0]), str(error))

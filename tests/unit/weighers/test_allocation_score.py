@@ -25,7 +25,6 @@ class TestAllocationScoreWeigher(base.TestCase):
         # The real-valued formulas (the integer ones: TestIntegerScores).
         self.flags(group='filter_scheduler', kubernetes_integer_scores=False)
         self.weigher = allocation_score.AllocationScoreWeigher()
-        self.weigher.name = 'allocation_score'
 
     def _score(self, used, request, preemptible=False):
         instances = [base.make_instance('i', used, preemptible=preemptible)]

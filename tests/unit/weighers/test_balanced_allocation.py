@@ -25,7 +25,6 @@ class TestBalancedAllocationWeigher(base.TestCase):
         # The real-valued formulas (the integer ones: TestIntegerScores).
         self.flags(group='filter_scheduler', kubernetes_integer_scores=False)
         self.weigher = balanced_allocation.BalancedAllocationWeigher()
-        self.weigher.name = 'balanced_allocation'
 
     def _score(self, used, request, preemptible=False, **host_kw):
         instances = [base.make_instance('i', used, preemptible=preemptible)]

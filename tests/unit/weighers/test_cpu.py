@@ -22,7 +22,6 @@ class TestCPUWeigher(base.TestCase):
     def setUp(self):
         super().setUp()
         self.weigher = cpu.CPUWeigher()
-        self.weigher.name = 'cpu'
         self.spec = base.make_spec()
 
     def test_raw_is_free_vcpus_on_full_view(self):

@@ -22,7 +22,6 @@ class TestDiskWeigher(base.TestCase):
     def setUp(self):
         super().setUp()
         self.weigher = disk.DiskWeigher()
-        self.weigher.name = 'disk'
         self.spec = base.make_spec()
 
     def test_raw_is_free_disk_on_full_view(self):

@@ -42,12 +42,10 @@ def hosts(free):
 class FitTestMixin:
 
     cls = None
-    name = None
 
     def setUp(self):
         super().setUp()
         self.weigher = self.cls()
-        self.weigher.name = self.name
         self.handler = weighers.WeightHandler([self.weigher])
 
     def choose(self, free, vcpus=1):
@@ -77,7 +75,6 @@ class FitTestMixin:
 class TestFirstFit(FitTestMixin, base.TestCase):
 
     cls = first_fit.FirstFitWeigher
-    name = 'first_fit'
 
     def test_first_registered_whatever_the_room(self):
         self.assertEqual(('h0', 1), self.choose([1, 4, 4]))
@@ -87,7 +84,6 @@ class TestFirstFit(FitTestMixin, base.TestCase):
 class TestBestFit(FitTestMixin, base.TestCase):
 
     cls = best_fit.BestFitWeigher
-    name = 'best_fit'
 
     def test_least_left_over(self):
         # Left after 1 vCPU: 2, 0, 3 -> h1.
@@ -110,7 +106,6 @@ class TestBestFit(FitTestMixin, base.TestCase):
 class TestWorstFit(FitTestMixin, base.TestCase):
 
     cls = worst_fit.WorstFitWeigher
-    name = 'worst_fit'
 
     def test_most_left_over(self):
         self.assertEqual(('h2', 1), self.choose([3, 1, 4]))

@@ -81,7 +81,6 @@ class TestWeigher(base.TestCase):
     def setUp(self):
         super().setUp()
         self.weigher = lvrb.LoadVariationRiskBalancingWeigher()
-        self.weigher.name = 'load_variation_risk_balancing'
 
     def _both(self, manager, spec):
         return helpers.weigh_both(self, self.weigher, manager, spec)

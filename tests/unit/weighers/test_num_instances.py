@@ -22,7 +22,6 @@ class TestNumInstancesWeigher(base.TestCase):
     def setUp(self):
         super().setUp()
         self.weigher = num_instances.NumInstancesWeigher()
-        self.weigher.name = 'num_instances'
         self.spec = base.make_spec()
         small = (0.5, 100, 0)
         self.views = [

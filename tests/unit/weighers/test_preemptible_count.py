@@ -24,7 +24,6 @@ class TestPreemptibleCountWeigher(base.TestCase):
     def setUp(self):
         super().setUp()
         self.weigher = preemptible_count.PreemptibleCountWeigher()
-        self.weigher.name = 'preemptible_count'
         self.spec = base.make_spec((4, 8000, 40))
 
     @staticmethod

@@ -22,7 +22,6 @@ class TestRAMWeigher(base.TestCase):
     def setUp(self):
         super().setUp()
         self.weigher = ram.RAMWeigher()
-        self.weigher.name = 'ram'
         self.spec = base.make_spec()
 
     def test_raw_is_free_memory_on_full_view(self):

@@ -59,7 +59,6 @@ class TestWeigher(base.TestCase):
     def setUp(self):
         super().setUp()
         self.weigher = tlp.TargetLoadPackingWeigher()
-        self.weigher.name = 'target_load_packing'
 
     def _both(self, manager, spec):
         return helpers.weigh_both(self, self.weigher, manager, spec)

@@ -24,7 +24,6 @@ class TestTerminationCostWeigher(base.TestCase):
     def setUp(self):
         super().setUp()
         self.weigher = termination_cost.TerminationCostWeigher()
-        self.weigher.name = 'termination_cost'
         self.spec = base.make_spec((4, 8000, 40))
 
     @staticmethod

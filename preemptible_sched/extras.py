@@ -1,0 +1,86 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The optional parts of preemptible_sched and the extras that install them.
+
+A plain install (``pip install .``, or ``pip install '.[nova]'`` into
+Nova's environment) brings the scheduler core, the service, the operations
+commands and the Nova integration, none of which needs the libraries
+below. The simulator, the trace readers, the emulated testbed and the
+reports need the ``simulation`` extra; the figures need ``plots``.
+
+A module that uses one of these libraries imports it with
+:func:`optional_module`: without the library the module still imports (so
+that, say, ``preemptible-sched decide`` runs on a lean install), and the
+first use of the library raises
+:class:`~preemptible_sched.exception.MissingExtra`. A command that needs an
+extra calls :func:`require` before it does anything, and stops with one
+line naming the extra.
+"""
+
+import importlib
+
+from preemptible_sched import exception
+
+#: extra -> the libraries it installs (their import names), as in the
+#: ``[extras]`` section of setup.cfg.
+EXTRAS = {
+    'simulation': ('pyarrow', 'tqdm', 'tabulate'),
+    'plots': ('matplotlib',),
+}
+
+
+def extra_of(library):
+    """The extra that installs ``library`` (an import name)."""
+    top = library.split('.')[0]
+    for extra, libraries in EXTRAS.items():
+        if top in libraries:
+            return extra
+    raise KeyError('no extra installs %s' % library)
+
+
+class _Missing:
+    """Stands for a library that is not installed: any use of it raises
+    :class:`MissingExtra`.
+    """
+
+    def __init__(self, library, error):
+        self._library = library
+        self._error = error
+
+    def __getattr__(self, name):
+        raise exception.MissingExtra(extra_of(self._library),
+                                     self._library, self._error)
+
+
+def optional_module(name):
+    """Module ``name`` (``'pyarrow.dataset'`` imports the package too), or
+    a stand-in whose every use raises :class:`MissingExtra` when the
+    library is not installed.
+    """
+    try:
+        return importlib.import_module(name)
+    except ImportError as error:
+        return _Missing(name.split('.')[0], error)
+
+
+def require(extra):
+    """Raise :class:`MissingExtra` unless every library of ``extra``
+    imports.
+    """
+    for library in EXTRAS[extra]:
+        try:
+            importlib.import_module(library)
+        except ImportError as error:
+            raise exception.MissingExtra(extra, library, error) from None
