@@ -158,6 +158,29 @@ def _failure(error):
     return failure if isinstance(failure, exception.NoValidHost) else None
 
 
+def _forget_connections(client):
+    """Drop the HTTP connections ``client`` (Nova's Placement report
+    client) holds, without closing them for anyone else.
+
+    Nova's manager reaches Placement (version discovery) in the process
+    that then forks the ``[scheduler] workers``: every worker inherits the
+    same keep-alive socket, and two workers reading one socket take each
+    other's answers (a Placement reply cut short, ``IncompleteRead``, and
+    the boot in ERROR). Each worker starts from its own pool instead.
+    """
+    adapter = getattr(client, '_client', None)
+    http = getattr(getattr(adapter, 'session', None), 'session', None)
+    if http is None:
+        LOG.warning('Cannot reach the HTTP pool of the Placement client '
+                    '(%s): [scheduler] workers may share its connections.',
+                    type(client).__name__)
+        return
+    for transport in http.adapters.values():
+        # The pool forgets its sockets; this process's copy of each is
+        # closed, the other workers' copies stay open.
+        transport.poolmanager.clear()
+
+
 class PreemptibleSchedulerManager(nova_manager.SchedulerManager):
     """Nova's scheduler manager that displaces preemptible (or lower-class)
     servers to make room.
@@ -190,6 +213,8 @@ class PreemptibleSchedulerManager(nova_manager.SchedulerManager):
         its request lives, see :mod:`.terminator`).
         """
         super().init_host(service_ref)
+        _forget_connections(self.placement_client)
+        self.journal.engine.dispose(close=False)
         resumed, rolled_back = self.terminator.recover(host_states.now())
         if resumed or rolled_back:
             LOG.info('Recovered the journal: decisions %s resumed, %s '
