@@ -125,6 +125,23 @@ class Classes:
                 source, field, 'unknown service class %r (valid: %s)' % (
                     name, ', '.join(sorted(self.by_name))))
 
+    def admit(self, spec, source, field):
+        """``spec`` (a request) as the scheduler takes it: its class
+        checked (:meth:`require`) and its priority :meth:`prioritised`.
+        The loop and ``decide`` both admit requests through here.
+        """
+        self.require(spec.service_class, source, field)
+        return self.prioritised(spec)
+
+    def prioritised(self, item):
+        """``item`` (a request or an instance); when it names a class and
+        gives no priority of its own (0), a copy with its class's priority.
+        """
+        if item.service_class is None or item.priority:
+            return item
+        return dataclasses.replace(
+            item, priority=self.get(item.service_class).priority)
+
     def __contains__(self, name):
         return name in self.by_name
 

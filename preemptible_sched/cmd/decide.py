@@ -25,6 +25,7 @@ from preemptible_sched import exception
 from preemptible_sched import load
 from preemptible_sched.loadwatcher import provider
 from preemptible_sched.policies import promethee
+from preemptible_sched import qos
 from preemptible_sched import scenario as scenario_mod
 from preemptible_sched import sla
 
@@ -51,11 +52,19 @@ def decide(scenario):
     queue, the sizing and the copies (see :func:`explain_sla`).
     """
     checks.require_valid(CONF, scenario.path)
+    # Requests and instances take their class's priority as in the loop.
+    classes = qos.Classes()
+    request = classes.admit(scenario.request, scenario.path,
+                            'request.service_class')
+    queue = [classes.admit(spec, scenario.path,
+                           'queue[%d].service_class' % index)
+             for index, spec in enumerate(scenario.queue)]
     sched = scheduler.FilterScheduler()
     for host in scenario.hosts:
         sched.host_manager.add_host(host)
     for host_name, instance in scenario.placements:
-        sched.host_manager.add_instance(host_name, instance)
+        sched.host_manager.add_instance(host_name,
+                                        classes.prioritised(instance))
     load_explained = None
     if provider.reads_load(sched) or scenario.load_windows():
         # Only then: building the snapshot warns about every host without
@@ -70,9 +79,9 @@ def decide(scenario):
         sched.host_manager.table.load = snapshot
         # Explained before the decision adds its own instances.
         load_explained = snapshot.explain(sched.host_manager.batch())
-    spec, explained = explain_sla(scenario, sched.host_manager)
+    spec, explained = explain_sla(request, queue, sched.host_manager)
     if spec is None:
-        decision = scheduler.Decision(scenario.request, [], [],
+        decision = scheduler.Decision(request, [], [],
                                       explained['skipped'])
     else:
         decision = sched.select_destinations(spec, now=scenario.now,
@@ -90,19 +99,19 @@ def decide(scenario):
     return decision, sched.strategy.name, load_explained
 
 
-def explain_sla(scenario, host_manager):
-    """``(spec to place, explanation)`` of the scenario's request.
+def explain_sla(request, queue, host_manager):
+    """``(spec to place, explanation)`` of ``request``.
 
     The explanation (None without an SLA) holds the PROMETHEE II flows of
-    the request and of the scenario's ``queue``, highest first, and for a
-    moldable request its sizing (N, band, wc, sum of p, raw and clamped
-    r); the spec is the request with its copies and cores, or None (the
-    explanation's ``skipped`` says why) when it cannot be sized.
+    the request and of the other pending requests ``queue``, highest
+    first, and for a moldable request its sizing (N, band, wc, sum of p,
+    raw and clamped r); the spec is the request with its copies and
+    cores, or None (the explanation's ``skipped`` says why) when it
+    cannot be sized.
     """
-    request = scenario.request
     if request.sla is None:
         return request, None
-    queue = [request] + list(scenario.queue)
+    queue = [request] + list(queue)
     flows = sla.promethee([sla.criteria(spec.sla or promethee.BEST_EFFORT)
                            for spec in queue], sla.weights())
     ranked = sorted(zip(queue, flows), key=lambda pair: -pair[1].net)

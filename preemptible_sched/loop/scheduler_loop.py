@@ -203,11 +203,8 @@ class SchedulerLoop:
         ended before this one is placed; they are kept in memory only.
         """
         now = self.clock.now()
-        self.classes.require(spec.service_class, 'request %s' % spec.id,
-                             'service_class')
-        if spec.service_class is not None and not spec.priority:
-            spec = dataclasses.replace(
-                spec, priority=self.classes.get(spec.service_class).priority)
+        spec = self.classes.admit(spec, 'request %s' % spec.id,
+                                  'service_class')
         spec = sla.with_copies(spec)
         spec = dataclasses.replace(spec, instance_ids=tuple(
             spec.instance_id(i) for i in range(spec.num_instances)))

@@ -425,3 +425,47 @@ class TestDecideHostileInput(DecideTestCase):
         text = json.dumps(self.data).replace('"host-A"', '"\\ud800"', 1)
         self.assertBadInput(self.raw(text.encode()), 'hosts[0].name',
                             'lone surrogate')
+
+
+class TestDecideTakesClassPriorities(DecideTestCase):
+    """Issue 29 item 11: under ``priority`` a request of a class and the
+    instances of a lower class, none with a priority of its own, take the
+    priorities of their classes (gold 3, bronze 1 by default) in
+    ``decide`` as in the loop; a gold request then displaces a bronze
+    instance on the one full host.
+    """
+
+    def scenario(self):
+        return {
+            'now': 0,
+            'hosts': [{'name': 'h', 'vcpus': 2, 'memory_mb': 2048,
+                       'disk_gb': 20, 'instances': [
+                           {'id': 'b%d' % index, 'vcpus': 1,
+                            'memory_mb': 1024, 'disk_gb': 10,
+                            'service_class': 'bronze', 'runtime_s': 60}
+                           for index in (1, 2)]}],
+            'request': {'vcpus': 1, 'memory_mb': 1024, 'disk_gb': 10,
+                        'service_class': 'gold'},
+            'config': {'scheduler': {'preemption_strategy': 'priority'}}}
+
+    def test_gold_displaces_bronze(self):
+        code, out, err = self.decide(self.scenario())
+        self.assertEqual(0, code, err)
+        [selected] = json.loads(out)['selected']
+        self.assertEqual('h', selected['host'])
+        self.assertEqual(1, len(selected['terminate']))
+
+    def test_a_class_of_its_own_priority_wins(self):
+        # Bronze instances that say priority 5 outrank the gold request.
+        data = self.scenario()
+        for instance in data['hosts'][0]['instances']:
+            instance['priority'] = 5
+        code, out, err = self.decide(data)
+        self.assertEqual(1, code, err)
+        self.assertEqual('no_valid_host', json.loads(out)['result'])
+
+    def test_an_unknown_class_is_refused(self):
+        data = self.scenario()
+        data['request']['service_class'] = 'platinum'
+        self.assertBadInput(self.decide(data), 'request.service_class',
+                            'platinum')
