@@ -98,6 +98,29 @@ Related options:
 
 * ``preempt_exempt_seconds``
 """),
+    cfg.BoolOpt('preempt_booting',
+                default=False,
+                help="""
+Whether the ``qos`` and ``priority`` preemption strategies may choose an
+instance that is still booting as a victim.
+
+By default only instances that have started running are victims: a booting
+instance has accumulated no running time, and preempting it throws away
+the allocation overhead already spent on it. The Kubernetes scheduler,
+which the ``priority`` baseline models, does consider pods that are still
+starting; True does the same (for ``qos``, a booting instance is past no
+exempt time: that counts from a start). The ``spot`` strategies always
+consider booting preemptible instances.
+
+Possible values:
+
+* False (running instances only, the default) or True.
+
+Related options:
+
+* ``[scheduler] preemption_strategy``
+* ``preempt_exempt_seconds``
+"""),
     cfg.FloatOpt('slo_tolerance',
                  default=0.01,
                  min=0.0,

@@ -22,6 +22,7 @@ the request still fits. The host whose victims are fewest in the highest
 priority, then in the next priorities in order, wins.
 """
 
+from preemptible_sched.conf import CONF
 from preemptible_sched import preemption
 
 
@@ -36,10 +37,20 @@ class PriorityStrategy(preemption.ClassBasedStrategy):
     name = 'priority'
     default_queue_policy = 'priority'
 
+    def __init__(self, booting=None):
+        #: Whether booting instances may be victims (``[qos]
+        #: preempt_booting``).
+        self.booting = (CONF.qos.preempt_booting if booting is None
+                        else booting)
+
+    @classmethod
+    def from_conf(cls, conf):
+        return cls(booting=conf.qos.preempt_booting)
+
     def displaceable(self, state, request, now):
         priority = request.spec.priority
         return [instance for instance in state.displaceable_instances()
-                if instance.running_since is not None and
+                if (self.booting or instance.running_since is not None) and
                 instance.priority < priority]
 
     def keep_order(self, candidates, request, now):

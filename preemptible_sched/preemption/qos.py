@@ -50,8 +50,11 @@ class QoSStrategy(preemption.ClassBasedStrategy):
     name = 'qos'
     default_queue_policy = 'qos_slack'
 
-    def __init__(self, classes=None, exempt=None, literal=None):
+    def __init__(self, classes=None, exempt=None, literal=None,
+                 booting=None):
         self.classes = classes or qos.Classes()
+        self.booting = (CONF.qos.preempt_booting if booting is None
+                        else booting)
         self.literal = (CONF.qos.literal_policy if literal is None
                         else literal)
         if self.literal:
@@ -66,7 +69,8 @@ class QoSStrategy(preemption.ClassBasedStrategy):
         return cls(qos.Classes(qos.load_classes(conf),
                                conf.qos.default_service_class or None),
                    exempt=conf.qos.preempt_exempt_seconds,
-                   literal=conf.qos.literal_policy)
+                   literal=conf.qos.literal_policy,
+                   booting=conf.qos.preempt_booting)
 
     def next_change(self, states, pending, now):
         """When a time to violation, exempt time or overhead ratio next
@@ -130,8 +134,8 @@ class QoSStrategy(preemption.ClassBasedStrategy):
                 (not at_risk or importance < their_importance)]
 
     def _eligible(self, state, now):
-        """Instances of ``state`` past their exempt time and below their
-        overhead threshold, with their slack keys, at risk flags and
+        """Instances of ``state`` past their exempt time (booting ones with
+        ``[qos] preempt_booting``) and below their overhead threshold, with their slack keys, at risk flags and
         importances; memoised per host until it or the time changes (a
         pass asks once per pending request).
         """
@@ -142,8 +146,10 @@ class QoSStrategy(preemption.ClassBasedStrategy):
         exempt_until = now - self.exempt
         eligible = []
         for instance in state.displaceable_instances():
-            if instance.running_since is None or \
-                    instance.running_since > exempt_until:
+            if instance.running_since is None:
+                if not self.booting:
+                    continue
+            elif instance.running_since > exempt_until:
                 continue
             account = qos.instance_account(instance, self.classes, now)
             if not account.may_be_preempted_again:

@@ -58,6 +58,24 @@ class TestPriorityPolicy(base.TestCase):
         candidates = self.policy.displaceable(state, request(2), NOW)
         self.assertEqual(['lower'], [i.id for i in candidates])
 
+    def test_booting_instances_with_preempt_booting(self):
+        # As Kubernetes would: a booting instance of lower priority is a
+        # candidate too, and among equals the younger goes first.
+        policy = priority.PriorityStrategy(booting=True)
+        state = base.make_host_state(instances=[
+            instance('lower', 1, 10), instance('equal', 2),
+            instance('higher', 3), instance('booting', 1, 20,
+                                            running_since=None)])
+        candidates = policy.displaceable(state, request(2), NOW)
+        self.assertEqual(['lower', 'booting'], [i.id for i in candidates])
+        plan = policy.plan(state, request(2), candidates, NOW)
+        self.assertEqual(['booting'], [v.id for v in plan.victims])
+
+    def test_preempt_booting_is_read_from_the_configuration(self):
+        self.assertFalse(priority.PriorityStrategy().booting)
+        self.flags(preempt_booting=True, group='qos')
+        self.assertTrue(priority.PriorityStrategy().booting)
+
     def test_preemptible_flag_plays_no_part(self):
         state = base.make_host_state(instances=[
             instance('normal-low', 1, preemptible=False),

@@ -63,6 +63,26 @@ class TestNextChange(base.TestCase):
             instance('booting', 'bronze', 0, 600),
             instance('b', 'bronze', 0, 600, 950)))
 
+    def test_booting_instances_are_victims_with_preempt_booting(self):
+        # An at-risk gold request (admitted at 990, nothing run: Q = -10)
+        # on a host of four mediums: a booting bronze (admitted at 0, 600 s
+        # run before its preemption: Q = 600 / 0.5 - 1000 = 200) and three
+        # bronzes running since 500 (r = 1100, Q = 1200; exempt until
+        # 620), all safe. Only with the option is the booting one a
+        # candidate.
+        request = objects.PendingRequest(
+            base.make_spec(MEDIUM, service_class='gold'), 990, 0)
+        instances = [instance('booting', 'bronze', 0, 600)] + [
+            instance('b%d' % n, 'bronze', 0, 600, 500) for n in (1, 2, 3)]
+        state = base.make_host_state(instances=instances)
+        default = qos_strategy.QoSStrategy(qos.Classes(), exempt=120)
+        self.assertEqual(['b1', 'b2', 'b3'], sorted(
+            i.id for i in default.displaceable(state, request, NOW)))
+        booting = qos_strategy.QoSStrategy(qos.Classes(), exempt=120,
+                                           booting=True)
+        self.assertEqual(['b1', 'b2', 'b3', 'booting'], sorted(
+            i.id for i in booting.displaceable(state, request, NOW)))
+
     def test_exempt_time_ending_now_is_no_future_change(self):
         # Running since 880: exempt until exactly NOW. r = 720,
         # Q = 1440 - 1000 = 440, safe, PO 0.
