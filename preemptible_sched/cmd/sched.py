@@ -19,7 +19,9 @@ Exit codes: 0 success; 1 the request could not be placed; 2 bad input
 """
 
 import argparse
+import difflib
 import functools
+import os
 import re
 import sys
 
@@ -41,6 +43,8 @@ from preemptible_sched import limits
 from preemptible_sched import version
 
 EXIT_OK, EXIT_NO_VALID_HOST, EXIT_BAD_INPUT = 0, 1, 2
+#: The reader of stdout went away: the shell's code for SIGPIPE.
+EXIT_BROKEN_PIPE = 128 + 13
 
 _COMMANDS = (decide, testbed, simulate, experiment, client, traces,
              load_watcher)
@@ -158,9 +162,10 @@ def _hoist_global_options(argv):
 _NEGATIVE = re.compile(r'^-(\d|\.\d|inf|nan)', re.I)
 
 
-def _value_options():
-    """``{command: option strings of its options that take a value}``,
-    those of its own sub-commands (``traces download``) included.
+def _command_options(values_only=False):
+    """``{command: option strings of its options}`` (only those that take
+    a value with ``values_only``), those of its own sub-commands (``traces
+    download``) included.
     """
     parser = argparse.ArgumentParser(add_help=False)
     subparsers = parser.add_subparsers()
@@ -172,9 +177,42 @@ def _value_options():
             if isinstance(action, argparse._SubParsersAction)
             for parser in _parsers(action)]
         table[name] = {option for parser in nested
-                       for action in parser._actions if action.nargs != 0
+                       for action in parser._actions
+                       if not values_only or action.nargs != 0
                        for option in action.option_strings}
     return table
+
+
+def _unknown_option(argv):
+    """A one-line error for the first ``--option`` of ``argv`` that its
+    command does not have, with the closest one it has; else None.
+
+    argparse checks the required options before it reports an unknown
+    one, so ``simulate --workload W --polcy qos`` would otherwise be told
+    nothing of the typo, and a typo of a required option (``--workloads``)
+    that it is missing.
+    """
+    table = _command_options()
+    known = None
+    for arg in argv:
+        if arg == '--':
+            return None
+        if known is None:
+            if arg in table:
+                command, known = arg, table[arg]
+            continue
+        option = arg.split('=', 1)[0]
+        if not option.startswith('--') or \
+                option in _GLOBAL_OPTIONS + _GLOBAL_FLAGS or \
+                any(name.startswith(option) for name in known):
+            # Known, or a prefix argparse may take as an abbreviation.
+            continue
+        close = difflib.get_close_matches(option, sorted(known), n=1)
+        return '%s: unknown option %s%s' % (
+            command, option,
+            ' (did you mean %s?)' % close[0] if close else
+            '; see preemptible-sched %s --help' % command)
+    return None
 
 
 def _attach_negative_values(argv):
@@ -185,7 +223,7 @@ def _attach_negative_values(argv):
     ``-1,2``), and stops with its usage; attached, the value reaches the
     command, which says on one line what it must be.
     """
-    table = _value_options()
+    table = _command_options(values_only=True)
     options = set()
     result = []
     for arg in argv:
@@ -253,9 +291,12 @@ def _main(argv):
     CONF.set_default('use_stderr', True)
     logging.set_defaults(default_log_levels=logging.get_default_log_levels() +
                          ['alembic=WARN'])
+    argv = _hoist_global_options(sys.argv[1:] if argv is None else argv)
+    unknown = _unknown_option(argv)
+    if unknown:
+        return _fail(unknown)
     try:
-        CONF(_attach_negative_values(_hoist_global_options(
-                sys.argv[1:] if argv is None else argv)),
+        CONF(_attach_negative_values(argv),
              project='preemptible-sched', prog='preemptible-sched',
              version=version.version_string(), usage=USAGE,
              description=DESCRIPTION)
@@ -269,7 +310,15 @@ def _main(argv):
         # A log_config_append file that logging.config cannot use.
         return _fail('[DEFAULT] log_config_append: %s' % error)
     try:
-        return CONF.command.func(CONF.command)
+        code = CONF.command.func(CONF.command)
+        # Written out here, where a reader that has gone is caught.
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        # The reader went (``| head``): nothing more to say, and nothing
+        # for the interpreter to fail to flush at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except exception.ConfigProblems as error:
         for problem in error.problems:
             _fail(problem)

@@ -254,7 +254,10 @@ def run_download(args):
             insecure=args.insecure_no_checksum, timeout=args.timeout,
             deadline=args.deadline, max_bytes=args.max_bytes)
     except traces.DownloadError as error:
-        _fail('%s: download failed: %s' % (trace.name, error))
+        _fail('%s: download failed: %s (offline, or behind a proxy? put '
+              'the files in a directory as DIR/%s/FILE and run: '
+              'preemptible-sched traces download %s --mirror file://DIR)'
+              % (trace.name, error, trace.name, trace.name))
         return EXIT_DOWNLOAD_FAILED
     for path in paths:
         print(path)

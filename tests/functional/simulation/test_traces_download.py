@@ -294,6 +294,10 @@ class TestDownload(TracesDownloadTestCase):
             '--mirror', url, '--timeout', '5')
         self.assertFailed((code, out, err), 1, 'download failed',
                           'Connection refused')
+        # The way offline: a directory in the download layout as a mirror.
+        self.assertIn('put the files in a directory as DIR/test-trace/FILE '
+                      'and run: preemptible-sched traces download '
+                      'test-trace --mirror file://DIR', err)
 
     def test_silent_server_times_out(self):
         self.server.put('test-trace', 'jobs.csv', JOBS)

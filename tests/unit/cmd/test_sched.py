@@ -25,7 +25,7 @@ from tests.unit.cmd import test_cli_hygiene
 SCENARIO = 'etc/preemptible-sched/scenarios/paper-snapshot-1.json'
 
 
-class TestNegativeValues(base.TestCase):
+class CliCase(base.TestCase):
 
     def setUp(self):
         super().setUp()
@@ -42,6 +42,9 @@ class TestNegativeValues(base.TestCase):
         self.assertFalse(err.startswith('usage:'), err)
         for fragment in fragments:
             self.assertIn(fragment, err)
+
+
+class TestNegativeValues(CliCase):
 
     def test_negative_values_reach_the_command(self):
         output = os.path.join(self.tmp, 'out')
@@ -111,3 +114,55 @@ class TestConfigFiles(base.TestCase):
         self.assertEqual(1, len(err.splitlines()), err)
         self.assertIn('[DEFAULT] log_config_append: Error loading logging '
                       'config %s' % ini, err)
+
+
+class TestUnknownOptions(CliCase):
+    """Issue 30: a mistyped option is named, with the closest one, before
+    argparse's complaint about a required option."""
+
+    def test_a_typo_is_named_with_a_suggestion(self):
+        self.assertOneLine(['simulate: unknown option --polcy',
+                            'did you mean --policy?'],
+                           'simulate', '--workload', self.workload,
+                           '--polcy', 'qos')
+
+    def test_a_typo_of_a_required_option(self):
+        # It used to say only that --workload is required.
+        self.assertOneLine(['experiment: unknown option --workloads',
+                            'did you mean --workload?'],
+                           'experiment', '--workloads', self.workload)
+
+    def test_nothing_close(self):
+        self.assertOneLine(['unknown option --zzzzzz',
+                            'see preemptible-sched traces --help'],
+                           'traces', 'download', 'wta', '--zzzzzz')
+
+    def test_options_of_a_sub_command_and_abbreviations_pass(self):
+        # --mirror belongs to ``traces download``; --work abbreviates
+        # --workload, which argparse accepts.
+        from preemptible_sched.cmd import sched
+        self.assertIsNone(sched._unknown_option(
+            ['traces', 'download', 'wta', '--mirror=file:///x']))
+        self.assertIsNone(sched._unknown_option(
+            ['simulate', '--work', 'w.csv', '--', '--not-an-option']))
+        self.assertIsNone(sched._unknown_option(
+            ['--config-file', 'c.conf', 'decide', '--scenario', 's']))
+
+
+class TestClosedPipe(base.TestCase):
+
+    def test_a_reader_that_goes_gets_no_traceback(self):
+        # ``preemptible-sched traces list | head -1``: the reader closes
+        # the pipe after one line.
+        import subprocess
+        import sys
+        command = ('import sys; from preemptible_sched.cmd import sched; '
+                   'sys.exit(sched.main(["traces", "list"]))')
+        pipe = subprocess.Popen(
+            [sys.executable, '-c', command], stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE)
+        pipe.stdout.close()
+        _, err = pipe.communicate(timeout=120)
+        self.assertNotIn(b'Traceback', err)
+        self.assertNotIn(b'BrokenPipeError', err)
+        self.assertIn(pipe.returncode, (0, 141))
