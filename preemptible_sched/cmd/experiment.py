@@ -107,7 +107,8 @@ def add_parser(subparsers):
     parser.add_argument('--workload', action='append', metavar='FILE',
                         help='A workload trace; repeat for several.')
     common.add_arguments(parser)
-    parser.add_argument('--policies',
+    # --policy and --seed as simulate spells them: one vocabulary.
+    parser.add_argument('--policies', '--policy',
                         metavar='NAME[,NAME]',
                         help='Policies to compare (%s; default: %s).'
                         % (', '.join(runner.POLICIES),
@@ -116,7 +117,7 @@ def add_parser(subparsers):
                         help='Cloud sizes, as multiples of each '
                         'workload\'s peak demand, sampled from '
                         '--machines.')
-    parser.add_argument('--seeds', metavar='N[,N]',
+    parser.add_argument('--seeds', '--seed', metavar='N[,N]',
                         help='Seeds of the host sampling, the boot times '
                         'and the scheduler (default: 0).')
     parser.add_argument('--jobs', type=int, metavar='N',

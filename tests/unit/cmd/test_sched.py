@@ -149,6 +149,21 @@ class TestUnknownOptions(CliCase):
             ['--config-file', 'c.conf', 'decide', '--scenario', 's']))
 
 
+class TestOneVocabulary(CliCase):
+    """``experiment`` takes ``--policy`` and ``--seed``, as ``simulate``
+    spells them, for ``--policies`` and ``--seeds``."""
+
+    def test_singular_names(self):
+        output = os.path.join(self.tmp, 'out')
+        code, out, err = test_cli_hygiene.run(
+            'experiment', '--workload', self.workload, '--hosts', '2',
+            '--host-flavor', '4:8000', '--policy', 'priority', '--seed', '3',
+            '--no-plots', '--jobs', '1', '--output', output)
+        self.assertEqual(0, code, err)
+        self.assertEqual(['seed3'], os.listdir(
+            os.path.join(output, 'w', 'priority', 'fixed')))
+
+
 class TestClosedPipe(base.TestCase):
 
     def test_a_reader_that_goes_gets_no_traceback(self):
