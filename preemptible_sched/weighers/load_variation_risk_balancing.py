@@ -109,13 +109,10 @@ class LoadVariationRiskBalancingWeigher(load_aware.LoadAwareWeigher):
         for resource, added, capacity in (
                 ('cpu', cores, host.physical_cores),
                 ('memory', memory, host.physical_memory_mb)):
-            if host.new:
-                avg = std = 0.0
-            elif host.has(resource):
-                avg = getattr(host, resource + '_avg')
-                std = getattr(host, resource + '_std')
-            else:
+            measured = load_aware.window(host, resource)
+            if measured is None:
                 continue
+            avg, std = measured
             mu = avg / 100.0 + (added / capacity if capacity > 0
                                 else math.inf)
             value = risk_score(mu, std / 100.0, formula, margin,
