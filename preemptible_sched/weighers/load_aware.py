@@ -28,10 +28,9 @@ def window(host, resource):
     """
     if host.new:
         return 0.0, 0.0
-    if host.has(resource):
-        return getattr(host, resource + '_avg'), getattr(host,
-                                                          resource + '_std')
-    return None
+    if not host.has(resource):
+        return None
+    return getattr(host, resource + '_avg'), getattr(host, resource + '_std')
 
 
 class LoadAwareWeigher(weighers.BaseHostWeigher):

@@ -84,22 +84,18 @@ def _continued_fraction(x, a, b):
     h = d.copy()
     done = numpy.zeros(x.shape, dtype=bool)
     with numpy.errstate(all='ignore'):
-        return _lentz(x, a, b, c, d, h, done)
-
-
-def _lentz(x, a, b, c, d, h, done):
-    total = a + b
-    for m in range(1, MAX_TERMS + 1):
-        for numerator in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
-                          -(a + m) * (total + m) * x /
-                          ((a + 2 * m) * (a + 2 * m + 1))):
-            d = 1.0 / _guard(1.0 + numerator * d)
-            c = _guard(1.0 + numerator / c)
-            step = numpy.where(done, 1.0, d * c)
-            h = h * step
-        done |= numpy.abs(step - 1.0) < _EPSILON
-        if done.all():
-            return h
+        for m in range(1, MAX_TERMS + 1):
+            for numerator in (
+                    m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                    -(a + m) * (total + m) * x /
+                    ((a + 2 * m) * (a + 2 * m + 1))):
+                d = 1.0 / _guard(1.0 + numerator * d)
+                c = _guard(1.0 + numerator / c)
+                step = numpy.where(done, 1.0, d * c)
+                h = h * step
+            done |= numpy.abs(step - 1.0) < _EPSILON
+            if done.all():
+                return h
     return numpy.where(done, h, numpy.nan)
 
 
