@@ -335,8 +335,10 @@ class LowRiskOverCommitmentWeigher(load_aware.LoadAwareWeigher):
     limits, stays within the requests) and the limit risk jumps from 0 to
     1 as soon as the vCPUs exceed them; every host not over-committed
     then scores 100, every over-committed one 100 * (1 - w), so it only
-    separates over-committed hosts from the others. Memory, which has no
-    declared usage, behaves so always.
+    separates over-committed hosts from the others. One exception, as
+    upstream: a window without any deviation is a step at its mean, and
+    a mean above the instances' share puts all of the load beyond it
+    (load risk 1). Memory, which has no declared usage, behaves so always.
 
     A request of no vCPU and no memory scores 0 everywhere (no
     preference), as the released plugin scores best-effort pods. A host

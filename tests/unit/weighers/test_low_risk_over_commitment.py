@@ -163,6 +163,21 @@ class TestWeigher(base.TestCase):
         # F(1) = 1, no load risk: 0.5 -> 50
         self.assertAlmostEqual(50.0, d, places=9)
 
+    def test_degenerate_without_expected_usage(self):
+        # No expected usage: requests = limits. Within the cores the load
+        # risk is conditioned away: 100, whatever the load (E: 90 % +-
+        # 5 %, beta fitted, F(0.5) / F(0.5) = 1). Over the cores, limit
+        # risk 1: 50. A window with no deviation is a step at its mean:
+        # 60 % above the instances' 2 of 4 vCPUs, load risk 1: 50.
+        manager = helpers.loaded_manager([
+            ('E', 4, 8 * GB, helpers.cpu(90.0, 5.0), _instances('e', 2, 1.0)),
+            ('F', 4, 8 * GB, helpers.cpu(10.0, 5.0), _instances('f', 4, 1.0)),
+            ('G', 4, 8 * GB, helpers.cpu(60.0, 0.0), _instances('g', 2, 1.0)),
+        ])
+        spec = base.make_spec((1, GB, 0))
+        numpy.testing.assert_allclose([100.0, 50.0, 50.0],
+                                      self._both(manager, spec))
+
     def test_risk_limit_weights(self):
         manager = _worked_example()
         self.flags(group='low_risk_over_commitment',
