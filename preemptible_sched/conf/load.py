@@ -420,7 +420,8 @@ def register_opts(conf):
 
 def list_opts():
     return {tlp_group: tlp_opts, lvrb_group: lvrb_opts,
-            threshold_group: threshold_opts, watcher_group: watcher_opts}
+            threshold_group: threshold_opts, watcher_group: watcher_opts,
+            lroc_group: lroc_opts}
 
 
 def parse_bind(text, where='[load_watcher] bind'):
@@ -485,3 +486,69 @@ def problems(conf, at):
         found.append('%s: not a regular expression (%s)' % (
             at('load_watcher', 'prometheus_host_pattern'), error))
     return found
+
+
+lroc_group = cfg.OptGroup(
+    'low_risk_over_commitment',
+    title='Low risk over-commitment weigher',
+    help="""
+Options of the ``low_risk_over_commitment`` weigher, which prefers the
+hosts least at risk from over-commitment: from the instances' vCPUs beyond
+their declared expected usage (limits beyond requests) and from the
+measured utilisation.
+""")
+
+_RISK_LIMIT_WEIGHT_HELP = """
+Share of the %s risk that comes from the limits, the rest from the
+measured load.
+
+Per resource, risk = weight * limit risk + (1 - weight) * load risk. The
+limit risk is the share of the room the instances may use beyond their
+requests that the host's physical %s cannot hold; the load risk is the
+probability, from a beta distribution fitted to the measured utilisation,
+that the utilisation exceeds what the instances request. 1 looks at the
+limits only, 0 at the load only.
+
+Possible values:
+
+* A number from 0 to 1 (0.5 is the released plugin's default).
+
+Related options:
+
+* ``smoothing_window_size``
+"""
+
+lroc_opts = [
+    cfg.IntOpt('smoothing_window_size',
+               default=5,
+               min=1,
+               max=1000,
+               help="""
+Number of samples over which the load source smoothed each utilisation
+sample, so that the standard deviation the weigher reads is that of
+averages over so many samples.
+
+The deviation of the fitted beta distribution is the measured one times
+the square root of this (a mean of n samples varies sqrt(n) times less
+than one sample). 5 is the released plugin's default (a Prometheus rate
+over 5 scrapes); 1 takes the deviation as measured.
+
+Possible values:
+
+* An integer from 1 to 1000.
+
+Related options:
+
+* ``cpu_risk_limit_weight``, ``memory_risk_limit_weight``
+"""),
+    cfg.FloatOpt('cpu_risk_limit_weight',
+                 default=0.5,
+                 min=0.0,
+                 max=1.0,
+                 help=_RISK_LIMIT_WEIGHT_HELP % ('CPU', 'cores')),
+    cfg.FloatOpt('memory_risk_limit_weight',
+                 default=0.5,
+                 min=0.0,
+                 max=1.0,
+                 help=_RISK_LIMIT_WEIGHT_HELP % ('memory', 'memory')),
+]

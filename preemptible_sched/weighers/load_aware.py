@@ -21,6 +21,18 @@ from preemptible_sched import weighers
 MAX_SCORE = 100.0
 
 
+def window(host, resource):
+    """(average, deviation) in % of one host's ``resource`` (a
+    :class:`~preemptible_sched.load.HostLoad`): zeros on a new host, None
+    when it has no usable metric for it.
+    """
+    if host.new:
+        return 0.0, 0.0
+    if not host.has(resource):
+        return None
+    return getattr(host, resource + '_avg'), getattr(host, resource + '_std')
+
+
 class LoadAwareWeigher(weighers.BaseHostWeigher):
     """Base of the weighers that read the hosts' measured load.
 

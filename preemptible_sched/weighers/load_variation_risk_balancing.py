@@ -26,34 +26,39 @@ from preemptible_sched.weighers import load_aware
 MAX_SCORE = load_aware.MAX_SCORE
 
 
+def _exponent(sensitivity):
+    """The power the deviation is raised to: 1/sensitivity, +inf at 0
+    (as the released plugin's float division gives).
+    """
+    return math.inf if sensitivity == 0.0 else 1.0 / sensitivity
+
+
 def risk_score(mu, sigma, formula, margin, sensitivity):
     """Score 0-100 of one resource: ``mu`` the mean use with the request
     and ``sigma`` the standard deviation, both fractions of capacity.
+
+    ``upstream`` follows the released plugin step by step: mu and sigma
+    clipped to [0, 1], sigma raised to 1/sensitivity (+inf at sensitivity
+    0: 0 below 100 %, 1 at 100 %), then scaled by the margin and clipped
+    to [0, 1] again.
     """
     if formula == 'kep':
         return (1.0 - min(mu + margin * sigma, 1.0)) * MAX_SCORE
-    if margin == 0.0:
-        spread = 0.0
-    elif sensitivity == 0.0:
-        # The limit of sigma ** (1 / s) as s -> 0: 0 below 100 %.
-        spread = 0.0 if sigma < 1.0 else 1.0
-    else:
-        spread = min(margin * sigma ** (1.0 / sensitivity), 1.0)
-    return (1.0 - (min(mu, 1.0) + spread) / 2.0) * MAX_SCORE
+    mu = min(max(mu, 0.0), 1.0)
+    sigma = min(max(sigma, 0.0), 1.0)
+    spread = min(max(margin * sigma ** _exponent(sensitivity), 0.0), 1.0)
+    return (1.0 - (mu + spread) / 2.0) * MAX_SCORE
 
 
 def risk_scores(mu, sigma, formula, margin, sensitivity):
     """:func:`risk_score` of every host: vectors in, vector out."""
     if formula == 'kep':
         return (1.0 - numpy.minimum(mu + margin * sigma, 1.0)) * MAX_SCORE
-    if margin == 0.0:
-        spread = numpy.zeros_like(sigma)
-    elif sensitivity == 0.0:
-        spread = numpy.where(sigma < 1.0, 0.0, 1.0)
-    else:
-        spread = numpy.minimum(
-            margin * numpy.power(sigma, 1.0 / sensitivity), 1.0)
-    return (1.0 - (numpy.minimum(mu, 1.0) + spread) / 2.0) * MAX_SCORE
+    mu = numpy.clip(mu, 0.0, 1.0)
+    sigma = numpy.clip(sigma, 0.0, 1.0)
+    spread = numpy.clip(
+        margin * numpy.power(sigma, _exponent(sensitivity)), 0.0, 1.0)
+    return (1.0 - (mu + spread) / 2.0) * MAX_SCORE
 
 
 def _options():
@@ -70,8 +75,11 @@ class LoadVariationRiskBalancingWeigher(load_aware.LoadAwareWeigher):
     the request) / capacity and sigma = standard deviation / capacity
     (fractions of the host's physical capacity; the request's CPU is its
     predicted CPU). ``kep`` (the design document): score = (1 - min(mu +
-    margin * sigma, 1)) * 100; ``upstream`` (the released plugin): score =
-    (1 - (min(mu, 1) + min(margin * sigma^(1/sensitivity), 1)) / 2) * 100.
+    margin * sigma, 1)) * 100; ``upstream`` (the released plugin, step by
+    step): with mu and sigma clipped to [0, 1], score = (1 - (mu +
+    min(margin * sigma^(1/sensitivity), 1)) / 2) * 100, where sensitivity
+    0 makes the power 0 below 100 % and 1 at 100 % (so mu 0.5, sigma 1,
+    margin 0.5 and sensitivity 0 score 50).
     The host's score is the lowest over its resources. It spreads load
     away from hosts whose use is high *or* varies a lot: use it where
     instances burst, to keep the chance of contention even.
@@ -101,13 +109,10 @@ class LoadVariationRiskBalancingWeigher(load_aware.LoadAwareWeigher):
         for resource, added, capacity in (
                 ('cpu', cores, host.physical_cores),
                 ('memory', memory, host.physical_memory_mb)):
-            if host.new:
-                avg = std = 0.0
-            elif host.has(resource):
-                avg = getattr(host, resource + '_avg')
-                std = getattr(host, resource + '_std')
-            else:
+            measured = load_aware.window(host, resource)
+            if measured is None:
                 continue
+            avg, std = measured
             mu = avg / 100.0 + (added / capacity if capacity > 0
                                 else math.inf)
             value = risk_score(mu, std / 100.0, formula, margin,

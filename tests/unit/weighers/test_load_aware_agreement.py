@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from preemptible_sched.filters import load_threshold_filter
 from preemptible_sched.weighers import load_variation_risk_balancing as lvrb
+from preemptible_sched.weighers import low_risk_over_commitment as lroc
 from preemptible_sched.weighers import target_load_packing as tlp
 from tests import base
 from tests import load_helpers as helpers
@@ -76,7 +77,8 @@ class TestAgreement(base.TestCase):
         spec = base.make_spec((request[0], 1024, 0),
                               expected_vcpus=request[1])
         for weigher in (tlp.TargetLoadPackingWeigher(),
-                        lvrb.LoadVariationRiskBalancingWeigher()):
+                        lvrb.LoadVariationRiskBalancingWeigher(),
+                        lroc.LowRiskOverCommitmentWeigher()):
             weights = helpers.weigh_both(self, weigher, manager, spec)
             self.assertTrue(all(0.0 <= w <= 100.0 for w in weights),
                             weights)

@@ -62,11 +62,37 @@ class TestRiskScore(base.TestCase):
         # margin 0 ignores the deviation.
         self.assertEqual(75.0, lvrb.risk_score(0.5, 0.9, 'upstream', 0, 1))
 
+    def test_upstream_as_released(self):
+        # Issue 29 item 7: sensitivity 0 raises sigma = 1 to +inf, 1, then
+        # the margin scales it: 0.5; (0.5 + 0.5) / 2 -> 50 (was 25).
+        self.assertEqual(50.0,
+                         lvrb.risk_score(0.5, 1.0, 'upstream', 0.5, 0))
+        # sensitivity 0.5 squares sigma: 0.4^2 = 0.16, margin 2 -> 0.32;
+        # (0.3 + 0.32) / 2 = 0.31 -> 69
+        self.assertAlmostEqual(69.0,
+                               lvrb.risk_score(0.3, 0.4, 'upstream', 2, 0.5))
+        # sigma is clipped to 1 before the power: sqrt(1) * 0.5 = 0.5;
+        # (0.2 + 0.5) / 2 = 0.35 -> 65 (not sqrt(1.3) * 0.5 = 0.57)
+        self.assertAlmostEqual(65.0,
+                               lvrb.risk_score(0.2, 1.3, 'upstream', 0.5, 2))
+        mu = numpy.array([0.5, 0.3, 0.2])
+        sigma = numpy.array([1.0, 0.4, 1.3])
+        for margin, sensitivity, position, expected in (
+                (0.5, 0, 0, 50.0), (2, 0.5, 1, 69.0), (0.5, 2, 2, 65.0)):
+            got = lvrb.risk_scores(mu, sigma, 'upstream', margin,
+                                   sensitivity)
+            self.assertAlmostEqual(expected, got[position])
+            self.assertEqual(
+                [lvrb.risk_score(float(m), float(s), 'upstream', margin,
+                                 sensitivity) for m, s in zip(mu, sigma)],
+                got.tolist())
+
     def test_vector_matches_scalar(self):
         mu = numpy.array([0.0, 0.2, 0.5, 0.99, 1.0, 1.7, numpy.inf])
-        sigma = numpy.array([0.0, 0.5, 0.1, 0.3, 1.0, 0.0, 0.2])
+        sigma = numpy.array([0.0, 0.5, 0.1, 0.3, 1.0, 0.0, 1.2])
         for formula in ('kep', 'upstream'):
-            for margin, sensitivity in ((1, 1), (0, 1), (2.5, 0.5), (1, 0)):
+            for margin, sensitivity in ((1, 1), (0, 1), (2.5, 0.5), (1, 0),
+                                        (0.5, 0), (0, 0)):
                 expected = [lvrb.risk_score(float(m), float(s), formula,
                                             margin, sensitivity)
                             for m, s in zip(mu, sigma)]
@@ -104,6 +130,18 @@ class TestWeigher(base.TestCase):
         self.assertAlmostEqual(53.725, n2, places=9)
         self.assertAlmostEqual(71.25, n3, places=9)
         self.assertEqual((44, 54, 71), (round(n1), round(n2), round(n3)))
+
+    def test_upstream_sensitivity_zero_through_the_weigher(self):
+        # CPU 40 % +- 100 % of 4 cores, request 0.4 core: mu = 0.5,
+        # sigma 1 -> 1^inf * 0.5 = 0.5 -> 50, as the released plugin.
+        self.flags(group='load_variation_risk_balancing', formula='upstream',
+                   safe_variance_margin=0.5, safe_variance_sensitivity=0.0)
+        manager = helpers.loaded_manager([
+            ('h', 4, 8 * GB, helpers.cpu(40.0, 100.0),
+             [helpers.old_instance('a')]),
+        ])
+        spec = base.make_spec((0.4, GB, 0))
+        self.assertAlmostEqual(50.0, self._both(manager, spec)[0])
 
     def test_lowest_resource_wins_and_missing_resource_skipped(self):
         # CPU only: memory missing is not held against the host.
