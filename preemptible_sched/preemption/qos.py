@@ -135,9 +135,10 @@ class QoSStrategy(preemption.ClassBasedStrategy):
 
     def _eligible(self, state, now):
         """Instances of ``state`` past their exempt time (booting ones with
-        ``[qos] preempt_booting``) and below their overhead threshold, with their slack keys, at risk flags and
-        importances; memoised per host until it or the time changes (a
-        pass asks once per pending request).
+        ``[qos] preempt_booting``) and below their overhead threshold, with
+        their slack keys, at risk flags and importances; memoised per host
+        until it or the time changes (a pass asks once per pending
+        request).
         """
         memo_key = (state.generation, now)
         memo = self._memo.get(state.name)

@@ -118,7 +118,8 @@ class TestConfigFiles(base.TestCase):
 
 class TestUnknownOptions(CliCase):
     """Issue 30: a mistyped option is named, with the closest one, before
-    argparse's complaint about a required option."""
+    argparse's complaint about a required option.
+    """
 
     def test_a_typo_is_named_with_a_suggestion(self):
         self.assertOneLine(['simulate: unknown option --polcy',
@@ -151,7 +152,8 @@ class TestUnknownOptions(CliCase):
 
 class TestOneVocabulary(CliCase):
     """``experiment`` takes ``--policy`` and ``--seed``, as ``simulate``
-    spells them, for ``--policies`` and ``--seeds``."""
+    spells them, for ``--policies`` and ``--seeds``.
+    """
 
     def test_singular_names(self):
         output = os.path.join(self.tmp, 'out')
