@@ -33,3 +33,13 @@ the snapshot one pass reads.
 WINDOWS = (('5m', 300.0), ('10m', 600.0), ('15m', 900.0))
 #: The window the weighers read.
 LATEST = '15m'
+
+
+def fallbacks(window):
+    """``window`` and then the shorter windows, longest first: where a
+    reader looks when a host's ``window`` is empty (15 -> 10 -> 5 m, as
+    the released load watcher's comment says).
+    """
+    duration = dict(WINDOWS)[window]
+    return [name for name, seconds in sorted(WINDOWS, key=lambda w: -w[1])
+            if seconds <= duration]
