@@ -216,9 +216,9 @@ def host_load(name, cores, memory_mb, metrics, now, occupied):
             problems.append((CORRUPT, 'window_end %r, ignored' % (end,)))
             metrics = {}
         elif now - end > MAX_AGE_S:
-            problems.append((STALE, 'stale: metrics last updated %.0f s '
-                             'ago (more than %.0f s)' % (now - end,
-                                                         MAX_AGE_S)))
+            problems.append((STALE, 'window ended %.0f s ago (more than '
+                             '%.0f s)' % (
+                                 math.ceil(now - end), MAX_AGE_S)))
             metrics = {}
         else:
             load.window_end = float(end)
