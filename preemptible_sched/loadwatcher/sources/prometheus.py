@@ -297,7 +297,8 @@ class PrometheusSource(sources.MetricsSource):
     def window_stats(self, now):
         """``{host: {window: {resource: (average, deviation)}}}`` as
         Prometheus computes them over each window ending at ``now``
-        (:func:`window_query`), all queries within ``timeout`` seconds.
+        (:func:`window_query`), all queries within ``timeout`` seconds; a
+        pair is given only when both are numbers.
         """
         asked = [(window, resource, function)
                  for window, _ in loadwatcher.WINDOWS
@@ -313,7 +314,8 @@ class PrometheusSource(sources.MetricsSource):
                     function] = value
         found = {}
         for (host, window, resource), pair in values.items():
-            if AVERAGE in pair:
+            # Both or neither: the watcher keeps its own window else.
+            if len(pair) == 2:
                 found.setdefault(host, {}).setdefault(window, {})[
-                    resource] = (pair[AVERAGE], pair.get(DEVIATION, 0.0))
+                    resource] = (pair[AVERAGE], pair[DEVIATION])
         return found
