@@ -86,6 +86,8 @@ class LoadWatcher:
         self.last_scrape = None
         #: why the last collection failed, or None
         self.source_error = None
+        #: why the source's window aggregates failed last, or None
+        self.aggregates_error = None
         self._bad_logged = set()
         self._handle = None
         self._latest = None
@@ -111,8 +113,8 @@ class LoadWatcher:
 
     # -- collecting --------------------------------------------------------
 
-    def _failed(self, error):
-        """Say once that the source fails (one line), and remember why."""
+    def _why(self, error):
+        """Why the source failed, in one line."""
         if isinstance(error, sources.SourceError):
             why = str(error)
         else:
@@ -121,7 +123,11 @@ class LoadWatcher:
             LOG.debug('Load source %s failed', self.source.name,
                       exc_info=True)
             why = '%s: %s' % (type(error).__name__, error)
-        why = ' '.join(why.split())[:300]
+        return ' '.join(why.split())[:300]
+
+    def _failed(self, error):
+        """Say once that the source fails (one line), and remember why."""
+        why = self._why(error)
         with self._lock:
             if self.source_error is None:
                 LOG.warning('Load source %s failed: %s',
@@ -162,16 +168,27 @@ class LoadWatcher:
 
     def _aggregates(self, now):
         """The windows a source computes itself (``window_stats``, as
-        Prometheus does), or None: a source without them, or failing.
+        Prometheus does), or None: a source without them, or failing
+        (said once, until they are back: the windows of the watcher's own
+        samples are served meanwhile).
         """
         window_stats = getattr(self.source, 'window_stats', None)
         if window_stats is None:
             return None
         try:
-            return window_stats(now)
+            found, why = window_stats(now), None
         except Exception as error:
-            self._failed(error)
-            return None
+            found, why = None, self._why(error)
+        with self._lock:
+            if why is not None and self.aggregates_error is None:
+                LOG.warning('Load source %s: window aggregates failed (%s): '
+                            'the windows of the samples are served',
+                            self.source.name, why)
+            elif why is None and self.aggregates_error is not None:
+                LOG.warning('Load source %s: window aggregates are back',
+                            self.source.name)
+            self.aggregates_error = why
+        return found
 
     @staticmethod
     def _merge(own, aggregates):
@@ -246,15 +263,20 @@ class LoadWatcher:
 
     def health(self, now=None):
         """``(True, 'ok')``, or ``(False, why)``: the last collection
-        failed, none has succeeded yet, or the last success is older than
+        failed, or the source's window aggregates (the windows of the
+        samples are then served), none has succeeded yet, or the last
+        success is older than
         :data:`STALE_INTERVALS` scrape intervals plus the source's
         deadline (``now``: the time of the clock given to :meth:`start`;
         without either, staleness is not judged).
         """
         with self._lock:
             error, last = self.source_error, self.last_scrape
+            aggregates = self.aggregates_error
         if error is not None:
             return False, 'source failing: %s' % error
+        if aggregates is not None:
+            return False, 'window aggregates failing: %s' % aggregates
         if now is None and self._clock is not None:
             now = self._clock.now()
         if last is None:

@@ -89,10 +89,15 @@ class _Skip(Exception):
 
 
 class PrometheusSource(sources.MetricsSource):
-    """CPU and memory utilisation from two PromQL instant queries.
+    """CPU and memory utilisation from two PromQL expressions.
 
-    Each query must return an instant vector of percentages with one
-    series per host; the host is named by the label
+    :meth:`collect` asks for their value now (the latest value, and
+    whether a host still reports); :meth:`window_stats` for their average
+    and standard deviation over each window, as the released load watcher
+    does (:func:`window_query`), which the watcher serves in place of the
+    statistics of its own samples. Each query must return an instant
+    vector of percentages with one series per host; the host is named by
+    the label
     ``[load_watcher] prometheus_host_label``, cut by the regular expression
     ``prometheus_host_pattern`` (its first group): node_exporter's
     ``instance`` label is usually ``address:port``, not the host name.
@@ -102,9 +107,11 @@ class PrometheusSource(sources.MetricsSource):
     that is not a number), with a warning. An answer that is not an
     instant vector, larger than ``[load_watcher] max_response_bytes``,
     nested deeper than :data:`.reading.MAX_DEPTH`, or not whole within
-    ``prometheus_timeout`` (both queries together) fails the whole
-    collection: the watcher then reports itself unhealthy and keeps its
-    windows.
+    ``prometheus_timeout`` (all the queries of one call together) fails
+    the whole collection: the watcher then reports itself unhealthy and
+    keeps its windows. ``bearer_token_file``, ``ca_file`` and
+    ``insecure_skip_verify`` default to the ``prometheus_*`` options of
+    the same names.
     """
 
     name = 'prometheus'

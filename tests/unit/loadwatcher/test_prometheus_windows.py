@@ -200,12 +200,25 @@ class TestWatcherOnAggregates(base.TestCase):
             memory_query='mem_now', fetch=fetch)
         watcher = watcher_mod.LoadWatcher(source, None, 60, 60)
         with self.assertLogs('preemptible_sched.loadwatcher.watcher',
-                             'WARNING'):
-            watcher.tick(900.0)
-        self.assertEqual({'avg': 50.0, 'std': 0.0},
-                         watcher.latest()['compute-01']['cpu'])
-        self.assertEqual((False, 'source failing: Prometheus at x: '
-                          'refused'), watcher.health(900.0))
+                             'WARNING') as logs:
+            for minute in range(3):
+                watcher.tick(900.0 + 60 * minute)
+            self.assertEqual({'avg': 50.0, 'std': 0.0},
+                             watcher.latest()['compute-01']['cpu'])
+            self.assertEqual((False, 'window aggregates failing: '
+                              'Prometheus at x: refused'),
+                             watcher.health(1020.0))
+            self.assertTrue(watcher.healthy())
+            source.fetch = self._fetch
+            watcher.tick(1080.0)
+        # Said when they fail and when they are back, not every minute.
+        self.assertEqual(
+            ['Load source prometheus: window aggregates failed '
+             '(Prometheus at x: refused): the windows of the samples are '
+             'served', 'Load source prometheus: window aggregates are '
+             'back'], [record.getMessage() for record in logs.records])
+        self.assertEqual((True, 'ok'), watcher.health(1080.0))
+        self.assertEqual(42.0, watcher.latest()['compute-01']['cpu']['avg'])
 
 
 class TestTLS(base.TestCase):
