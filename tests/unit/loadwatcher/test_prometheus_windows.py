@@ -21,8 +21,8 @@ skipping verification.
 import http.client
 import json
 import ssl
-import urllib.parse
 from unittest import mock
+import urllib.parse
 
 import certifi
 import fixtures
