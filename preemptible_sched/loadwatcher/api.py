@@ -21,7 +21,8 @@
 * ``GET /watcher?window=5m`` (or ``10m``, ``15m``): another window; a host
   whose window is empty gets its next shorter one;
 * ``GET /watcher/health``: 200 ``ok``, or 503 and why: the source is
-  failing, nothing was collected yet, or the last collection is stale;
+  failing (or its window aggregates are), nothing was collected yet, or
+  the last collection is stale;
 * anything else on these paths: 405; other paths: 404; a request whose
   body or query is larger than ``max_request_bytes``: 413; a path or
   query that is not UTF-8: 400. Every error is a one-line body.

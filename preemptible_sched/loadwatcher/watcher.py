@@ -263,9 +263,9 @@ class LoadWatcher:
 
     def health(self, now=None):
         """``(True, 'ok')``, or ``(False, why)``: the last collection
-        failed, or the source's window aggregates (the windows of the
-        samples are then served), none has succeeded yet, or the last
-        success is older than
+        failed, the source's last window aggregates failed (the windows
+        of the samples are then served), none has succeeded yet, or the
+        last success is older than
         :data:`STALE_INTERVALS` scrape intervals plus the source's
         deadline (``now``: the time of the clock given to :meth:`start`;
         without either, staleness is not judged).
