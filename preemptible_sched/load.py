@@ -32,9 +32,12 @@ instances placed in one pass moves the next one elsewhere.
 Bad metrics (each logged once per host, counted in :class:`MetricsHealth`,
 and listed by :meth:`LoadSnapshot.explain`):
 
-* a host or one of its metrics missing, or a window older than
-  :data:`MAX_AGE_S`: the host has no usable load and scores 0, unless it
-  carries no instance (a new host, whose utilisation is 0);
+* a host or one of its metrics missing, or metrics older than
+  :data:`MAX_AGE_S` (``window_end``: the end of the window read over HTTP,
+  or the host's own newest sample in process): the host has no usable
+  load and scores 0, unless it carries no instance (a new host, whose
+  utilisation is 0); a missing standard deviation is 0, not a problem
+  (a source of latest values only has none);
 * the whole source down, or no host with a usable window while some carry
   instances: :attr:`LoadSnapshot.fallback` says why, and the weighers rank
   by best fit on allocations until metrics return;
@@ -214,7 +217,8 @@ def host_load(name, cores, memory_mb, metrics, now, occupied):
             metrics = {}
         elif now - end > MAX_AGE_S:
             problems.append((STALE, 'window ended %.0f s ago (more than '
-                             '%.0f s)' % (now - end, MAX_AGE_S)))
+                             '%.0f s)' % (
+                                 math.ceil(now - end), MAX_AGE_S)))
             metrics = {}
         else:
             load.window_end = float(end)
@@ -225,8 +229,11 @@ def host_load(name, cores, memory_mb, metrics, now, occupied):
                 continue
             avg = _clean(_value(metrics, resource, 'avg'), resource, 'avg',
                          problems)
-            std = _clean(_value(metrics, resource, 'std'), resource, 'std',
-                         problems)
+            std = _value(metrics, resource, 'std')
+            # No deviation is no problem: a source of latest values only
+            # (metrics-server) has none, and the released plugins read 0.
+            std = 0.0 if std is None else _clean(std, resource, 'std',
+                                                 problems)
             if not math.isnan(avg):
                 setattr(load, resource + '_avg', avg)
                 # A window without its deviation is still an average.

@@ -354,15 +354,24 @@ Base URL of the Prometheus server the ``prometheus`` source queries.
                default='100 * (1 - avg by (instance) '
                '(rate(node_cpu_seconds_total{mode="idle"}[1m])))',
                help="""
-PromQL instant query giving each host's CPU utilisation in %, one series
-per host (the default reads node_exporter).
+PromQL expression giving each host's CPU utilisation in %, one series per
+host (the default reads node_exporter).
+
+The watcher asks for its value now (the latest sample; a host absent from
+the answer sends none) and, every ``window_refresh``, for its average and
+standard deviation over the 5, 10 and 15 minute windows, as the released
+load watcher does: ``avg_over_time(Q[15m])`` and
+``stddev_over_time(Q[15m])`` when the query is a metric name (a recording
+rule, such as ``instance:node_cpu:ratio``), else the subqueries
+``avg_over_time((Q)[15m:])`` and ``stddev_over_time((Q)[15m:])``.
 """),
     cfg.StrOpt('prometheus_memory_query',
                default='100 * (1 - node_memory_MemAvailable_bytes / '
                'node_memory_MemTotal_bytes)',
                help="""
-PromQL instant query giving each host's memory utilisation in %, one
-series per host (the default reads node_exporter).
+PromQL expression giving each host's memory utilisation in %, one series
+per host (the default reads node_exporter); asked for as
+``prometheus_cpu_query`` is.
 """),
     cfg.StrOpt('prometheus_host_label',
                default='instance',
@@ -375,6 +384,30 @@ Label of the query results that names the host.
 Regular expression applied to the host label; its first group is the host
 name. The default drops the ``:port`` of node_exporter's ``instance``
 label. A series whose label does not match is skipped.
+"""),
+    cfg.StrOpt('prometheus_bearer_token_file',
+               help="""
+File holding the bearer token sent to Prometheus (``Authorization: Bearer
+<token>``), such as a Kubernetes service account token; read again at
+every collection, so a rotated token is picked up. Unset: no token.
+
+Related options:
+
+* ``prometheus_ca_file``, ``prometheus_insecure_skip_verify``
+"""),
+    cfg.StrOpt('prometheus_ca_file',
+               help="""
+PEM file of the certificate authorities that sign the certificate of an
+``https://`` ``prometheus_url``. Unset: the system's authorities.
+"""),
+    cfg.BoolOpt('prometheus_insecure_skip_verify',
+                default=False,
+                help="""
+Accept any certificate from an ``https://`` ``prometheus_url``, without
+checking who signed it or the host name it names (the released load
+watcher's ``INSECURE_SKIP_VERIFY``). For tests only: anyone on the path
+can then read the bearer token and forge the metrics. Cannot be set with
+``prometheus_ca_file``.
 """),
     cfg.FloatOpt('prometheus_timeout',
                  default=5.0,
@@ -451,6 +484,24 @@ def is_http_url(url):
     return parts.scheme in ('http', 'https') and bool(parts.netloc)
 
 
+def _prometheus_tls_problems(watcher, at):
+    """The token and CA files must be readable files; a CA file and
+    skipping verification exclude each other.
+    """
+    found = []
+    for option in ('prometheus_bearer_token_file', 'prometheus_ca_file'):
+        path = watcher[option]
+        if path and not (os.path.isfile(path) and
+                         os.access(path, os.R_OK)):
+            found.append('%s = %s: not a readable file' % (
+                at('load_watcher', option), path))
+    if watcher.prometheus_ca_file and \
+            watcher.prometheus_insecure_skip_verify:
+        found.append('%s: cannot be set with prometheus_ca_file' %
+                     at('load_watcher', 'prometheus_insecure_skip_verify'))
+    return found
+
+
 def problems(conf, at):
     """Bounds oslo.config cannot express, one line per bad field."""
     found = []
@@ -477,6 +528,7 @@ def problems(conf, at):
         if url and not is_http_url(url):
             found.append('%s = %s: must be an http:// or https:// URL' % (
                 at('load_watcher', option), url))
+    found.extend(_prometheus_tls_problems(conf.load_watcher, at))
     pattern = conf.load_watcher.prometheus_host_pattern
     try:
         if re.compile(pattern).groups < 1:

@@ -18,10 +18,13 @@
 It collects per-host utilisation from a *source* (the compute driver, a
 Prometheus server, or emulated hosts replaying Bitbrains traces), keeps the
 samples of the last 15 minutes, recomputes the 5, 10 and 15 minute windows
-(sliding, ``[now - d, now]``) every ``[load_watcher] window_refresh``
+(sliding, ``[now - d, now]``; a source such as Prometheus may compute the
+averages and deviations itself) every ``[load_watcher] window_refresh``
 seconds, persists them in a local SQLite file so that a restarted watcher
 answers at once with the same data, and serves them over HTTP in the
 format the released Trimaran plugins read (:mod:`.payload`, :mod:`.api`).
+Each host's metrics carry the time of its own newest sample, so that a
+host gone silent goes stale while the others stay fresh.
 
 The scheduler reads it in process (:class:`.watcher.LoadWatcher`) or over
 HTTP from any compatible watcher (:class:`.client.WatcherClient`); either
@@ -33,3 +36,13 @@ the snapshot one pass reads.
 WINDOWS = (('5m', 300.0), ('10m', 600.0), ('15m', 900.0))
 #: The window the weighers read.
 LATEST = '15m'
+
+
+def fallbacks(window):
+    """``window`` and then the shorter windows, longest first: where a
+    reader looks when a host's ``window`` is empty (15 -> 10 -> 5 m, as
+    the released load watcher's comment says).
+    """
+    duration = dict(WINDOWS)[window]
+    return [name for name, seconds in sorted(WINDOWS, key=lambda w: -w[1])
+            if seconds <= duration]

@@ -18,8 +18,11 @@
 * ``GET /watcher``: every host's latest 15-minute window;
 * ``GET /watcher?host=NAME``: one host (404 and a one-line body when it
   has none);
+* ``GET /watcher?window=5m`` (or ``10m``, ``15m``): another window; a host
+  whose window is empty gets its next shorter one;
 * ``GET /watcher/health``: 200 ``ok``, or 503 and why: the source is
-  failing, nothing was collected yet, or the last collection is stale;
+  failing (or its window aggregates are), nothing was collected yet, or
+  the last collection is stale;
 * anything else on these paths: 405; other paths: 404; a request whose
   body or query is larger than ``max_request_bytes``: 413; a path or
   query that is not UTF-8: 400. Every error is a one-line body.
@@ -42,6 +45,7 @@ import webob.dec
 import webob.exc
 
 from preemptible_sched.conf import CONF
+from preemptible_sched import loadwatcher
 from preemptible_sched.loadwatcher import httpserver
 
 LOG = logging.getLogger(__name__)
@@ -112,7 +116,13 @@ class WatcherApp:
             healthy, why = self.watcher.health()
             return _text(200 if healthy else 503, why)
         host = request.GET.get('host')
-        payload = self.watcher.payload(host=host or None)
+        window = request.GET.get('window') or loadwatcher.LATEST
+        if window not in dict(loadwatcher.WINDOWS):
+            return _text(400, 'bad request: window must be one of %s, got '
+                         '%r' % (', '.join(name for name, _ in
+                                           loadwatcher.WINDOWS),
+                                 window[:20]))
+        payload = self.watcher.payload(host=host or None, window=window)
         if payload is None:
             if host:
                 return _text(404, 'no metrics for host %s' % host[:100])

@@ -27,6 +27,8 @@ import os
 
 import jsonschema
 
+from preemptible_sched import loadwatcher
+
 SCHEMA_PATH = os.path.join(os.path.dirname(__file__), 'payload.schema.json')
 #: The metric types and operators of the released watcher.
 CPU = 'CPU'
@@ -56,16 +58,28 @@ def validator():
     return jsonschema.Draft7Validator(schema())
 
 
+def pick(by_window, window):
+    """``(name, stats)`` of the first of ``window`` and its fallbacks
+    (:func:`preemptible_sched.loadwatcher.fallbacks`) that ``by_window``
+    (``{window: {resource: stats}}``) has; ``(window, {})`` if none.
+    """
+    for name in loadwatcher.fallbacks(window):
+        if by_window.get(name):
+            return name, by_window[name]
+    return window, {}
+
+
 def build(timestamp, window, duration, start, end, source, windows,
           hosts=None):
     """The payload of ``window`` (e.g. ``15m``): ``windows`` maps each
     host to ``{window: {resource: (avg, std, latest)}}``; ``hosts``
-    restricts it to some hosts. Each resource's metrics come in the
-    order :data:`ORDER`.
+    restricts it to some hosts. A host whose ``window`` is empty gets its
+    next shorter one (:func:`pick`), named by its metrics' ``rollup``.
+    Each resource's metrics come in the order :data:`ORDER`.
     """
     node_metrics = {}
     for host in sorted(windows if hosts is None else hosts):
-        stats = windows.get(host, {}).get(window, {})
+        rollup, stats = pick(windows.get(host, {}), window)
         metrics = []
         for resource in ('cpu', 'memory'):
             if resource not in stats:
@@ -76,7 +90,7 @@ def build(timestamp, window, duration, start, end, source, windows,
                 value = values[operator]
                 metrics.append({'name': _NAMES[resource],
                                 'type': _TYPES[resource],
-                                'operator': operator, 'rollup': window,
+                                'operator': operator, 'rollup': rollup,
                                 'value': float(value)})
         node_metrics[host] = {'metrics': metrics, 'tags': {},
                               'metadata': {'dataCenter': ''}}

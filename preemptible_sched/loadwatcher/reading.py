@@ -58,12 +58,21 @@ class ReadError(Exception):
         self.timed_out = timed_out
 
 
-def get(url, deadline, max_bytes):
+def _connection(parts, port, deadline, context):
+    if parts.scheme == 'https':
+        return http.client.HTTPSConnection(parts.hostname, port,
+                                           timeout=deadline, context=context)
+    return http.client.HTTPConnection(parts.hostname, port, timeout=deadline)
+
+
+def get(url, deadline, max_bytes, headers=None, context=None):
     """``(status, body)`` of ``GET url`` within ``deadline`` seconds in
     all, the body at most ``max_bytes``; :class:`ReadError` otherwise.
 
     Any status is returned (Prometheus explains a bad query in the body
-    of its 400); redirects are not followed.
+    of its 400); redirects are not followed. ``headers`` are sent too
+    (an ``Authorization``); ``context`` (an :class:`ssl.SSLContext`)
+    checks an https server (None: the system's CAs, host name checked).
     """
     parts = urllib.parse.urlsplit(url)
     if parts.scheme not in ('http', 'https') or not parts.hostname:
@@ -72,10 +81,7 @@ def get(url, deadline, max_bytes):
         port = parts.port
     except ValueError:
         raise ReadError('bad port in the URL')
-    connection_class = (http.client.HTTPSConnection
-                        if parts.scheme == 'https' else
-                        http.client.HTTPConnection)
-    connection = connection_class(parts.hostname, port, timeout=deadline)
+    connection = _connection(parts, port, deadline, context)
     state = {'done': False, 'aborted': False}
     lock = threading.Lock()
 
@@ -101,8 +107,9 @@ def get(url, deadline, max_bytes):
         path = parts.path or '/'
         if parts.query:
             path += '?' + parts.query
-        connection.request('GET', path, headers={
-            'Accept': 'application/json', 'Connection': 'close'})
+        sent = {'Accept': 'application/json', 'Connection': 'close'}
+        sent.update(headers or {})
+        connection.request('GET', path, headers=sent)
         response = connection.getresponse()
         body = bytearray()
         while len(body) <= max_bytes:

@@ -38,6 +38,7 @@ CREATE TABLE IF NOT EXISTS windows (
     avg REAL NOT NULL, std REAL NOT NULL, latest REAL NOT NULL,
     PRIMARY KEY (host, window, resource));
 CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value REAL);
+CREATE TABLE IF NOT EXISTS newest (host TEXT PRIMARY KEY, at REAL NOT NULL);
 """
 
 
@@ -81,9 +82,10 @@ class WatcherStore:
         return self._db.execute('SELECT host, at, cpu, memory FROM samples '
                                 'ORDER BY at, rowid').fetchall()
 
-    def save_windows(self, computed_at, windows):
+    def save_windows(self, computed_at, windows, newest=None):
         """Replace the windows by ``{host: {window: {resource: (avg, std,
-        latest)}}}`` computed at ``computed_at``.
+        latest)}}}`` computed at ``computed_at``, and the time of each
+        host's newest sample by ``newest`` (``{host: time}``).
         """
         rows = [(host, window, resource) + tuple(stats)
                 for host, by_window in windows.items()
@@ -95,6 +97,9 @@ class WatcherStore:
                            rows)
             db.execute('INSERT OR REPLACE INTO state VALUES '
                        "('computed_at', ?)", (computed_at,))
+            db.execute('DELETE FROM newest')
+            db.executemany('INSERT INTO newest VALUES (?, ?)',
+                           sorted((newest or {}).items()))
 
     def windows(self):
         """``(computed_at or None, windows)`` as last saved."""
@@ -107,6 +112,12 @@ class WatcherStore:
             windows.setdefault(host, {}).setdefault(window, {})[resource] = (
                 avg, std, latest)
         return (None if row is None else row[0]), windows
+
+    def newest(self):
+        """``{host: time of its newest sample}`` as last saved (a file
+        of an older release has none).
+        """
+        return dict(self._db.execute('SELECT host, at FROM newest'))
 
     def close(self):
         self._db.close()

@@ -19,6 +19,7 @@ import logging
 import math
 import threading
 
+from preemptible_sched import load as load_mod
 from preemptible_sched import loadwatcher
 from preemptible_sched.loadwatcher import payload as payload_mod
 from preemptible_sched.loadwatcher import sources
@@ -48,6 +49,15 @@ def _clean(value):
     return value
 
 
+def _pair(given, own):
+    """The source's (average, deviation) when both are usable, else
+    ``own``.
+    """
+    if given is None or any(_clean(value) is None for value in given):
+        return tuple(own)
+    return tuple(float(value) for value in given)
+
+
 class LoadWatcher:
     """Collects from ``source`` every ``scrape_interval`` seconds and
     recomputes the windows every ``window_refresh`` seconds, on the times
@@ -68,11 +78,16 @@ class LoadWatcher:
         self._lock = threading.Lock()
         self._samples = {}
         self.windows = {}
+        #: per host, the time of its newest sample when the windows were
+        #: computed: how old its metrics are, whatever the refresh time
+        self.sampled_at = {}
         #: when the windows were last computed (None: never)
         self.computed_at = None
         self.last_scrape = None
         #: why the last collection failed, or None
         self.source_error = None
+        #: why the source's window aggregates failed last, or None
+        self.aggregates_error = None
         self._bad_logged = set()
         self._handle = None
         self._latest = None
@@ -82,6 +97,8 @@ class LoadWatcher:
             for host, at, cpu, memory in store.samples():
                 self._host(host).add(at, cpu, memory)
             self.computed_at, self.windows = store.windows()
+            self.sampled_at = self._newest()
+            self.sampled_at.update(store.newest())
 
     def _host(self, host):
         samples = self._samples.get(host)
@@ -89,7 +106,33 @@ class LoadWatcher:
             samples = self._samples[host] = windows_mod.HostSamples(_KEEP)
         return samples
 
+    def _newest(self):
+        return {host: samples.newest()
+                for host, samples in self._samples.items()
+                if samples.newest() is not None}
+
     # -- collecting --------------------------------------------------------
+
+    def _why(self, error):
+        """Why the source failed, in one line."""
+        if isinstance(error, sources.SourceError):
+            why = str(error)
+        else:
+            # A source's own bug: said in one line (the traceback at
+            # debug level), and the watcher goes on serving.
+            LOG.debug('Load source %s failed', self.source.name,
+                      exc_info=True)
+            why = '%s: %s' % (type(error).__name__, error)
+        return ' '.join(why.split())[:300]
+
+    def _failed(self, error):
+        """Say once that the source fails (one line), and remember why."""
+        why = self._why(error)
+        with self._lock:
+            if self.source_error is None:
+                LOG.warning('Load source %s failed: %s',
+                            self.source.name, why)
+            self.source_error = why
 
     def scrape(self, now):
         """Collect one sample of every host; False if the source failed
@@ -98,20 +141,7 @@ class LoadWatcher:
         try:
             collected = self.source.collect(now)
         except Exception as error:
-            if isinstance(error, sources.SourceError):
-                why = str(error)
-            else:
-                # A source's own bug: said in one line (the traceback at
-                # debug level), and the watcher goes on serving.
-                LOG.debug('Load source %s failed', self.source.name,
-                          exc_info=True)
-                why = '%s: %s' % (type(error).__name__, error)
-            why = ' '.join(why.split())[:300]
-            with self._lock:
-                if self.source_error is None:
-                    LOG.warning('Load source %s failed: %s',
-                                self.source.name, why)
-                self.source_error = why
+            self._failed(error)
             return False
         samples = {}
         for host, (cpu, memory) in collected.items():
@@ -136,17 +166,63 @@ class LoadWatcher:
                 self.store.add_samples(now, samples, now - _KEEP)
         return True
 
+    def _aggregates(self, now):
+        """The windows a source computes itself (``window_stats``, as
+        Prometheus does), or None: a source without them, or failing
+        (said once, until they are back: the windows of the watcher's own
+        samples are served meanwhile).
+        """
+        window_stats = getattr(self.source, 'window_stats', None)
+        if window_stats is None:
+            return None
+        try:
+            found, why = window_stats(now), None
+        except Exception as error:
+            found, why = None, self._why(error)
+        with self._lock:
+            if why is not None and self.aggregates_error is None:
+                LOG.warning('Load source %s: window aggregates failed (%s): '
+                            'the windows of the samples are served',
+                            self.source.name, why)
+            elif why is None and self.aggregates_error is not None:
+                LOG.warning('Load source %s: window aggregates are back',
+                            self.source.name)
+            self.aggregates_error = why
+        return found
+
+    @staticmethod
+    def _merge(own, aggregates):
+        """``own`` windows with each (average, deviation) the source
+        computed in place of ours; the latest value stays our sample's.
+        """
+        merged = {}
+        for window, by_resource in own.items():
+            given = aggregates.get(window, {})
+            merged[window] = {
+                resource: _pair(given.get(resource), stats[:2]) + (stats[2],)
+                for resource, stats in by_resource.items()}
+        return merged
+
     def refresh(self, now):
-        """Recompute every host's windows ([now - d, now]) and save them."""
+        """Recompute every host's windows ([now - d, now]) and save them;
+        with a source that computes windows itself (``window_stats``), its
+        averages and deviations replace ours.
+        """
+        aggregates = self._aggregates(now)
         with self._lock:
             if self._stopped:
                 return
-            self.windows = {host: found for host, found in (
+            windows = {host: found for host, found in (
                 (host, samples.windows(now))
                 for host, samples in self._samples.items()) if found}
+            if aggregates is not None:
+                windows = {host: self._merge(found, aggregates.get(host, {}))
+                           for host, found in windows.items()}
+            self.windows = windows
+            self.sampled_at = self._newest()
             self.computed_at = now
             if self.store is not None:
-                self.store.save_windows(now, self.windows)
+                self.store.save_windows(now, self.windows, self.sampled_at)
 
     def tick(self, now):
         """Scrape and refresh when they are due at ``now``."""
@@ -187,15 +263,20 @@ class LoadWatcher:
 
     def health(self, now=None):
         """``(True, 'ok')``, or ``(False, why)``: the last collection
-        failed, none has succeeded yet, or the last success is older than
+        failed, the source's last window aggregates failed (the windows
+        of the samples are then served), none has succeeded yet, or the
+        last success is older than
         :data:`STALE_INTERVALS` scrape intervals plus the source's
         deadline (``now``: the time of the clock given to :meth:`start`;
         without either, staleness is not judged).
         """
         with self._lock:
             error, last = self.source_error, self.last_scrape
+            aggregates = self.aggregates_error
         if error is not None:
             return False, 'source failing: %s' % error
+        if aggregates is not None:
+            return False, 'window aggregates failing: %s' % aggregates
         if now is None and self._clock is not None:
             now = self._clock.now()
         if last is None:
@@ -208,25 +289,42 @@ class LoadWatcher:
                            % (now - last, stale_after))
         return True, 'ok'
 
+    def _fresh(self, host):
+        """Whether ``host`` had a sample within :data:`.load.MAX_AGE_S`
+        of the computation (the staleness rule of the weighers).
+        """
+        at = self.sampled_at.get(host, self.computed_at)
+        return self.computed_at - at <= load_mod.MAX_AGE_S
+
     def payload(self, host=None, window=loadwatcher.LATEST):
         """The wire payload of ``window`` (all hosts, or ``host``); None
         when there is nothing to answer (no windows yet, unknown host).
+
+        A host whose ``window`` is empty is served its next shorter one
+        (:func:`.loadwatcher.fallbacks`, said by each metric's
+        ``rollup``); a host without a sample for more than
+        :data:`.load.MAX_AGE_S` is left out, so that every reader, which
+        cannot see a host's own time in this format, takes it as missing.
         """
         with self._lock:
             if self.computed_at is None:
                 return None
-            if host is not None and window not in self.windows.get(host,
-                                                                   {}):
+            served = {name: by_window for name, by_window
+                      in self.windows.items() if self._fresh(name)}
+            if host is not None and not payload_mod.pick(
+                    served.get(host, {}), window)[1]:
                 return None
             end = self.computed_at
             return payload_mod.build(
                 end, window, window, end - _DURATION[window], end,
-                self.source.name or 'unknown', self.windows,
+                self.source.name or 'unknown', served,
                 None if host is None else [host])
 
     def latest(self, window=loadwatcher.LATEST):
-        """``{host: metrics}`` of ``window`` for
-        :func:`preemptible_sched.load.build` (window end: when computed).
+        """``{host: metrics}`` of ``window`` (or of the next shorter one
+        where it is empty) for :func:`preemptible_sched.load.build`; each
+        host's ``window_end`` is the time of its newest sample, so that a
+        host gone silent ages while the others stay fresh.
         """
         with self._lock:
             # The same objects until the next refresh, so that the pass
@@ -236,10 +334,11 @@ class LoadWatcher:
                 return self._latest[1]
             found = {}
             for host, by_window in self.windows.items():
-                stats = by_window.get(window)
+                stats = payload_mod.pick(by_window, window)[1]
                 if not stats:
                     continue
-                metrics = {'window_end': self.computed_at}
+                metrics = {'window_end': self.sampled_at.get(
+                    host, self.computed_at)}
                 for resource, (avg, std, _) in stats.items():
                     metrics[resource] = {'avg': avg, 'std': std}
                 found[host] = metrics

@@ -53,6 +53,10 @@ class HostSamples:
         while self.samples and self.samples[0][0] < at - self.keep:
             self.samples.popleft()
 
+    def newest(self):
+        """The time of the newest sample (None: none kept)."""
+        return self.samples[-1][0] if self.samples else None
+
     def windows(self, now):
         """``{window: {resource: (avg, std, latest)}}`` at ``now``."""
         result = {}

@@ -19,11 +19,14 @@ import collections
 import logging
 import math
 import re
+import ssl
 import time
 import urllib.parse
 
 from preemptible_sched.conf import CONF
 from preemptible_sched.conf import load as load_conf
+from preemptible_sched import exception
+from preemptible_sched import loadwatcher
 from preemptible_sched.loadwatcher import reading
 from preemptible_sched.loadwatcher import sources
 
@@ -31,6 +34,46 @@ LOG = logging.getLogger(__name__)
 
 #: Longest host name taken from a label (DNS names are at most 253).
 MAX_HOST_NAME = 255
+#: The window aggregates asked for, as the released load watcher does.
+AVERAGE = 'avg_over_time'
+DEVIATION = 'stddev_over_time'
+# A metric name with optional label matchers: a range selector applies
+# to it; any other expression needs a subquery.
+_SELECTOR = re.compile(r'^\s*[A-Za-z_:][A-Za-z0-9_:]*\s*(\{[^{}]*\})?\s*$')
+
+
+def window_query(function, promql, window):
+    """``function`` (``avg_over_time``, ``stddev_over_time``) of
+    ``promql`` over ``window`` (``15m``): a range selector on a metric
+    name, as the released load watcher asks (``avg_over_time(m[15m])``),
+    else a subquery at Prometheus' default resolution.
+    """
+    if _SELECTOR.match(promql):
+        return '%s(%s[%s])' % (function, promql.strip(), window)
+    return '%s((%s)[%s:])' % (function, promql, window)
+
+
+def tls_context(ca_file=None, insecure_skip_verify=False):
+    """The :class:`ssl.SSLContext` for an https Prometheus (None: the
+    default one); a CA file that cannot be read is
+    :class:`~preemptible_sched.exception.InvalidInput`.
+    """
+    if not ca_file and not insecure_skip_verify:
+        return None
+    try:
+        context = ssl.create_default_context(cafile=ca_file or None)
+    except (OSError, ssl.SSLError) as error:
+        raise exception.InvalidInput(
+            '[load_watcher] prometheus_ca_file', None, '%s: %s' % (
+                ca_file, _one_line(getattr(error, 'strerror', None) or
+                                   error)))
+    if insecure_skip_verify:
+        # Asked for by the operator ([load_watcher]
+        # prometheus_insecure_skip_verify), as the released watcher's
+        # INSECURE_SKIP_VERIFY.
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    return context
 
 
 def _one_line(text, limit=200):
@@ -46,10 +89,15 @@ class _Skip(Exception):
 
 
 class PrometheusSource(sources.MetricsSource):
-    """CPU and memory utilisation from two PromQL instant queries.
+    """CPU and memory utilisation from two PromQL expressions.
 
-    Each query must return an instant vector of percentages with one
-    series per host; the host is named by the label
+    :meth:`collect` asks for their value now (the latest value, and
+    whether a host still reports); :meth:`window_stats` for their average
+    and standard deviation over each window, as the released load watcher
+    does (:func:`window_query`), which the watcher serves in place of the
+    statistics of its own samples. Each query must return an instant
+    vector of percentages with one series per host; the host is named by
+    the label
     ``[load_watcher] prometheus_host_label``, cut by the regular expression
     ``prometheus_host_pattern`` (its first group): node_exporter's
     ``instance`` label is usually ``address:port``, not the host name.
@@ -59,17 +107,26 @@ class PrometheusSource(sources.MetricsSource):
     that is not a number), with a warning. An answer that is not an
     instant vector, larger than ``[load_watcher] max_response_bytes``,
     nested deeper than :data:`.reading.MAX_DEPTH`, or not whole within
-    ``prometheus_timeout`` (both queries together) fails the whole
-    collection: the watcher then reports itself unhealthy and keeps its
-    windows.
+    ``prometheus_timeout`` (all the queries of one call together) fails
+    the whole collection: the watcher then reports itself unhealthy and
+    keeps its windows. ``bearer_token_file``, ``ca_file`` and
+    ``insecure_skip_verify`` default to the ``prometheus_*`` options of
+    the same names.
     """
 
     name = 'prometheus'
 
     def __init__(self, url=None, cpu_query=None, memory_query=None,
                  host_label=None, host_pattern=None, timeout=None,
-                 fetch=None, max_bytes=None):
+                 fetch=None, max_bytes=None, bearer_token_file=None,
+                 ca_file=None, insecure_skip_verify=None):
         conf = CONF.load_watcher
+        self.bearer_token_file = (bearer_token_file or
+                                  conf.prometheus_bearer_token_file)
+        self.context = tls_context(
+            ca_file or conf.prometheus_ca_file,
+            conf.prometheus_insecure_skip_verify
+            if insecure_skip_verify is None else insecure_skip_verify)
         self.url = (url or conf.prometheus_url).rstrip('/')
         self.queries = {'cpu': cpu_query or conf.prometheus_cpu_query,
                         'memory': (memory_query or
@@ -90,12 +147,32 @@ class PrometheusSource(sources.MetricsSource):
                                       % url.split('/api/')[0])
         try:
             # Prometheus explains a bad query in the body of its 400.
-            return reading.get(url, timeout, self.max_bytes)[1]
+            return reading.get(url, timeout, self.max_bytes,
+                               self._headers(), self.context)[1]
         except reading.ReadError as error:
             if error.timed_out:     # said with the deadline of the whole
                 error = 'no whole answer within %g s' % self.timeout
             raise sources.SourceError('Prometheus at %s: %s' % (
                 url.split('/api/')[0], error))
+
+    def _headers(self):
+        """The ``Authorization`` header, from the token file read now."""
+        path = self.bearer_token_file
+        if not path:
+            return None
+        try:
+            with open(path, encoding='utf-8') as stream:
+                token = stream.read(65537).strip()
+        except (OSError, UnicodeDecodeError) as error:
+            raise sources.SourceError(
+                'Prometheus bearer token file %s: %s' % (path, _one_line(
+                    getattr(error, 'strerror', None) or error)))
+        if not token or len(token) > 65536 or not token.isprintable() \
+                or any(char.isspace() for char in token):
+            # Never its content in a log line: it is a secret.
+            raise sources.SourceError('Prometheus bearer token file %s: '
+                                      'not one token' % path)
+        return {'Authorization': 'Bearer ' + token}
 
     def _vector(self, body):
         """The ``result`` list of an instant-vector answer."""
@@ -203,16 +280,49 @@ class PrometheusSource(sources.MetricsSource):
                             sorted(skipped.items())[:3]))
         self._skipped_logged[promql] = kinds
 
-    def collect(self, now):
+    def _queries(self, promqls, now):
+        """``[{host: value}]`` of each of ``promqls``, all within
+        ``timeout`` seconds together.
+        """
         deadline = time.monotonic() + self.timeout
-        found = {}
-        for resource in ('cpu', 'memory'):
+        found = []
+        for promql in promqls:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise sources.SourceError('Prometheus at %s: no whole '
                                           'answer within %g s'
                                           % (self.url, self.timeout))
-            found[resource] = self.query(self.queries[resource], now, left)
-        cpu, memory = found['cpu'], found['memory']
+            found.append(self.query(promql, now, left))
+        return found
+
+    def collect(self, now):
+        cpu, memory = self._queries([self.queries['cpu'],
+                                     self.queries['memory']], now)
         return {host: (cpu.get(host), memory.get(host))
                 for host in sorted(set(cpu) | set(memory))}
+
+    def window_stats(self, now):
+        """``{host: {window: {resource: (average, deviation)}}}`` as
+        Prometheus computes them over each window ending at ``now``
+        (:func:`window_query`), all queries within ``timeout`` seconds; a
+        pair is given only when both are numbers.
+        """
+        asked = [(window, resource, function)
+                 for window, _ in loadwatcher.WINDOWS
+                 for resource in ('cpu', 'memory')
+                 for function in (AVERAGE, DEVIATION)]
+        answers = self._queries([
+            window_query(function, self.queries[resource], window)
+            for window, resource, function in asked], now)
+        values = {}
+        for (window, resource, function), answer in zip(asked, answers):
+            for host, value in answer.items():
+                values.setdefault((host, window, resource), {})[
+                    function] = value
+        found = {}
+        for (host, window, resource), pair in values.items():
+            # Both or neither: the watcher keeps its own window else.
+            if len(pair) == 2:
+                found.setdefault(host, {}).setdefault(window, {})[
+                    resource] = (pair[AVERAGE], pair[DEVIATION])
+        return found

@@ -69,7 +69,8 @@ class Answer:
 class HostileServer:
     """Serves ``answers`` (an iterable of :class:`Answer`, cycled) on
     127.0.0.1, one per connection, until :meth:`close`. ``requests``
-    lists the request lines received.
+    lists the request lines received, ``heads`` the whole request heads
+    (request line and headers, bytes).
     """
 
     def __init__(self, answers):
@@ -77,6 +78,7 @@ class HostileServer:
         self._lock = threading.Lock()
         self._closed = threading.Event()
         self.requests = []
+        self.heads = []
         self._sock = socket.socket()
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._sock.bind(('127.0.0.1', 0))
@@ -112,6 +114,7 @@ class HostileServer:
             pass
         with self._lock:
             self.requests.append(data.split(b'\r\n', 1)[0])
+            self.heads.append(data.split(b'\r\n\r\n', 1)[0])
 
     def _answer(self, connection, answer):
         try:
