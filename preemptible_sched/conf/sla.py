@@ -78,6 +78,27 @@ sla_opts = [
                  help=_WEIGHT_HELP % 'resources'),
     cfg.FloatOpt('replicas_weight', default=1.0, min=0.0, max=1e6,
                  help=_WEIGHT_HELP % 'replicas'),
+    cfg.BoolOpt('rerank',
+                default=False,
+                help="""
+Rank the waiting requests again after each placement within a pass.
+
+The ``promethee`` policy ranks the queue by PROMETHEE II net flows, which
+are relative to the requests being compared: once a request is placed and
+leaves the queue, the order of the others may change (rank reversal). The
+published method selects by PROMETHEE II after every placement; with this
+option the remaining requests of a pass are ranked again, among those still
+waiting, each time one is placed. Off by default: the queue is ranked once
+per pass, which is the order the shipped SLA emulation
+(``etc/preemptible-sched/experiments/sla/``) and its published tables were
+produced with, and one ranking per pass instead of one per placement. Other
+queue policies are not affected (their order does not depend on which
+requests wait, or, for ``random``, is drawn once per pass).
+
+Related options:
+
+* ``[scheduler] queue_policy = promethee``
+"""),
     cfg.StrOpt('reference_cores',
                default='smallest',
                choices=[

@@ -391,6 +391,11 @@ class SchedulerLoop:
                     observer(entry, decision, now)
                 with lap('T4', len(decision.selections)):
                     self._submit_decision(entry, decision)
+                if self.queue.reranks:
+                    # T2 again: the order of the rest depends on who left.
+                    with lap('T2', len(self.queue.entries)):
+                        ordered = self.queue.reorder(ordered[index:], now)
+                    index = 0
             elif CONF.scheduler.on_no_valid_host == 'fail' and \
                     not entry.preempted:
                 self.queue.remove(entry)

@@ -170,3 +170,75 @@ class TestCopies(SLALoopTestCase):
         self.assertEqual(('running', third, 6.0),
                          (rows[lost_id].state, rows[lost_id].host,
                           rows[lost_id].vcpus))
+
+
+class TestRerank(SLALoopTestCase):
+    """PROMETHEE II ranks again after each placement with ``[sla]
+    rerank``: rank reversal changes who starts first.
+
+    Four containers of one vCPU running 25 s, submitted together, on one
+    high host of 2 vCPUs (two at a time); one copy each. Criteria
+    (satisfaction, reputation, resources, replicas), 3 premium, 2
+    advanced, 1 best effort, equal weights (1/4 each)::
+
+        a0 = (1, 3, 1, 3)   a1 = (1, 3, 1, 1)
+        a2 = (1, 3, 3, 2)   a3 = (1, 3, 2, 2)
+
+    pi(x, y), the share of criteria on which x beats y:
+
+        pi(a0, a1) = 1/4 (replicas)   pi(a1, a0) = 0
+        pi(a0, a2) = 1/4 (replicas)   pi(a2, a0) = 1/4 (resources)
+        pi(a0, a3) = 1/4 (replicas)   pi(a3, a0) = 1/4 (resources)
+        pi(a1, a2) = 0                pi(a2, a1) = 1/2
+        pi(a1, a3) = 0                pi(a3, a1) = 1/2
+        pi(a2, a3) = 1/4 (resources)  pi(a3, a2) = 0
+
+    All four (n - 1 = 3): phi(a0) = 3/4 / 3 - 1/2 / 3 = 1/12,
+    phi(a1) = 0 - 5/4 / 3 = -5/12, phi(a2) = 1 / 3 - 1/4 / 3 = 1/4,
+    phi(a3) = 3/4 / 3 - 1/2 / 3 = 1/12: order a2, a0, a3, a1 (a0 and a3
+    tie, a0 was admitted first). Once a2 is placed, a0, a1, a3 (n - 1 =
+    2): phi(a0) = 1/2 / 2 - 1/4 / 2 = 1/8, phi(a1) = 0 - 3/4 / 2 = -3/8,
+    phi(a3) = 3/4 / 2 - 1/4 / 2 = 1/4: order a3, a0, a1.
+    """
+
+    cloud = [host('h1', 'high', cores=2)]
+
+    LEVELS = {'a0': ('best_effort', 'premium', 'best_effort', 'premium'),
+              'a1': ('best_effort', 'premium', 'best_effort',
+                     'best_effort'),
+              'a2': ('best_effort', 'premium', 'premium', 'advanced'),
+              'a3': ('best_effort', 'premium', 'advanced', 'advanced')}
+
+    def setUp(self):
+        super().setUp()
+        for level in ('premium', 'advanced', 'best_effort'):
+            self.flags(group='sla', **{'%s_replicas' % level: 1})
+
+    def first_started(self):
+        """The containers that started first, and those that started
+        once one of them had ended.
+        """
+        for name in sorted(self.LEVELS):
+            self.loop.submit(objects.RequestSpec(
+                name, objects.Resources(1, 1024, 0), user='u',
+                sla=objects.SLALevels(*self.LEVELS[name])), duration=25)
+        self.run_for(200)
+        rows = {name: self.instance(name) for name in self.LEVELS}
+        first = min(row.started_at for row in rows.values())
+        first_end = min(row.ended_at for row in rows.values())
+        self.assertEqual(25.0, first_end - first)
+        return ({name for name, row in rows.items()
+                 if row.started_at == first},
+                {name for name, row in rows.items()
+                 if row.started_at >= first_end})
+
+    def test_once_per_pass_starts_a0_first(self):
+        first, later = self.first_started()
+        self.assertEqual({'a2', 'a0'}, first)
+        self.assertEqual({'a3', 'a1'}, later)
+
+    def test_rerank_starts_a3_first(self):
+        self.flags(group='sla', rerank=True)
+        first, later = self.first_started()
+        self.assertEqual({'a2', 'a3'}, first)
+        self.assertEqual({'a0', 'a1'}, later)
