@@ -88,12 +88,13 @@ are relative to the requests being compared: once a request is placed and
 leaves the queue, the order of the others may change (rank reversal). The
 published method selects by PROMETHEE II after every placement; with this
 option the remaining requests of a pass are ranked again, among those still
-waiting, each time one is placed. Off by default: the queue is ranked once
-per pass, which is the order the shipped SLA emulation
-(``etc/preemptible-sched/experiments/sla/``) and its published tables were
-produced with, and one ranking per pass instead of one per placement. Other
-queue policies are not affected (their order does not depend on which
-requests wait, or, for ``random``, is drawn once per pass).
+waiting, each time one is placed. Off by default, so that configurations
+that mix levels keep the order they had, and because it costs one ranking
+of the queue per placement instead of one per pass. The shipped SLA
+emulation (``etc/preemptible-sched/experiments/sla/``) places every
+container alike in both modes: its users are premium, advanced or best
+effort in all four services, an order no removal reverses. Other queue
+policies are not affected.
 
 Related options:
 
