@@ -172,6 +172,45 @@ class TestCopies(SLALoopTestCase):
                           rows[lost_id].vcpus))
 
 
+class TestCopiesWithoutAntiAffinity(SLALoopTestCase):
+    """The copies of a request share no host even when the
+    ``anti_affinity`` filter is not enabled.
+
+    Three high hosts of 9 cores. Best-effort resources sized alone:
+    N = 9, band [1, 3], wc = 27, p = 1, sum p = 1: min(27, 3) = 3 cores
+    per copy, so one host could hold all three copies of r1; they go on
+    three hosts. r2's three copies (sized on wc = 18 with r2 alone: 3
+    cores) also take one host each: every host then holds one copy of
+    each.
+    """
+
+    def setUp(self):
+        super().setUp()
+        self.flags(group='filter_scheduler',
+                   enabled_filters=['compute', 'resources', 'reputation'])
+        self.loop.stop()
+        self.loop = self.new_loop()
+
+    def test_copies_on_distinct_hosts(self):
+        for name in ('r1', 'r2'):
+            self.loop.submit(request(name, 'best_effort',
+                                     replicas='premium'))
+        self.run_for(1)
+        for name in ('r1', 'r2'):
+            copies = self.loop.store.list_instances(request_id=name)
+            self.assertEqual([3.0] * 3, [row.vcpus for row in copies])
+            self.assertEqual({'h1', 'h2', 'h3'},
+                             {row.host for row in copies})
+
+    def test_waits_when_fewer_hosts_than_copies(self):
+        # Four copies, three high hosts: it waits, nothing placed.
+        self.flags(group='sla', premium_replicas=4)
+        self.loop.submit(request('r', 'best_effort', replicas='premium'))
+        self.run_for(5)
+        copies = self.loop.store.list_instances(request_id='r')
+        self.assertEqual([None] * 4, [row.host for row in copies])
+
+
 class TestRerank(SLALoopTestCase):
     """PROMETHEE II ranks again after each placement with ``[sla]
     rerank``: rank reversal changes who starts first.
