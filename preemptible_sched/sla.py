@@ -180,6 +180,26 @@ def host_category(host):
     return host.attributes.get(REPUTATION_ATTRIBUTE)
 
 
+def up_categories(categories, up):
+    """The reputation categories with a host up: ``categories`` and
+    ``up`` are host columns (each host's category and whether it is up).
+    """
+    return frozenset(numpy.asarray(categories, dtype=object)[
+        numpy.asarray(up, dtype=bool)].tolist())
+
+
+def no_host_up(spec, categories):
+    """Why SLA request ``spec`` cannot be placed when no host of its
+    category is up (``categories``: those with a host up); None when one
+    is, or when it has no SLA.
+    """
+    wanted = category(spec)
+    if wanted is None or wanted in categories:
+        return None
+    return ('no host of reputation category %s is up (its %s reputation '
+            'runs only there)' % (wanted, spec.sla.reputation))
+
+
 def copies(sla, conf=CONF):
     """How many copies of a request with levels ``sla`` run in total."""
     count = conf.sla['%s_replicas' % sla.replicas]

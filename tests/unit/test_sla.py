@@ -277,6 +277,22 @@ class TestCopiesApart(base.TestCase):
         self.assertFalse(apart.applies_to(moldable('c', 'premium')))
 
 
+class TestNoHostUp(base.TestCase):
+
+    def test_categories_of_the_up_hosts(self):
+        self.assertEqual(frozenset(['high', None]), sla.up_categories(
+            ['high', 'low', None, 'high'], [True, False, True, False]))
+
+    def test_says_why_only_when_its_category_is_down(self):
+        spec = moldable('c', 'premium', reputation='advanced')
+        self.assertEqual(
+            'no host of reputation category average is up (its advanced '
+            'reputation runs only there)',
+            sla.no_host_up(spec, frozenset(['high', 'low'])))
+        self.assertIsNone(sla.no_host_up(spec, frozenset(['average'])))
+        self.assertIsNone(sla.no_host_up(base.make_spec(), frozenset()))
+
+
 class TestLevels(base.TestCase):
 
     def field(self, service):

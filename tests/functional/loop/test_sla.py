@@ -14,6 +14,10 @@
 
 """SLA requests through the scheduler loop: sizing, copies, reputation."""
 
+import logging
+
+import fixtures as fixtures_lib
+
 from preemptible_sched import objects
 from tests.functional.loop import fixtures
 
@@ -209,6 +213,64 @@ class TestCopiesWithoutAntiAffinity(SLALoopTestCase):
         self.run_for(5)
         copies = self.loop.store.list_instances(request_id='r')
         self.assertEqual([None] * 4, [row.host for row in copies])
+
+
+class TestNoHostOfTheCategoryUp(SLALoopTestCase):
+    """A request whose reputation category has no host up waits, and says
+    why once: a warning and the request's reason, cleared once placed.
+    """
+
+    WHY = ('no host of reputation category low is up (its best_effort '
+           'reputation runs only there)')
+
+    def setUp(self):
+        super().setUp()
+        self.log = self.useFixture(fixtures_lib.FakeLogger(
+            name='preemptible_sched.loop.scheduler_loop',
+            level=logging.WARNING))
+        self.driver.host_down('l1')
+        self.run_for(1)
+
+    def warnings(self):
+        return [line for line in self.log.output.splitlines()
+                if 'waits: ' in line]
+
+    def test_said_once_then_cleared(self):
+        self.loop.submit(request('b', 'best_effort',
+                                 reputation='best_effort'))
+        self.loop.submit(request('b2', 'best_effort',
+                                 reputation='best_effort',
+                                 sequential_s=None))
+        # Other requests come and go: a pass each time.
+        for index in range(3):
+            self.run_for(100)
+            self.loop.submit(request('p%d' % index, 'premium'))
+        self.run_for(100)
+        self.assertGreater(self.loop.passes, 6)
+        self.assertEqual(['Request b waits: %s' % self.WHY,
+                          'Request b2 waits: %s' % self.WHY],
+                         sorted(self.warnings()))
+        for name in ('b', 'b2'):
+            request_row = self.loop.store.get_request(name)
+            self.assertEqual(('pending', self.WHY),
+                             (request_row.status, request_row.reason))
+            self.assertIsNone(self.instance(name).host)
+        self.driver.host_up('l1')
+        self.run_for(5)
+        for name in ('b', 'b2'):
+            self.assertEqual('l1', self.instance(name).host)
+            self.assertIsNone(self.loop.store.get_request(name).reason)
+        self.assertEqual(2, len(self.warnings()))
+
+    def test_fails_with_the_reason(self):
+        self.flags(group='scheduler', on_no_valid_host='fail')
+        self.loop.submit(request('b', 'best_effort',
+                                 reputation='best_effort',
+                                 sequential_s=None))
+        self.run_for(5)
+        request_row = self.loop.store.get_request('b')
+        self.assertEqual(('failed', self.WHY),
+                         (request_row.status, request_row.reason))
 
 
 class TestRerank(SLALoopTestCase):
