@@ -405,9 +405,11 @@ class SchedulerLoop:
             elif CONF.scheduler.on_no_valid_host == 'fail' and \
                     not entry.preempted:
                 self.queue.remove(entry)
-                up = self._categories_up(up)
-                self._fail_request(entry, sla.no_host_up(spec, up) or
-                                   decision.reason)
+                reason = decision.reason
+                if spec.sla is not None:
+                    up = self._categories_up(up)
+                    reason = sla.no_host_up(spec, up) or reason
+                self._fail_request(entry, reason)
             else:
                 if spec.sla is not None:
                     up = self._tell_why(entry, now, up)
