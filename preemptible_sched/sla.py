@@ -180,6 +180,26 @@ def host_category(host):
     return host.attributes.get(REPUTATION_ATTRIBUTE)
 
 
+def up_categories(categories, up):
+    """The reputation categories with a host up: ``categories`` and
+    ``up`` are host columns (each host's category and whether it is up).
+    """
+    return frozenset(numpy.asarray(categories, dtype=object)[
+        numpy.asarray(up, dtype=bool)].tolist())
+
+
+def no_host_up(spec, categories):
+    """Why SLA request ``spec`` cannot be placed when no host of its
+    category is up (``categories``: those with a host up); None when one
+    is, or when it has no SLA.
+    """
+    wanted = category(spec)
+    if wanted is None or wanted in categories:
+        return None
+    return ('no host of reputation category %s is up (its %s reputation '
+            'runs only there)' % (wanted, spec.sla.reputation))
+
+
 def copies(sla, conf=CONF):
     """How many copies of a request with levels ``sla`` run in total."""
     count = conf.sla['%s_replicas' % sla.replicas]
@@ -188,7 +208,8 @@ def copies(sla, conf=CONF):
 
 def with_copies(spec, conf=CONF):
     """``spec`` asking for its copies: one instance each, on distinct
-    hosts (an anti-affinity group named after the request).
+    hosts (an anti-affinity group named after the request, kept apart by
+    the ``anti_affinity`` filter or, without it, by :class:`CopiesApart`).
     """
     if spec.sla is None:
         return spec
@@ -200,6 +221,42 @@ def with_copies(spec, conf=CONF):
         group=spec.group or (spec.id if count > 1 else None),
         group_policy=spec.group_policy or (
             'anti-affinity' if count > 1 else None))
+
+
+#: The enabled filter that keeps the members of an anti-affinity group,
+#: and so the copies of a request, on distinct hosts.
+ANTI_AFFINITY_FILTER = 'anti_affinity'
+
+
+class CopiesApart:
+    """A host filter that keeps the copies of an SLA request on distinct
+    hosts: a host holding one of them (placed earlier, or earlier in this
+    decision) is rejected.
+
+    It has the interface of :class:`preemptible_sched.filters.BaseHostFilter`
+    (``name``, ``applies_to``, ``filter_all``) and is not a plugin: the
+    filter scheduler runs it after the enabled filters when
+    ``anti_affinity`` is not among them (:func:`copies_filters`), so that
+    the copies never depend on that option. Other requests pass every
+    host.
+    """
+
+    name = 'sla_copies'
+
+    def applies_to(self, spec):
+        return spec.sla is not None and bool(spec.group) and \
+            spec.group_policy == 'anti-affinity'
+
+    def filter_all(self, batch, spec):
+        return ~(batch.named(spec.group_hosts) | batch.with_group(spec.group))
+
+
+def copies_filters(enabled):
+    """The filters to run after the ``enabled`` ones (their names) so that
+    the copies of a request land on distinct hosts: none when
+    ``anti_affinity`` is enabled, else :class:`CopiesApart`.
+    """
+    return [] if ANTI_AFFINITY_FILTER in enabled else [CopiesApart()]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -78,6 +78,28 @@ sla_opts = [
                  help=_WEIGHT_HELP % 'resources'),
     cfg.FloatOpt('replicas_weight', default=1.0, min=0.0, max=1e6,
                  help=_WEIGHT_HELP % 'replicas'),
+    cfg.BoolOpt('rerank',
+                default=False,
+                help="""
+Rank the waiting requests again after each placement within a pass.
+
+The ``promethee`` policy ranks the queue by PROMETHEE II net flows, which
+are relative to the requests being compared: once a request is placed and
+leaves the queue, the order of the others may change (rank reversal). The
+published method selects by PROMETHEE II after every placement; with this
+option the remaining requests of a pass are ranked again, among those still
+waiting, each time one is placed. Off by default, so that configurations
+that mix levels keep the order they had, and because it costs one ranking
+of the queue per placement instead of one per pass. The shipped SLA
+emulation (``etc/preemptible-sched/experiments/sla/``) places every
+container alike in both modes: its users are premium, advanced or best
+effort in all four services, an order no removal reverses. Other queue
+policies are not affected.
+
+Related options:
+
+* ``[scheduler] queue_policy = promethee``
+"""),
     cfg.StrOpt('reference_cores',
                default='smallest',
                choices=[

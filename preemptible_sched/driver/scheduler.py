@@ -50,6 +50,7 @@ from preemptible_sched import host_batch
 from preemptible_sched import host_manager
 from preemptible_sched import objects
 from preemptible_sched import preemption
+from preemptible_sched import sla
 from preemptible_sched import termination
 from preemptible_sched import weighers
 
@@ -143,8 +144,10 @@ class FilterScheduler:
             strategy = preemption.load(strategy)
         self.strategy = strategy
         if filter_handler is None:
-            filter_handler = filters.FilterHandler.from_names(
-                CONF.filter_scheduler.enabled_filters)
+            enabled = CONF.filter_scheduler.enabled_filters
+            filter_handler = filters.FilterHandler.from_names(enabled)
+            # SLA copies share no host, whether anti_affinity is enabled.
+            filter_handler.filters += sla.copies_filters(enabled)
         self.filter_handler = filter_handler
         if weight_handler is None:
             names = CONF.filter_scheduler.weighers

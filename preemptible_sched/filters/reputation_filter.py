@@ -24,8 +24,9 @@ class ReputationFilter(filters.BaseHostFilter):
     A premium reputation runs on hosts whose attribute ``reputation`` is
     ``high``, advanced on ``average``, best effort on ``low``; a host
     without the attribute takes no SLA request. Requests without an SLA
-    pass every host. Add ``anti_affinity`` to the enabled filters too, so
-    that the copies of a replicated request land on distinct hosts.
+    pass every host. The copies of a replicated request land on distinct
+    hosts whether ``anti_affinity`` is enabled or not (see
+    :class:`preemptible_sched.sla.CopiesApart`).
 
     Options: none.
     """

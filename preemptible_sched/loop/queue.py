@@ -267,6 +267,21 @@ class PendingQueue:
         return [entries[sequence] for sequence
                 in sorted(self._keys, key=self._keys.__getitem__)]
 
+    @property
+    def reranks(self):
+        """True when the policy ranks the queue again after each
+        placement of a pass (its order depends on who else waits, and it
+        is asked to: ``promethee`` with ``[sla] rerank``).
+        """
+        return bool(getattr(self.policy, 'rerank', False))
+
+    def reorder(self, untried, now):
+        """``untried`` (entries of this pass not tried yet) in the order
+        the policy gives the queue as it is now, after a placement.
+        """
+        left = {entry.sequence for entry in untried}
+        return [entry for entry in self.order(now) if entry.sequence in left]
+
     def remove(self, entry):
         self._forget(entry.sequence)
 

@@ -112,6 +112,8 @@ class SchedulerLoop:
         #: manager)``) when load-aware plugins run; see
         #: preemptible_sched.loadwatcher.provider
         self.load_provider = None
+        #: request id -> why it waits, said once (see _tell_why)
+        self._waiting_why = {}
 
     @property
     def pending(self):
@@ -219,6 +221,7 @@ class SchedulerLoop:
         """Withdraw a pending request or terminate its instances."""
         now = self.clock.now()
         self.queue.remove_request(request_id)
+        self._waiting_why.pop(request_id, None)
         # First, so that rolling back its decisions leaves it deleted.
         self.store.set_request_status(request_id, 'deleted', now)
         for row in self.store.list_instances(request_id=request_id,
@@ -358,6 +361,7 @@ class SchedulerLoop:
         eligibility = None if CONF.scheduler.try_every_request else \
             self.queue.eligibility()
         placed = False
+        up = None       # the SLA categories with a host up, when needed
         index = 0
         while index < len(ordered):
             entry = ordered[index]
@@ -372,6 +376,7 @@ class SchedulerLoop:
                     spec, size = sizing.size(entry, self.queue,
                                              self.host_manager)
                 if spec is None:
+                    up = self._tell_why(entry, now, up)
                     continue
             started = time.perf_counter()
             # The strategies plan victims for the pending entry's spec.
@@ -381,6 +386,7 @@ class SchedulerLoop:
             stats.add_decision(time.perf_counter() - started)
             if decision.placed:
                 placed = True
+                self._forget_why(entry.id, now)
                 if spec is not entry.spec:
                     sizing.fix(entry, spec, size, self.store, now)
                 self.queue.remove(entry)
@@ -388,18 +394,67 @@ class SchedulerLoop:
                     observer(entry, decision, now)
                 with lap('T4', len(decision.selections)):
                     self._submit_decision(entry, decision)
+                if self.queue.reranks:
+                    # T2 again: the order of the rest depends on who left.
+                    with lap('T2', len(self.queue.entries)):
+                        ordered = self.queue.reorder(ordered[index:], now)
+                    index = 0
             elif CONF.scheduler.on_no_valid_host == 'fail' and \
                     not entry.preempted:
                 self.queue.remove(entry)
-                self._fail_request(entry, decision.reason)
-            elif eligibility is not None:
-                # T1: what is left of the order, without the requests this
-                # failure shows cannot be placed either.
-                eligibility.failed_to_place(entry)
-                with lap('T1', len(ordered) - index):
-                    ordered = eligibility.keep(ordered[index:])
-                index = 0
+                reason = decision.reason
+                if spec.sla is not None:
+                    up = self._categories_up(up)
+                    reason = sla.no_host_up(spec, up) or reason
+                self._fail_request(entry, reason)
+            else:
+                if spec.sla is not None:
+                    up = self._tell_why(entry, now, up)
+                if eligibility is not None:
+                    # T1: what is left of the order, without the requests
+                    # this failure shows cannot be placed either.
+                    eligibility.failed_to_place(entry)
+                    with lap('T1', len(ordered) - index):
+                        ordered = eligibility.keep(ordered[index:])
+                    index = 0
         return placed or generation != self.host_manager.generation
+
+    def _categories_up(self, up):
+        """``up`` (the SLA categories with a host up in this pass), worked
+        out from the host table when not yet.
+        """
+        if up is None:
+            table = self.host_manager.table
+            up = sla.up_categories(sizing.host_categories(table), table.up)
+        return up
+
+    def _tell_why(self, entry, now, up):
+        """SLA request ``entry`` was not placed: when no host of its
+        category is up, say so once (a warning, and the request's reason
+        in the store) until that changes. Returns the categories with a
+        host up (``up``, worked out if None).
+        """
+        up = self._categories_up(up)
+        why = sla.no_host_up(entry.spec, up)
+        if why == self._waiting_why.get(entry.id):
+            return up
+        if why is None:
+            self._forget_why(entry.id, now)
+            return up
+        LOG.warning('Request %s waits: %s', entry.id, why)
+        self._waiting_why[entry.id] = why
+        self._set_reason(entry.id, why, now)
+        return up
+
+    def _forget_why(self, request_id, now):
+        """The reason said for ``request_id`` no longer holds."""
+        if self._waiting_why.pop(request_id, None) is not None:
+            self._set_reason(request_id, None, now)
+
+    def _set_reason(self, request_id, reason, now):
+        request = self.store.get_request(request_id)
+        self.store.set_request_status(request_id, request.status, now,
+                                      reason=reason)
 
     def _admit(self, entry):
         """J2 for one arrival: False when it leaves the queue instead.
@@ -467,6 +522,7 @@ class SchedulerLoop:
             return
         LOG.info('Request %s failed: %s', request_id, reason)
         self.queue.remove_request(request_id)
+        self._waiting_why.pop(request_id, None)
         # First, so that rolling back its decisions leaves it failed.
         self.store.set_request_status(request_id, 'failed', now,
                                       reason=reason)

@@ -50,17 +50,23 @@ def size(entry, queue, host_manager):
         return dataclasses.replace(spec, sized=True), None
     queued = [other.spec for other in queue.entries.values()]
     # The host table's columns: a few vector operations, whatever the
-    # number of hosts (categories are looked up once per host profile).
+    # number of hosts.
     table = host_manager.table
-    categories = numpy.array([sla.host_category(profile)
-                              for profile in table.profiles] + [None],
-                             dtype=object)[table.profile]
     sizing = sla.size_on(spec, table.capacity[0],
                          table.capacity[0] - table.full_used[0], table.up,
-                         categories, queued)
+                         host_categories(table), queued)
     if sizing is None:
         return None, None
     return sla.sized(spec, sizing), sizing
+
+
+def host_categories(table):
+    """The reputation category of each host of host table ``table``, a
+    column (looked up once per host profile).
+    """
+    return numpy.array([sla.host_category(profile)
+                        for profile in table.profiles] + [None],
+                       dtype=object)[table.profile]
 
 
 def fix(entry, spec, sizing, store, now):

@@ -14,6 +14,7 @@
 
 """SLA requests by PROMETHEE II net flow over their four service levels."""
 
+from preemptible_sched.conf import CONF
 from preemptible_sched import objects
 from preemptible_sched import policies
 from preemptible_sched import sla
@@ -35,11 +36,22 @@ class PrometheePolicy(policies.BaseQueuePolicy):
     cannot start does not block the ones behind it (no pass ever does).
     Use it with the ``reputation`` filter and SLA requests.
 
+    With ``[sla] rerank`` the requests left in a pass are ranked again
+    after each placement, among those still waiting, as the published
+    method selects after every allocation (see :attr:`rerank`).
+
     Options: ``[sla] satisfaction_time_weight``, ``reputation_weight``,
-    ``resources_weight``, ``replicas_weight``.
+    ``resources_weight``, ``replicas_weight``, ``rerank``.
     """
 
     name = 'promethee'
+
+    @property
+    def rerank(self):
+        """True when the queue is ranked again after each placement
+        (``[sla] rerank``): the flows change with who waits.
+        """
+        return CONF.sla.rerank
 
     def flows(self, requests):
         """``{sequence: Flows}`` of the pending ``requests``."""

@@ -63,6 +63,21 @@ class InstanceRecord:
     cores: typing.Optional[float] = None
     copies: typing.Optional[str] = None
     start_s: typing.Optional[float] = None
+    #: why it ended as it did, or why it still waits for a host (an SLA
+    #: request whose reputation category has no host up); None if nothing
+    #: was said
+    reason: typing.Optional[str] = None
+
+
+def instance_reason(state, own, request):
+    """The ``reason`` of an instance in ``state`` for instances.csv: its
+    request's reason (``request``) while it waits for a host, its ``own``
+    when it ended otherwise than by running to its end, else None.
+    """
+    if state == 'pending':
+        return request
+    return own if state in ('terminated', 'preempted', 'error',
+                            'deleted') else None
 
 
 def gini(values):

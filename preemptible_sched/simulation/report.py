@@ -81,6 +81,7 @@ INSTANCE_COLUMNS = (
     ('cores', _FLOAT),
     ('copies', _TEXT),
     ('start_s', _FLOAT),
+    ('reason', _TEXT),
 )
 
 #: The kind of the values of each column of jobs.csv.

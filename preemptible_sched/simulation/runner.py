@@ -338,6 +338,8 @@ class Simulation:
     def _records(self, end):
         """``(request id, InstanceRecord)`` of every instance."""
         users = {item.id: item.user for item in self.items if item.user}
+        reasons = {request.id: request.reason
+                   for request in self.store.list_requests()}
         records = []
         for row in self.store.list_instances():
             running = row.running_s
@@ -359,5 +361,7 @@ class Simulation:
                 preemptions=row.preemptions,
                 terminated=row.state == 'terminated', host=row.host,
                 user=users.get(row.request_id), cores=row.vcpus,
-                copies=row.host, start_s=row.started_at)))
+                copies=row.host, start_s=row.started_at,
+                reason=metrics.instance_reason(
+                    row.state, row.reason, reasons.get(row.request_id)))))
         return records

@@ -15,6 +15,7 @@
 import dataclasses
 
 from preemptible_sched import exception
+from preemptible_sched import host_batch
 from preemptible_sched import objects
 from preemptible_sched import sla
 from tests import base
@@ -244,6 +245,52 @@ class TestCopies(base.TestCase):
     def test_no_sla_is_left_alone(self):
         spec = base.make_spec()
         self.assertIs(spec, sla.with_copies(spec))
+
+
+class TestCopiesApart(base.TestCase):
+
+    def test_only_without_anti_affinity(self):
+        self.assertEqual([], sla.copies_filters(['compute',
+                                                 'anti_affinity']))
+        added = sla.copies_filters(['compute', 'reputation'])
+        self.assertEqual(['sla_copies'], [item.name for item in added])
+
+    def test_rejects_the_hosts_of_other_copies(self):
+        copied = sla.with_copies(dataclasses.replace(
+            moldable('c', 'premium'),
+            sla=levels('premium', 'premium', 'premium', 'premium')))
+        member = base.make_instance('c-0', (1, 0, 0), group='c')
+        states = [base.make_host_state('h1', instances=[member]),
+                  base.make_host_state('h2'), base.make_host_state('h3')]
+        batch = host_batch.HostBatch.of_views([s.full for s in states])
+        apart = sla.CopiesApart()
+        self.assertTrue(apart.applies_to(copied))
+        # h1 holds copy c-0; h3 was taken earlier in this decision.
+        copied = dataclasses.replace(copied, group_hosts=frozenset(['h3']))
+        self.assertEqual([False, True, False],
+                         apart.filter_all(batch, copied).tolist())
+
+    def test_other_requests_pass(self):
+        apart = sla.CopiesApart()
+        self.assertFalse(apart.applies_to(base.make_spec(
+            group='g', group_policy='anti-affinity')))
+        self.assertFalse(apart.applies_to(moldable('c', 'premium')))
+
+
+class TestNoHostUp(base.TestCase):
+
+    def test_categories_of_the_up_hosts(self):
+        self.assertEqual(frozenset(['high', None]), sla.up_categories(
+            ['high', 'low', None, 'high'], [True, False, True, False]))
+
+    def test_says_why_only_when_its_category_is_down(self):
+        spec = moldable('c', 'premium', reputation='advanced')
+        self.assertEqual(
+            'no host of reputation category average is up (its advanced '
+            'reputation runs only there)',
+            sla.no_host_up(spec, frozenset(['high', 'low'])))
+        self.assertIsNone(sla.no_host_up(spec, frozenset(['average'])))
+        self.assertIsNone(sla.no_host_up(base.make_spec(), frozenset()))
 
 
 class TestLevels(base.TestCase):

@@ -14,6 +14,10 @@
 
 """SLA requests through the scheduler loop: sizing, copies, reputation."""
 
+import logging
+
+import fixtures as fixtures_lib
+
 from preemptible_sched import objects
 from tests.functional.loop import fixtures
 
@@ -170,3 +174,172 @@ class TestCopies(SLALoopTestCase):
         self.assertEqual(('running', third, 6.0),
                          (rows[lost_id].state, rows[lost_id].host,
                           rows[lost_id].vcpus))
+
+
+class TestCopiesWithoutAntiAffinity(SLALoopTestCase):
+    """The copies of a request share no host even when the
+    ``anti_affinity`` filter is not enabled.
+
+    Three high hosts of 9 cores. Best-effort resources sized alone:
+    N = 9, band [1, 3], wc = 27, p = 1, sum p = 1: min(27, 3) = 3 cores
+    per copy, so one host could hold all three copies of r1; they go on
+    three hosts. r2's three copies (sized on wc = 18 with r2 alone: 3
+    cores) also take one host each: every host then holds one copy of
+    each.
+    """
+
+    def setUp(self):
+        super().setUp()
+        self.flags(group='filter_scheduler',
+                   enabled_filters=['compute', 'resources', 'reputation'])
+        self.loop.stop()
+        self.loop = self.new_loop()
+
+    def test_copies_on_distinct_hosts(self):
+        for name in ('r1', 'r2'):
+            self.loop.submit(request(name, 'best_effort',
+                                     replicas='premium'))
+        self.run_for(1)
+        for name in ('r1', 'r2'):
+            copies = self.loop.store.list_instances(request_id=name)
+            self.assertEqual([3.0] * 3, [row.vcpus for row in copies])
+            self.assertEqual({'h1', 'h2', 'h3'},
+                             {row.host for row in copies})
+
+    def test_waits_when_fewer_hosts_than_copies(self):
+        # Four copies, three high hosts: it waits, nothing placed.
+        self.flags(group='sla', premium_replicas=4)
+        self.loop.submit(request('r', 'best_effort', replicas='premium'))
+        self.run_for(5)
+        copies = self.loop.store.list_instances(request_id='r')
+        self.assertEqual([None] * 4, [row.host for row in copies])
+
+
+class TestNoHostOfTheCategoryUp(SLALoopTestCase):
+    """A request whose reputation category has no host up waits, and says
+    why once: a warning and the request's reason, cleared once placed.
+    """
+
+    WHY = ('no host of reputation category low is up (its best_effort '
+           'reputation runs only there)')
+
+    def setUp(self):
+        super().setUp()
+        self.log = self.useFixture(fixtures_lib.FakeLogger(
+            name='preemptible_sched.loop.scheduler_loop',
+            level=logging.WARNING))
+        self.driver.host_down('l1')
+        self.run_for(1)
+
+    def warnings(self):
+        return [line for line in self.log.output.splitlines()
+                if 'waits: ' in line]
+
+    def test_said_once_then_cleared(self):
+        self.loop.submit(request('b', 'best_effort',
+                                 reputation='best_effort'))
+        self.loop.submit(request('b2', 'best_effort',
+                                 reputation='best_effort',
+                                 sequential_s=None))
+        # Other requests come and go: a pass each time.
+        for index in range(3):
+            self.run_for(100)
+            self.loop.submit(request('p%d' % index, 'premium'))
+        self.run_for(100)
+        self.assertGreater(self.loop.passes, 6)
+        self.assertEqual(['Request b waits: %s' % self.WHY,
+                          'Request b2 waits: %s' % self.WHY],
+                         sorted(self.warnings()))
+        for name in ('b', 'b2'):
+            request_row = self.loop.store.get_request(name)
+            self.assertEqual(('pending', self.WHY),
+                             (request_row.status, request_row.reason))
+            self.assertIsNone(self.instance(name).host)
+        self.driver.host_up('l1')
+        self.run_for(5)
+        for name in ('b', 'b2'):
+            self.assertEqual('l1', self.instance(name).host)
+            self.assertIsNone(self.loop.store.get_request(name).reason)
+        self.assertEqual(2, len(self.warnings()))
+
+    def test_fails_with_the_reason(self):
+        self.flags(group='scheduler', on_no_valid_host='fail')
+        self.loop.submit(request('b', 'best_effort',
+                                 reputation='best_effort',
+                                 sequential_s=None))
+        self.run_for(5)
+        request_row = self.loop.store.get_request('b')
+        self.assertEqual(('failed', self.WHY),
+                         (request_row.status, request_row.reason))
+
+
+class TestRerank(SLALoopTestCase):
+    """PROMETHEE II ranks again after each placement with ``[sla]
+    rerank``: rank reversal changes who starts first.
+
+    Four containers of one vCPU running 25 s, submitted together, on one
+    high host of 2 vCPUs (two at a time); one copy each. Criteria
+    (satisfaction, reputation, resources, replicas), 3 premium, 2
+    advanced, 1 best effort, equal weights (1/4 each)::
+
+        a0 = (1, 3, 1, 3)   a1 = (1, 3, 1, 1)
+        a2 = (1, 3, 3, 2)   a3 = (1, 3, 2, 2)
+
+    pi(x, y), the share of criteria on which x beats y:
+
+        pi(a0, a1) = 1/4 (replicas)   pi(a1, a0) = 0
+        pi(a0, a2) = 1/4 (replicas)   pi(a2, a0) = 1/4 (resources)
+        pi(a0, a3) = 1/4 (replicas)   pi(a3, a0) = 1/4 (resources)
+        pi(a1, a2) = 0                pi(a2, a1) = 1/2
+        pi(a1, a3) = 0                pi(a3, a1) = 1/2
+        pi(a2, a3) = 1/4 (resources)  pi(a3, a2) = 0
+
+    All four (n - 1 = 3): phi(a0) = 3/4 / 3 - 1/2 / 3 = 1/12,
+    phi(a1) = 0 - 5/4 / 3 = -5/12, phi(a2) = 1 / 3 - 1/4 / 3 = 1/4,
+    phi(a3) = 3/4 / 3 - 1/2 / 3 = 1/12: order a2, a0, a3, a1 (a0 and a3
+    tie, a0 was admitted first). Once a2 is placed, a0, a1, a3 (n - 1 =
+    2): phi(a0) = 1/2 / 2 - 1/4 / 2 = 1/8, phi(a1) = 0 - 3/4 / 2 = -3/8,
+    phi(a3) = 3/4 / 2 - 1/4 / 2 = 1/4: order a3, a0, a1.
+    """
+
+    cloud = [host('h1', 'high', cores=2)]
+
+    LEVELS = {'a0': ('best_effort', 'premium', 'best_effort', 'premium'),
+              'a1': ('best_effort', 'premium', 'best_effort',
+                     'best_effort'),
+              'a2': ('best_effort', 'premium', 'premium', 'advanced'),
+              'a3': ('best_effort', 'premium', 'advanced', 'advanced')}
+
+    def setUp(self):
+        super().setUp()
+        for level in ('premium', 'advanced', 'best_effort'):
+            self.flags(group='sla', **{'%s_replicas' % level: 1})
+
+    def first_started(self):
+        """The containers that started first, and those that started
+        once one of them had ended.
+        """
+        for name in sorted(self.LEVELS):
+            self.loop.submit(objects.RequestSpec(
+                name, objects.Resources(1, 1024, 0), user='u',
+                sla=objects.SLALevels(*self.LEVELS[name])), duration=25)
+        self.run_for(200)
+        rows = {name: self.instance(name) for name in self.LEVELS}
+        first = min(row.started_at for row in rows.values())
+        first_end = min(row.ended_at for row in rows.values())
+        self.assertEqual(25.0, first_end - first)
+        return ({name for name, row in rows.items()
+                 if row.started_at == first},
+                {name for name, row in rows.items()
+                 if row.started_at >= first_end})
+
+    def test_once_per_pass_starts_a0_first(self):
+        first, later = self.first_started()
+        self.assertEqual({'a2', 'a0'}, first)
+        self.assertEqual({'a3', 'a1'}, later)
+
+    def test_rerank_starts_a3_first(self):
+        self.flags(group='sla', rerank=True)
+        first, later = self.first_started()
+        self.assertEqual({'a2', 'a3'}, first)
+        self.assertEqual({'a0', 'a1'}, later)

@@ -239,3 +239,27 @@ class TestWithPreemptibleInstances(base.TestCase):
             per_request[row.request_id].add(row.host)
         self.assertEqual(90, len(per_request))
         self.assertEqual(90, len(result.invoices))
+
+
+class TestCategoryWithNoHostUp(base.TestCase):
+    """The burst on the shipped cloud without its five low hosts: the 30
+    best-effort containers (reputation low) never start, and each of
+    their records in instances.csv says why; the others run as usual.
+    """
+
+    def test_every_best_effort_request_says_why(self):
+        self.addCleanup(CONF.reset)
+        CONF(['--config-file', path('sla.conf')], project='preemptible-sched')
+        items = workload.read_workload(path('burst.csv'), 'csv')
+        hosts = [host for host in
+                 infrastructure.read_infrastructure(path('hosts.csv'))
+                 if host.attributes['reputation'] != 'low']
+        result = runner.Simulation(items, hosts).run()
+        why = ('no host of reputation category low is up (its best_effort '
+               'reputation runs only there)')
+        reasons = collections.Counter(
+            (record.user, record.start_s is None, record.reason)
+            for record in result.records)
+        self.assertEqual({('best_effort', True, why): 30,
+                          ('advanced', False, None): 30,
+                          ('premium', False, None): 30}, dict(reasons))

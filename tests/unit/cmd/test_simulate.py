@@ -90,7 +90,8 @@ class TestSimulate(SimulateTestCase):
         self.assertEqual(['id', 'service_class', 'preemptible', 'submit_s',
                           'end_s', 'running_s', 'pending_s', 'overhead_s',
                           'availability', 'preemptions', 'terminated',
-                          'host', 'user', 'cores', 'copies', 'start_s'],
+                          'host', 'user', 'cores', 'copies', 'start_s',
+                          'reason'],
                          list(next(iter(rows.values()))))
         # One host holds one instance: silver a runs from t=0; bronze c
         # waits (same size, lower priority); at t=20 gold b preempts a,

@@ -12,6 +12,7 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
+from preemptible_sched.loop import queue as queue_mod
 from preemptible_sched import objects
 from preemptible_sched import policies
 from preemptible_sched.policies import promethee
@@ -68,3 +69,37 @@ class TestPrometheePolicy(base.TestCase):
     def test_registered(self):
         self.assertIsInstance(policies.load('promethee'),
                               promethee.PrometheePolicy)
+
+
+class TestRerank(base.TestCase):
+    """The queue ranks again after a placement only with ``[sla]
+    rerank``; the example of tests/functional/loop/test_sla.py (TestRerank
+    there has the flows by hand): a2, a0, a3, a1 with all four, a3, a0, a1
+    once a2 has left.
+    """
+
+    def setUp(self):
+        super().setUp()
+        self.queue = queue_mod.PendingQueue(promethee.PrometheePolicy())
+        for name, criteria in (('a0', (1, 3, 1, 3)), ('a1', (1, 3, 1, 1)),
+                               ('a2', (1, 3, 3, 2)), ('a3', (1, 3, 2, 2))):
+            self.queue.add(pending(name, criteria, 0).spec, 0.0)
+        self.queue.admit(lambda entry: True)
+
+    def test_off_by_default(self):
+        self.assertFalse(self.queue.reranks)
+        self.assertFalse(queue_mod.PendingQueue(
+            policies.load('fifo')).reranks)
+
+    def test_reorder_after_a_placement(self):
+        self.flags(group='sla', rerank=True)
+        self.assertTrue(self.queue.reranks)
+        ordered = self.queue.order(0.0)
+        self.assertEqual(['a2', 'a0', 'a3', 'a1'], [e.id for e in ordered])
+        self.queue.remove(ordered[0])
+        self.assertEqual(['a3', 'a0', 'a1'], [
+            e.id for e in self.queue.reorder(ordered[1:], 0.0)])
+        # Only the entries not tried yet, in the new order.
+        self.assertEqual(['a3', 'a1'], [
+            e.id for e in self.queue.reorder([ordered[3], ordered[2]],
+                                             0.0)])

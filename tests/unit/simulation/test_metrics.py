@@ -33,6 +33,23 @@ def spanned(record_id, submit_s, end_s, availability):
                                submit_s=float(submit_s), end_s=end_s)
 
 
+class TestInstanceReason(base.TestCase):
+
+    def test_waiting_gives_its_requests_reason(self):
+        self.assertEqual('no host up', metrics.instance_reason(
+            'pending', None, 'no host up'))
+
+    def test_ended_otherwise_gives_its_own(self):
+        for state in ('terminated', 'preempted', 'error', 'deleted'):
+            self.assertEqual('why', metrics.instance_reason(
+                state, 'why', 'no host up'))
+
+    def test_running_or_ended_says_nothing(self):
+        for state in ('building', 'running', 'terminating', 'ended'):
+            self.assertIsNone(metrics.instance_reason(
+                state, 'stale', 'no host up'))
+
+
 class TestGini(base.TestCase):
 
     def test_equal_values(self):

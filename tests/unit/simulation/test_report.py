@@ -28,7 +28,7 @@ from tests import base
 
 HEADER = ('id,service_class,preemptible,submit_s,end_s,running_s,'
           'pending_s,overhead_s,availability,preemptions,terminated,host,'
-          'user,cores,copies,start_s')
+          'user,cores,copies,start_s,reason')
 
 FINISHED = metrics.InstanceRecord(
     id='vm-1', service_class='gold', preemptible=False, submit_s=0.0,
@@ -116,12 +116,17 @@ class TestWriteOutputs(base.TestCase):
             return stream.read()
 
     def test_instances_csv(self):
-        report.write_outputs(self.directory, [FINISHED, ALIVE], SUMMARY,
-                             plots=False)
+        waiting = dataclasses.replace(
+            ALIVE, id='vm-3', reason='no host of reputation category low '
+                                     'is up')
+        report.write_outputs(self.directory, [FINISHED, ALIVE, waiting],
+                             SUMMARY, plots=False)
         self.assertEqual(
             HEADER + '\n'
-            'vm-1,gold,false,0,120.5,100,20,0.5,0.25,2,false,host-1,,,,\n'
-            'vm-2,,true,10,,0,0,0,,0,true,,,,,\n',
+            'vm-1,gold,false,0,120.5,100,20,0.5,0.25,2,false,host-1,,,,,\n'
+            'vm-2,,true,10,,0,0,0,,0,true,,,,,,\n'
+            'vm-3,,true,10,,0,0,0,,0,true,,,,,,'
+            'no host of reputation category low is up\n',
             self.read('instances.csv'))
 
     def test_columns_follow_the_record(self):
