@@ -173,7 +173,7 @@ class StoreBehaviour:
             connection.exec_driver_sql(
                 "INSERT INTO instances (id, request_id, state, preemptible, "
                 "vcpus, memory_mb, disk_gb, created_at, running_s) VALUES "
-                "('old', 'old', 'pending', 0, 1, 1, 1, 1.0, 250.0)")
+                "('old', 'old', 'pending', false, 1, 1, 1, 1.0, 250.0)")
         self.store.upgrade('0007')
         self.assertEqual('0007', self.store.revision())
         row = self.store.get_instance('old')
