@@ -126,6 +126,16 @@ def scaled_duration(duration, cpu_mhz, reference_mhz, integer=False):
     return float(math.floor(scaled)) if integer else scaled
 
 
+def reference_seconds(seconds, cpu_mhz, reference_mhz):
+    """The work ``seconds`` of running on a core of ``cpu_mhz`` do, in
+    seconds at ``reference_mhz`` (the inverse of :func:`scaled_duration`;
+    either speed unknown: ``seconds`` as they are).
+    """
+    if not cpu_mhz or not reference_mhz:
+        return seconds
+    return seconds * cpu_mhz / reference_mhz
+
+
 def _capacity(host):
     return objects.Resources(*host_table.capacity_of(host))
 
@@ -303,6 +313,16 @@ class FakeDriver(compute.ComputeDriver):
         return (100.0 * cores / spec.vcpus if spec.vcpus > 0 else None,
                 100.0 * memory / spec.memory_mb if spec.memory_mb > 0
                 else None)
+
+    def work_done(self, host, seconds):
+        """The work ``seconds`` of running on ``host`` do, in seconds at
+        the reference speed (:func:`reference_seconds`): what a requeued
+        instance's duration is less of. An unknown host: ``seconds``.
+        """
+        fake_host = self._hosts.get(host)
+        return reference_seconds(
+            seconds, fake_host.spec.cpu_mhz if fake_host else None,
+            self.reference_cpu_mhz)
 
     def spawn(self, host, instance, image=None, duration=None):
         """Boot ``instance`` on ``host``; see :class:`ComputeDriver`.

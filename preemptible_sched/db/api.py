@@ -431,9 +431,9 @@ class Store:
             service_class=spec.service_class, group=spec.group,
             priority=spec.priority, created_at=at, updated_at=at,
             scheduled_at=None, started_at=None, ended_at=None,
-            running_s=0.0, pending_s=0.0, overhead_s=0.0, preemptions=0,
-            decision_id=None, terminated_by=None, displaced_by=None,
-            reason=None))
+            running_s=0.0, pending_s=0.0, overhead_s=0.0, work_s=0.0,
+            preemptions=0, decision_id=None, terminated_by=None,
+            displaced_by=None, reason=None))
 
     def get_request(self, request_id):
         with self._transaction() as session:

@@ -202,6 +202,10 @@ class Instance(InstanceMixin, Base):
     termination of it was confirmed (kept).
     ``running_s``, ``pending_s`` and ``overhead_s`` accumulate over the
     instance's whole life, across preemptions; the QoS policies read them.
+    ``work_s`` is the part of the request's duration its runs have done,
+    in reference seconds (a run's host seconds times the host's speed
+    over the reference speed; host seconds when either is unknown): a
+    requeued instance runs the duration less it.
     """
 
     __tablename__ = 'instances'
@@ -235,6 +239,7 @@ class Instance(InstanceMixin, Base):
     running_s: orm.Mapped[float] = _accumulated()
     pending_s: orm.Mapped[float] = _accumulated()
     overhead_s: orm.Mapped[float] = _accumulated()
+    work_s: orm.Mapped[float] = _accumulated()
     preemptions: orm.Mapped[int] = orm.mapped_column(
         sa.Integer, nullable=False, default=0, server_default=sa.text('0'))
     decision_id: orm.Mapped[typing.Optional[int]] = orm.mapped_column(

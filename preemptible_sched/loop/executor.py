@@ -322,7 +322,9 @@ class DecisionExecutor:
         waiting to be spawned: a decision given up meanwhile (request
         deleted, host down, instance displaced or failed) spawns nothing.
         A requeued instance of a request with a duration runs only what is
-        left of it: the duration less the running time it accumulated.
+        left of it: the duration less the work its runs did (``work_s``,
+        in reference seconds as the duration, whatever the speed of the
+        hosts it ran on).
         """
         decision = self.store.get_decision(decision_id)
         if decision.state in ('done', 'rolled_back', 'failed', 'spawning'):
@@ -347,7 +349,9 @@ class DecisionExecutor:
         instance.boot = decision.id
         duration = request.duration_s
         if duration is not None:
-            duration = max(0.0, duration - instance.running_s)
+            # What is left of it, in its unit (reference seconds): the
+            # work done, not the host seconds run (see run_account).
+            duration = max(0.0, duration - row.work_s)
         self._arm('spawn', decision.instance_id, self._check_spawn)
         self.driver.spawn(decision.host, instance, image=request.image,
                           duration=duration)

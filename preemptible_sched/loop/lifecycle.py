@@ -290,34 +290,51 @@ class Lifecycle:
         if instance_id in self.hosts.instance_hosts:
             self.hosts.remove_instance(instance_id)     # its room is free
         row = self.store.get_instance(instance_id)
-        running = row.running_s
-        if row.started_at is not None:
-            running += max(0.0, at - row.started_at)
         if row.state != self.victim_final_state():
             # It ended by itself before the termination was confirmed.
             return
+        account = self.run_account(row, at)
         if not self.requeue_victims:
-            self.store.update_instance(instance_id, at=at, running_s=running,
-                                       preemptions=row.preemptions + 1)
+            self.store.update_instance(instance_id, at=at,
+                                       preemptions=row.preemptions + 1,
+                                       **account)
             return
         request = self.store.get_request(row.request_id)
         if request.status in ('deleted', 'failed'):
             self.store.update_instance(
-                instance_id, at=at, running_s=running,
-                preemptions=row.preemptions + 1,
+                instance_id, at=at, preemptions=row.preemptions + 1,
                 state='deleted' if request.status == 'deleted' else 'error',
-                reason=request.reason)
+                reason=request.reason, **account)
             return
         self.store.update_instance(
             instance_id, at=at, state='pending', host=None,
             decision_id=None, terminated_by=None, scheduled_at=None,
-            started_at=None, ended_at=None, running_s=running,
-            preemptions=row.preemptions + 1)
+            started_at=None, ended_at=None,
+            preemptions=row.preemptions + 1, **account)
         self.store.set_request_status(row.request_id, 'pending', at)
         self.requeue(instance_id, at, request.attempts, preempted=True)
         self.loop.notify('instance.preempted', {
             'instance_id': instance_id, 'request_id': row.request_id,
             'host': row.host})
+
+    def run_account(self, row, at):
+        """``running_s`` and ``work_s`` of an instance whose current run
+        (since ``started_at``, on ``host``) stops at ``at``.
+
+        ``running_s`` adds the run's host seconds; ``work_s`` the work
+        they did in reference seconds, the unit of a request's duration,
+        as the driver converts them (``work_done``: the fake driver scales
+        by the host's ``cpu_mhz`` over ``[fake_driver] reference_cpu_mhz``);
+        a driver that does not, or an unknown speed: the host seconds.
+        """
+        if row.started_at is None:
+            return {'running_s': row.running_s, 'work_s': row.work_s}
+        seconds = max(0.0, at - row.started_at)
+        work_done = getattr(self.loop.driver, 'work_done', None)
+        work = seconds if work_done is None or row.host is None \
+            else work_done(row.host, seconds)
+        return {'running_s': row.running_s + seconds,
+                'work_s': row.work_s + work}
 
     # -- instances gone from their host -------------------------------------
 
@@ -664,10 +681,8 @@ class Lifecycle:
                          reason or state, requeue=False)
             row = self.store.get_instance(instance_id)
         fields = {'state': state, 'ended_at': at}
-        if row.state in ('running', 'terminating') and \
-                row.started_at is not None:
-            fields['running_s'] = row.running_s + max(0.0,
-                                                      at - row.started_at)
+        if row.state in ('running', 'terminating'):
+            fields.update(self.run_account(row, at))
         if reason:
             fields['reason'] = reason
         self.store.update_instance(instance_id, at=at, **fields)

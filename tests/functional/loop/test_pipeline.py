@@ -152,3 +152,82 @@ class TestStages(loop_fixtures.LoopTestCase):
         summary = self.loop.stats.summary_ms()
         self.assertEqual('queue order (J3/T2)', summary['T2']['name'])
         self.assertEqual(list(summary)[:3], ['J2', 'T2', 'T1'])
+
+
+class TestRequeueAcrossSpeeds(loop_fixtures.LoopTestCase):
+    """The remaining run time of a requeued instance, in reference
+    seconds, whatever the speeds of the hosts it ran on.
+    """
+
+    def test_requeued_instance_runs_the_work_left_at_the_new_speed(self):
+        # Reference 2000 MHz; host-A runs at 4000 MHz, host-B at 1000.
+        # Boot takes 2 s, terminations are immediate. 'bronze' (1000
+        # reference s) runs on host-A from t = 2 (it would take 500 s);
+        # 'blocker' (200 reference s, gold, not a victim) on host-B from
+        # t = 2 to 402. At t = 252 (250 s run: half the work) 'gold'
+        # displaces 'bronze' from host-A. 'bronze' waits for host-B, is
+        # placed there at 402 and runs from 404 the 500 reference s left:
+        # 1000 s at 1000 MHz, ending at t = 1404 (not 1904: 1000 - 250 =
+        # 750 s taken as reference seconds, 1500 s there).
+        self.flags(group='scheduler', preemption_strategy='priority',
+                   on_no_valid_host='wait')
+        self.flags(group='fake_driver', termination_seconds=0.0,
+                   reference_cpu_mhz=2000.0)
+        self.loop.stop()
+        self.driver = loop_fixtures.CountingDriver(self.clock, seed=1, hosts=[
+            objects.Host('host-A', 8, 16000, 160, cpu_mhz=4000.0),
+            objects.Host('host-B', 8, 16000, 160, cpu_mhz=1000.0)])
+        self.loop = self.new_loop()
+        self.assertEqual('requeue', self.loop.scheduler.strategy.on_victim)
+        self.loop.submit(objects.RequestSpec(
+            'bronze', WHOLE.resources, service_class='bronze'),
+            duration=1000)
+        self.loop.submit(objects.RequestSpec(
+            'blocker', WHOLE.resources, service_class='gold'), duration=200)
+        self.run_for(252)
+        row = self.loop.store.get_instance('bronze')
+        self.assertEqual(('running', 'host-A', 2.0),
+                         (row.state, row.host, row.started_at))
+        self.assertEqual('host-B',
+                         self.loop.store.get_instance('blocker').host)
+        self.loop.submit(objects.RequestSpec(
+            'gold', WHOLE.resources, service_class='gold'), duration=5000)
+        self.run_for(10)
+        row = self.loop.store.get_instance('bronze')
+        self.assertEqual(('pending', 1), (row.state, row.preemptions))
+        self.assertAlmostEqual(250.0, row.running_s)
+        self.assertAlmostEqual(500.0, row.work_s)
+        self.run_for(200)
+        self.assertEqual('ended', self.state('blocker'))
+        row = self.loop.store.get_instance('bronze')
+        self.assertEqual(('running', 'host-B'), (row.state, row.host))
+        self.assertAlmostEqual(404.0, row.started_at)
+        self.run_for(1100)
+        row = self.loop.store.get_instance('bronze')
+        self.assertEqual('ended', row.state)
+        self.assertAlmostEqual(1404.0, row.ended_at)
+        self.assertAlmostEqual(1250.0, row.running_s)
+        self.assertAlmostEqual(1000.0, row.work_s)
+
+    def test_without_speeds_work_is_running_time(self):
+        # No reference speed: the hosts' speeds are not used, the work
+        # done is the running time and the remaining run is as before.
+        self.flags(group='scheduler', preemption_strategy='priority',
+                   on_no_valid_host='wait')
+        self.flags(group='fake_driver', termination_seconds=0.0)
+        self.loop.stop()
+        self.driver = loop_fixtures.CountingDriver(self.clock, seed=1, hosts=[
+            objects.Host('host-A', 8, 16000, 160, cpu_mhz=4000.0)])
+        self.loop = self.new_loop()
+        self.loop.submit(objects.RequestSpec(
+            'bronze', WHOLE.resources, service_class='bronze'),
+            duration=1000)
+        self.run_for(102)
+        self.loop.submit(objects.RequestSpec(
+            'gold', WHOLE.resources, service_class='gold'), duration=50)
+        self.run_for(1100)
+        row = self.loop.store.get_instance('bronze')
+        self.assertEqual('ended', row.state)
+        self.assertAlmostEqual(1056.0, row.ended_at)
+        self.assertAlmostEqual(1000.0, row.running_s)
+        self.assertAlmostEqual(1000.0, row.work_s)

@@ -894,3 +894,27 @@ class TestHostSpeed(FakeDriverTestCase):
         self.clock.run()
         self.assertEqual([('started', 'fast', 'i', 0.0),
                           ('ended', 'fast', 'i', 11.0)], self.events.log)
+
+    def test_reference_seconds_inverts_scaled_duration(self):
+        # 250 s on a 4000 MHz core do 500 s of work at 2000 MHz; 500 s at
+        # 2000 MHz take 1000 s on 1000 MHz.
+        self.assertEqual(500.0, fake.reference_seconds(250.0, 4000, 2000))
+        self.assertEqual(1000.0, fake.scaled_duration(500.0, 1000, 2000))
+        self.assertEqual(250.0, fake.reference_seconds(250.0, None, 2000))
+        self.assertEqual(250.0, fake.reference_seconds(250.0, 4000, None))
+
+    def test_work_done_at_the_reference_speed(self):
+        self.flags(group='fake_driver', reference_cpu_mhz=2000.0)
+        driver = self.make_driver(hosts=[
+            objects.Host('fast', 4, 1024, cpu_mhz=4000.0),
+            objects.Host('slow', 4, 1024, cpu_mhz=1000.0),
+            objects.Host('unknown', 4, 1024)])
+        self.assertEqual(500.0, driver.work_done('fast', 250.0))
+        self.assertEqual(125.0, driver.work_done('slow', 250.0))
+        self.assertEqual(250.0, driver.work_done('unknown', 250.0))
+        self.assertEqual(250.0, driver.work_done('gone', 250.0))
+
+    def test_work_done_without_reference_is_host_seconds(self):
+        driver = self.make_driver(hosts=[
+            objects.Host('fast', 4, 1024, cpu_mhz=4000.0)])
+        self.assertEqual(250.0, driver.work_done('fast', 250.0))

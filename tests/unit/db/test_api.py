@@ -158,6 +158,29 @@ class StoreBehaviour:
         self.assertEqual(['old', 'older'], [
             r.id for r in self.store.list_requests(project_id='default')])
 
+    def test_migration_0007_counts_stored_running_time_as_work(self):
+        # Instances stored before 0007 ran their remaining duration less
+        # their running time: their work done is that running time.
+        models.Base.metadata.drop_all(self.store.engine)
+        with self.store.engine.begin() as connection:
+            connection.exec_driver_sql('DROP TABLE alembic_version')
+        self.store.upgrade('0006')
+        with self.store.engine.begin() as connection:
+            connection.exec_driver_sql(
+                "INSERT INTO requests (id, spec, status, attempts, "
+                "submitted_at, updated_at) VALUES ('old', '{}', "
+                "'pending', 0, 1.0, 1.0)")
+            connection.exec_driver_sql(
+                "INSERT INTO instances (id, request_id, state, preemptible, "
+                "vcpus, memory_mb, disk_gb, created_at, running_s) VALUES "
+                "('old', 'old', 'pending', false, 1, 1, 1, 1.0, 250.0)")
+        self.store.upgrade('0007')
+        self.assertEqual('0007', self.store.revision())
+        row = self.store.get_instance('old')
+        self.assertEqual((250.0, 250.0), (row.running_s, row.work_s))
+        self.add_pending('new')
+        self.assertEqual(0.0, self.store.get_instance('new').work_s)
+
     # Hosts.
 
     def test_save_host_inserts_then_updates(self):
