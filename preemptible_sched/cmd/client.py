@@ -163,6 +163,10 @@ def add_parser(subparsers):
                            'or --duration).')
     sla_group.add_argument('--user', help='Who submits it, for the '
                            'accounts.')
+    submit.add_argument('--expected-vcpus', type=float, metavar='CORES',
+                        help='Cores each instance is declared to use, at '
+                        'most its vCPUs: the load-aware weighers take it '
+                        'instead of predicting its use.')
     submit.add_argument('--image', help='Image the instances boot from.')
     submit.add_argument('--id', dest='request_id',
                         help='Request id (default: generated). Instances '
@@ -243,6 +247,11 @@ def request_spec(args):
                              minimum=0, maximum=limits.MAX_TIME,
                              exclusive_minimum=True)
     limits.finite_number(args.priority, 'submit', '--priority')
+    if args.expected_vcpus is not None:
+        limits.finite_number(args.expected_vcpus, 'submit',
+                             '--expected-vcpus', minimum=0,
+                             exclusive_minimum=True,
+                             maximum=resources['vcpus'] or None)
     if args.request_id is not None and not args.request_id.strip():
         raise bad('--id', 'must not be empty')
     constraints = {}
@@ -266,7 +275,8 @@ def request_spec(args):
     # Only when given: a service that predates SLA classes refuses fields
     # it does not know.
     extra = {'sla': None if sla_levels is None else sla_levels._asdict(),
-             'sequential_s': args.sequential_s, 'user': args.user}
+             'sequential_s': args.sequential_s, 'user': args.user,
+             'expected_vcpus': args.expected_vcpus}
     spec.update((key, value) for key, value in extra.items()
                 if value is not None)
     return spec

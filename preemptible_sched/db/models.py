@@ -231,6 +231,10 @@ class Instance(InstanceMixin, Base):
     group: orm.Mapped[typing.Optional[str]] = _name()
     priority: orm.Mapped[float] = orm.mapped_column(
         Amount, nullable=False, default=0.0, server_default=sa.text('0'))
+    #: the cores it is declared to use (its request's ``expected_vcpus``;
+    #: None: undeclared)
+    expected_vcpus: orm.Mapped[typing.Optional[float]] = orm.mapped_column(
+        Amount)
     created_at: orm.Mapped[float] = _time(nullable=False)
     scheduled_at: orm.Mapped[typing.Optional[float]] = _time()
     started_at: orm.Mapped[typing.Optional[float]] = _time()
@@ -328,6 +332,7 @@ def spec_to_dict(spec):
         'sequential_s': spec.sequential_s,
         'sized': bool(spec.sized),
         'user': spec.user,
+        'expected_vcpus': spec.expected_vcpus,
     }
 
 

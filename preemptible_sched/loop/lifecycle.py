@@ -69,6 +69,7 @@ def instance_from_row(row):
         else row.created_at,
         flavor=row.flavor, service_class=row.service_class,
         priority=row.priority or 0.0, group=row.group,
+        expected_vcpus=row.expected_vcpus,
         admitted_at=row.created_at, running_s=row.running_s,
         overhead_s=row.overhead_s,
         running_since=row.started_at if row.state in (

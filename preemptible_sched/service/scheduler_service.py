@@ -133,6 +133,10 @@ def request_spec_from_wire(data):
         problems.append("group_policy: must be 'affinity' or "
                         "'anti-affinity' for group %r, got %r"
                         % (spec.group, spec.group_policy))
+    if spec.expected_vcpus is not None and spec.resources.vcpus and \
+            spec.expected_vcpus > spec.resources.vcpus:
+        problems.append('expected_vcpus: declares %g cores for %g vCPUs'
+                        % (spec.expected_vcpus, spec.resources.vcpus))
     if spec.instance_ids and len(spec.instance_ids) != spec.num_instances:
         problems.append('instance_ids: %d given for %d instance(s)'
                         % (len(spec.instance_ids), spec.num_instances))
@@ -144,7 +148,7 @@ def request_spec_from_wire(data):
 #: What must be the same for a submit to repeat an earlier one.
 _SAME_FIELDS = ('resources', 'preemptible', 'num_instances', 'flavor',
                 'constraints', 'availability_zone', 'group',
-                'group_policy', 'service_class')
+                'group_policy', 'service_class', 'expected_vcpus')
 
 
 def submit_differences(request, spec, duration=None, image=None):

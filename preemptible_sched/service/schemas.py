@@ -184,6 +184,8 @@ REQUEST_SPEC = _object({
     'sequential_s': DURATION,
     'sized': {'type': 'boolean'},
     'user': OPTIONAL_NAME,
+    'expected_vcpus': _nullable({'type': 'number', 'exclusiveMinimum': 0,
+                                 'maximum': MAX_RESOURCE}),
 })
 
 #: The context of a call: who asks (see :mod:`preemptible_sched.policy`).

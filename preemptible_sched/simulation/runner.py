@@ -281,7 +281,7 @@ class Simulation:
             preemptible=item.preemptible, constraints=item.constraints,
             service_class=item.service_class,
             priority=0.0, sla=item.sla, sequential_s=item.sequential_s,
-            user=item.user)
+            user=item.user, expected_vcpus=item.expected_vcpus)
         self.loop.submit(spec, duration=item.duration_s,
                          depends_on=item.depends_on)
         self.submitted += 1

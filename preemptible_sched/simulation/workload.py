@@ -46,7 +46,9 @@ Formats (``FORMATS``; ``auto`` asks :func:`detect_format`):
     (``premium``, ``advanced`` or ``best_effort``, the four together or none),
     ``sequential_s`` (a moldable request: its cores are sized by the
     scheduler and it runs ``sequential_s / cores``; ``vcpus`` may then
-    be empty and ``duration_s`` must be) and ``user``. Unknown columns
+    be empty and ``duration_s`` must be), ``user`` and ``expected_vcpus``
+    (the cores the request declares it will use, at most ``vcpus``: the
+    load-aware weighers take it instead of predicting). Unknown columns
     are an error: they are usually typos.
 ``alibaba``
     Alibaba GPU 2023 pod list (``openb_pod_list_*.csv``). vCPUs are
@@ -186,6 +188,9 @@ class WorkloadItem:
     sla: typing.Optional[objects.SLALevels] = None
     sequential_s: typing.Optional[float] = None
     user: typing.Optional[str] = None
+    #: the cores it declares it will use (canonical CSV only; None:
+    #: undeclared, the load-aware weighers predict its use)
+    expected_vcpus: typing.Optional[float] = None
     workflow: typing.Optional[str] = None
     depends_on: typing.Tuple[str, ...] = ()
     workflow_submit_s: typing.Optional[float] = None
@@ -462,7 +467,7 @@ def _known(record, column, maximum=limits.MAX_TIME):
 _CSV_REQUIRED = ('id', 'submit_s', 'duration_s', 'vcpus', 'memory_mb')
 _CSV_OPTIONAL = ('disk_gb', 'service_class', 'preemptible', 'constraints',
                  'sla_satisfaction', 'sla_reputation', 'sla_resources',
-                 'sla_replicas', 'sequential_s', 'user')
+                 'sla_replicas', 'sequential_s', 'user', 'expected_vcpus')
 #: The SLA service of each SLA column of the canonical CSV.
 _SLA_COLUMNS = {'satisfaction_time': 'sla_satisfaction',
                 'reputation': 'sla_reputation',
@@ -503,7 +508,22 @@ def _read_csv(path, class_map, default_class, skipped):
             preemptible=_BOOLEANS[flag],
             constraints=record.constraints('constraints'),
             sla=levels, sequential_s=sequential,
-            user=record.text('user') or None)
+            user=record.text('user') or None,
+            expected_vcpus=_expected_vcpus(record, vcpus))
+
+
+def _expected_vcpus(record, vcpus):
+    """The cores a request of ``vcpus`` declares it will use, or None."""
+    expected = record.number('expected_vcpus', default=None)
+    if expected is None:
+        return None
+    if not expected > 0:
+        raise record.error('expected_vcpus', 'must be > 0, got %s'
+                           % record.text('expected_vcpus'))
+    if vcpus and expected > vcpus:
+        raise record.error('expected_vcpus', 'declares %g cores for a '
+                           'request of %g vCPUs' % (expected, vcpus))
+    return expected
 
 
 def _sla_levels(record):

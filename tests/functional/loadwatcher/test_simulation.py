@@ -87,3 +87,24 @@ class TestSimulatedLoad(base.TestCase):
         # 40 % of 8 cores: at most 3 predicted 1-core instances per host
         # before the score falls below an empty host's.
         self.assertEqual([1, 3, 3, 3], counts)
+
+    def test_declared_use_reaches_the_loop(self):
+        # Issue 29 item 6: the same burst, each request declaring 0.25
+        # core (expected_vcpus), predicted at 0.25 x 1.5 = 0.375 core =
+        # 4.6875 % of 8 cores. TLP packs up to 40 %: eight on one host
+        # (37.5 %; a ninth would make 42.2 % and score 38.5 against 47.0
+        # for an empty host), the other two together on a second host.
+        self.flags(group='target_load_packing', target_utilization=40.0)
+        self.flags(group='filter_scheduler', weighers=['target_load_packing'])
+        items = [workload.WorkloadItem(
+            id='burst-%d' % index, submit_s=30.0, duration_s=None,
+            resources=objects.Resources(1, 1024, 10), expected_vcpus=0.25)
+            for index in range(10)]
+        simulation = runner.Simulation(items, _hosts(), until=600.0, seed=3)
+        simulation.run()
+        states = simulation.loop.host_manager.host_states.values()
+        self.assertEqual([0, 0, 2, 8],
+                         sorted(len(state.instances) for state in states))
+        self.assertEqual({0.25}, {instance.expected_vcpus
+                                  for state in states
+                                  for instance in state.instances.values()})

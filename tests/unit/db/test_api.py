@@ -176,10 +176,40 @@ class StoreBehaviour:
                 "('old', 'old', 'pending', false, 1, 1, 1, 1.0, 250.0)")
         self.store.upgrade('0007')
         self.assertEqual('0007', self.store.revision())
+        self.store.upgrade()
         row = self.store.get_instance('old')
         self.assertEqual((250.0, 250.0), (row.running_s, row.work_s))
         self.add_pending('new')
         self.assertEqual(0.0, self.store.get_instance('new').work_s)
+
+    def test_migration_0008_leaves_stored_instances_undeclared(self):
+        models.Base.metadata.drop_all(self.store.engine)
+        with self.store.engine.begin() as connection:
+            connection.exec_driver_sql('DROP TABLE alembic_version')
+        self.store.upgrade('0007')
+        with self.store.engine.begin() as connection:
+            connection.exec_driver_sql(
+                "INSERT INTO requests (id, spec, status, attempts, "
+                "submitted_at, updated_at) VALUES ('old', '{}', "
+                "'pending', 0, 1.0, 1.0)")
+            connection.exec_driver_sql(
+                "INSERT INTO instances (id, request_id, state, preemptible, "
+                "vcpus, memory_mb, disk_gb, created_at) VALUES "
+                "('old', 'old', 'pending', false, 1, 1, 1, 1.0)")
+        self.store.upgrade('0008')
+        self.assertEqual('0008', self.store.revision())
+        self.assertIsNone(self.store.get_instance('old').expected_vcpus)
+
+    def test_declared_use_is_kept_with_request_and_instances(self):
+        spec = _spec('r', num_instances=2, expected_vcpus=0.5)
+        self.store.add_request(spec, T0)
+        self.assertEqual(0.5, self.store.get_request('r').request_spec()
+                         .expected_vcpus)
+        rows = [self.store.get_instance(i) for i in ('r-0', 'r-1')]
+        self.assertEqual([0.5, 0.5], [row.expected_vcpus for row in rows])
+        # ... and the instance a restarted loop rebuilds declares it too.
+        self.assertEqual(0.5, lifecycle.instance_from_row(rows[0])
+                         .expected_vcpus)
 
     # Hosts.
 

@@ -22,12 +22,13 @@ from unittest import mock
 
 from preemptible_sched.cmd import client
 from preemptible_sched.cmd import sched
+from preemptible_sched import exception
 from tests import base
 
 
 #: The SLA options of ``submit``, not given.
 NO_SLA = dict({'sla_' + service: None for service in client.SLA_OPTIONS},
-              sequential_s=None, user=None)
+              sequential_s=None, user=None, expected_vcpus=None)
 
 
 class CLITestCase(base.TestCase):
@@ -102,6 +103,26 @@ class TestSubmitArguments(CLITestCase):
                          spec['resources'])
         self.assertIsNone(spec['id'])
         self.assertIsNone(spec['flavor'])
+        self.assertNotIn('expected_vcpus', spec)
+
+    def test_declared_use(self):
+        # Issue 29 item 6: --expected-vcpus goes with the request, at most
+        # its vCPUs.
+        args = mock.Mock(flavor=None, vcpus=2.0, memory_mb=512.0,
+                         disk_gb=None, preemptible_instances=False,
+                         num_instances=1, duration=60.0, request_id=None,
+                         priority=0.0, service_class=None, constraint=[],
+                         availability_zone=None, group=None,
+                         group_policy=None,
+                         **dict(NO_SLA, expected_vcpus=1.5))
+        self.assertEqual(1.5, client.request_spec(args)['expected_vcpus'])
+        for value, fragment in ((2.5, 'must be <= 2'), (0.0, 'must be > 0'),
+                                (float('nan'), 'finite')):
+            args.expected_vcpus = value
+            error = self.assertRaises(exception.InvalidInput,
+                                      client.request_spec, args)
+            self.assertIn('--expected-vcpus', str(error))
+            self.assertIn(fragment, str(error))
 
 
 class TestTransport(CLITestCase):

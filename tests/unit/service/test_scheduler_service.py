@@ -70,6 +70,20 @@ class TestRequestSpecFromWire(base.TestCase):
             {'id': 'r', 'resources': MEDIUM, 'colour': 'blue'})
         self.assertIn('colour', str(error))
 
+    def test_declared_use(self):
+        # Issue 29 item 6: the RPC field, at most the request's vCPUs.
+        spec = scheduler_service.request_spec_from_wire(
+            {'id': 'r', 'resources': MEDIUM, 'expected_vcpus': 1.5})
+        self.assertEqual(1.5, spec.expected_vcpus)
+        for value, fragment in ((MEDIUM['vcpus'] + 1, 'declares'),
+                                (0, 'expected_vcpus'),
+                                ('1', 'expected_vcpus')):
+            error = self.assertRaises(
+                exception.InvalidInput,
+                scheduler_service.request_spec_from_wire,
+                {'id': 'r', 'resources': MEDIUM, 'expected_vcpus': value})
+            self.assertIn(fragment, str(error))
+
     def test_not_an_object(self):
         self.assertRaises(exception.InvalidInput,
                           scheduler_service.request_spec_from_wire, [1])

@@ -104,6 +104,23 @@ class TestCanonicalCsv(TraceFileMixin, base.TestCase):
             [workload.WorkloadItem('x', 0.0, 10.0,
                                    objects.Resources(1, 256, 0))], items)
 
+    def test_expected_vcpus(self):
+        # Issue 29 item 6: the declared use reaches the request.
+        items = self.read('w.csv', 'id,submit_s,duration_s,vcpus,memory_mb,'
+                          'expected_vcpus\nx,0,10,4,256,1.5\ny,0,10,4,256,\n')
+        self.assertEqual([1.5, None], [i.expected_vcpus for i in items])
+
+    def test_expected_vcpus_beyond_the_request_is_refused(self):
+        for value, fragment in (('5', 'declares 5 cores for a request of '
+                                 '4 vCPUs'), ('0', 'must be > 0'),
+                                ('nan', 'expected_vcpus')):
+            error = self.assertRaises(
+                exception.InvalidInput, self.read, 'w.csv',
+                'id,submit_s,duration_s,vcpus,memory_mb,expected_vcpus\n'
+                'x,0,10,4,256,%s\n' % value)
+            self.assertIn('line 2', str(error))
+            self.assertIn(fragment, str(error))
+
     def test_limit_keeps_the_first_after_sorting(self):
         items = self.read('w.csv', CSV_HEADER + 'late,50,1,1,1,,,,\n'
                           'early,20,1,1,1,,,,\nmid,30,1,1,1,,,,\n',
