@@ -31,6 +31,15 @@ NO_SLA = dict({'sla_' + service: None for service in client.SLA_OPTIONS},
               sequential_s=None, user=None, expected_vcpus=None)
 
 
+def _sizes(**kw):
+    """``submit`` arguments of a request of 512 MB and ``kw``."""
+    return mock.Mock(**dict(
+        NO_SLA, flavor=None, memory_mb=512.0, disk_gb=None,
+        preemptible_instances=False, num_instances=1, duration=60.0,
+        request_id=None, priority=0.0, service_class=None, constraint=[],
+        availability_zone=None, group=None, group_policy=None, **kw))
+
+
 class CLITestCase(base.TestCase):
 
     def run_cli(self, *argv):
@@ -92,13 +101,7 @@ class TestSubmitArguments(CLITestCase):
             client.request_spec(args))
 
     def test_request_from_sizes(self):
-        args = mock.Mock(flavor=None, vcpus=0.5, memory_mb=512.0,
-                         disk_gb=None, preemptible_instances=False,
-                         num_instances=1, duration=60.0, request_id=None,
-                         priority=0.0, service_class=None, constraint=[],
-                         availability_zone=None, group=None,
-                         group_policy=None, **NO_SLA)
-        spec = client.request_spec(args)
+        spec = client.request_spec(_sizes(vcpus=0.5))
         self.assertEqual({'vcpus': 0.5, 'memory_mb': 512.0, 'disk_gb': 0.0},
                          spec['resources'])
         self.assertIsNone(spec['id'])
@@ -108,13 +111,7 @@ class TestSubmitArguments(CLITestCase):
     def test_declared_use(self):
         # Issue 29 item 6: --expected-vcpus goes with the request, at most
         # its vCPUs.
-        args = mock.Mock(flavor=None, vcpus=2.0, memory_mb=512.0,
-                         disk_gb=None, preemptible_instances=False,
-                         num_instances=1, duration=60.0, request_id=None,
-                         priority=0.0, service_class=None, constraint=[],
-                         availability_zone=None, group=None,
-                         group_policy=None,
-                         **dict(NO_SLA, expected_vcpus=1.5))
+        args = _sizes(vcpus=2.0, expected_vcpus=1.5)
         self.assertEqual(1.5, client.request_spec(args)['expected_vcpus'])
         for value, fragment in ((2.5, 'must be <= 2'), (0.0, 'must be > 0'),
                                 (float('nan'), 'finite')):
