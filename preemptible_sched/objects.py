@@ -271,10 +271,24 @@ class PendingRequest:
     preempted: bool = False
     depends_on: typing.Tuple[str, ...] = ()
     admitted_at: typing.Optional[float] = None
+    #: the part of ``duration`` (reference seconds) done before it was
+    #: displaced, which ``running_s`` (host seconds) is not on a host of
+    #: another speed; None: ``running_s``
+    work_s: typing.Optional[float] = None
 
     @property
     def id(self):
         return self.spec.id
+
+    @property
+    def remaining_s(self):
+        """The run time (reference seconds) still to run; None without a
+        duration.
+        """
+        if self.duration is None:
+            return None
+        done = self.running_s if self.work_s is None else self.work_s
+        return max(0.0, self.duration - done)
 
 
 @dataclasses.dataclass(frozen=True)

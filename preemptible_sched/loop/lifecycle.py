@@ -219,7 +219,8 @@ class Lifecycle:
             dataclasses.replace(spec, num_instances=1,
                                 instance_ids=(instance_id,)),
             request.submitted_at, request.duration_s, request.image,
-            attempts, row.running_s, row.overhead_s, reason, preempted)
+            attempts, row.running_s, row.overhead_s, reason, preempted,
+            work_s=row.work_s)
         self.loop.request_pass()
         return entry
 

@@ -151,17 +151,19 @@ class PendingQueue:
 
     def add(self, spec, submitted_at, duration=None, image=None,
             attempts=0, running_s=0.0, overhead_s=0.0, reason=None,
-            preempted=False, depends_on=()):
+            preempted=False, depends_on=(), work_s=None):
         """A request arrives; the next pass admits it.
 
         ``depends_on`` names the requests that must have ended before it
-        may be placed.
+        may be placed; ``work_s`` is the part of ``duration`` a displaced
+        instance had done (see :class:`~preemptible_sched.objects.
+        PendingRequest`).
         """
         entry = objects.PendingRequest(spec, submitted_at,
                                        next(self._sequence), duration,
                                        image, attempts, running_s,
                                        overhead_s, reason, preempted,
-                                       tuple(depends_on))
+                                       tuple(depends_on), work_s=work_s)
         self.arrivals.append(entry)
         return entry
 

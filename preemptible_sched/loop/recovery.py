@@ -142,7 +142,7 @@ def load_pending(loop):
                     spec, num_instances=1, instance_ids=(row.id,)),
                     request.submitted_at, request.duration_s, request.image,
                     request.attempts, row.running_s, row.overhead_s,
-                    preempted=True)
+                    preempted=True, work_s=row.work_s)
         if fresh:
             loop.queue.add(dataclasses.replace(
                 spec, num_instances=len(fresh), instance_ids=tuple(fresh)),

@@ -20,8 +20,9 @@ from preemptible_sched import policies
 class SrtfPolicy(policies.BaseQueuePolicy):
     """Consider first the requests with the least work left to do.
 
-    The work is the remaining run time (duration minus the time an
-    instance already ran before it was displaced) times the vCPUs
+    The work is the remaining run time (duration minus the part of it an
+    instance had done before it was displaced, both at the reference
+    speed whatever the speed of the host it ran on) times the vCPUs
     (``remaining_s x cores``, the SC18 experiments' "shortest remaining
     time first"); a request without a duration has infinite work and goes
     last. The sort is stable: equal work keeps the FIFO order (submit
@@ -42,7 +43,7 @@ def remaining_work(request):
     """vCPU-seconds ``request`` still has to run (inf without a
     duration).
     """
-    if request.duration is None:
+    remaining = request.remaining_s
+    if remaining is None:
         return float('inf')
-    remaining = max(0.0, request.duration - request.running_s)
     return remaining * request.spec.resources.vcpus

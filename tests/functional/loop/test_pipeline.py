@@ -197,6 +197,11 @@ class TestRequeueAcrossSpeeds(loop_fixtures.LoopTestCase):
         self.assertEqual(('pending', 1), (row.state, row.preemptions))
         self.assertAlmostEqual(250.0, row.running_s)
         self.assertAlmostEqual(500.0, row.work_s)
+        # Queued again with the work it did, as SRTF ranks it.
+        [entry] = [entry for entry in list(self.loop.queue.entries.values())
+                   + self.loop.queue.arrivals if entry.id == 'bronze']
+        self.assertEqual((250.0, 500.0, 500.0),
+                         (entry.running_s, entry.work_s, entry.remaining_s))
         self.run_for(200)
         self.assertEqual('ended', self.state('blocker'))
         row = self.loop.store.get_instance('bronze')

@@ -22,10 +22,10 @@ from tests import base
 
 
 def entry(name, duration, vcpus=1, submitted_at=0.0, sequence=0,
-          running_s=0.0):
+          running_s=0.0, work_s=None):
     spec = base.make_spec(objects.Resources(vcpus, 0, 0), spec_id=name)
     return objects.PendingRequest(spec, submitted_at, sequence, duration,
-                                  running_s=running_s)
+                                  running_s=running_s, work_s=work_s)
 
 
 class TestSrtfPolicy(base.TestCase):
@@ -57,6 +57,16 @@ class TestSrtfPolicy(base.TestCase):
                  entry('resumed', 100.0, sequence=1, running_s=80.0)]
         self.assertEqual(['resumed', 'fresh'], self.order(queue))
         self.assertEqual(20.0, srtf.remaining_work(queue[1]))
+
+    def test_remaining_work_in_reference_seconds(self):
+        # Issue 29 item 13: 1000 reference seconds, displaced after 250 s
+        # on a host twice as fast as the reference: 500 done, 500 left,
+        # less than a fresh 600 s task (host seconds would leave 750).
+        queue = [entry('fresh', 600.0, sequence=0),
+                 entry('resumed', 1000.0, sequence=1, running_s=250.0,
+                       work_s=500.0)]
+        self.assertEqual(['resumed', 'fresh'], self.order(queue))
+        self.assertEqual(500.0, srtf.remaining_work(queue[1]))
 
     def test_open_ended_requests_go_last(self):
         queue = [entry('forever', None, sequence=0),
