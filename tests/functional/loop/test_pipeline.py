@@ -198,8 +198,9 @@ class TestRequeueAcrossSpeeds(loop_fixtures.LoopTestCase):
         self.assertAlmostEqual(250.0, row.running_s)
         self.assertAlmostEqual(500.0, row.work_s)
         # Queued again with the work it did, as SRTF ranks it.
-        [entry] = [entry for entry in list(self.loop.queue.entries.values())
-                   + self.loop.queue.arrivals if entry.id == 'bronze']
+        queued = list(self.loop.queue.entries.values())
+        queued += self.loop.queue.arrivals
+        [entry] = [entry for entry in queued if entry.id == 'bronze']
         self.assertEqual((250.0, 500.0, 500.0),
                          (entry.running_s, entry.work_s, entry.remaining_s))
         self.run_for(200)
