@@ -158,13 +158,16 @@ class StoreBehaviour:
         self.assertEqual(['old', 'older'], [
             r.id for r in self.store.list_requests(project_id='default')])
 
-    def test_migration_0007_counts_stored_running_time_as_work(self):
-        # Instances stored before 0007 ran their remaining duration less
-        # their running time: their work done is that running time.
+    def old_instance_at(self, revision, running_s=None):
+        """A fresh schema at ``revision`` holding request and instance
+        'old', inserted as a writer of that revision did.
+        """
         models.Base.metadata.drop_all(self.store.engine)
         with self.store.engine.begin() as connection:
             connection.exec_driver_sql('DROP TABLE alembic_version')
-        self.store.upgrade('0006')
+        self.store.upgrade(revision)
+        running = '' if running_s is None else ', running_s'
+        value = '' if running_s is None else ', %r' % running_s
         with self.store.engine.begin() as connection:
             connection.exec_driver_sql(
                 "INSERT INTO requests (id, spec, status, attempts, "
@@ -172,8 +175,14 @@ class StoreBehaviour:
                 "'pending', 0, 1.0, 1.0)")
             connection.exec_driver_sql(
                 "INSERT INTO instances (id, request_id, state, preemptible, "
-                "vcpus, memory_mb, disk_gb, created_at, running_s) VALUES "
-                "('old', 'old', 'pending', false, 1, 1, 1, 1.0, 250.0)")
+                "vcpus, memory_mb, disk_gb, created_at%s) VALUES "
+                "('old', 'old', 'pending', false, 1, 1, 1, 1.0%s)"
+                % (running, value))
+
+    def test_migration_0007_counts_stored_running_time_as_work(self):
+        # Instances stored before 0007 ran their remaining duration less
+        # their running time: their work done is that running time.
+        self.old_instance_at('0006', running_s=250.0)
         self.store.upgrade('0007')
         self.assertEqual('0007', self.store.revision())
         self.store.upgrade()
@@ -183,19 +192,7 @@ class StoreBehaviour:
         self.assertEqual(0.0, self.store.get_instance('new').work_s)
 
     def test_migration_0008_leaves_stored_instances_undeclared(self):
-        models.Base.metadata.drop_all(self.store.engine)
-        with self.store.engine.begin() as connection:
-            connection.exec_driver_sql('DROP TABLE alembic_version')
-        self.store.upgrade('0007')
-        with self.store.engine.begin() as connection:
-            connection.exec_driver_sql(
-                "INSERT INTO requests (id, spec, status, attempts, "
-                "submitted_at, updated_at) VALUES ('old', '{}', "
-                "'pending', 0, 1.0, 1.0)")
-            connection.exec_driver_sql(
-                "INSERT INTO instances (id, request_id, state, preemptible, "
-                "vcpus, memory_mb, disk_gb, created_at) VALUES "
-                "('old', 'old', 'pending', false, 1, 1, 1, 1.0)")
+        self.old_instance_at('0007')
         self.store.upgrade('0008')
         self.assertEqual('0008', self.store.revision())
         self.assertIsNone(self.store.get_instance('old').expected_vcpus)
