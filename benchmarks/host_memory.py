@@ -38,8 +38,8 @@ from report import log
 from report import machine
 
 from preemptible_sched.conf import CONF
-from preemptible_sched.driver import scheduler
 from preemptible_sched import objects
+from preemptible_sched.scheduler import filter_scheduler as scheduler
 
 TARGET = 300
 

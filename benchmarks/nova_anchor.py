@@ -20,10 +20,11 @@ the same request over the same hosts. Needs Nova 34 in the same Python
 (``pip install 'nova>=34,<35'``); without it the script says so on stderr
 and exits 2.
 
-The project side is ``preemptible_sched.driver.scheduler.FilterScheduler()``
-in the default configuration (no configuration file is read), on clouds of
-identical blades (8 vCPU, 16384 MB, 500 GB), timed on a normal ``medium``
-request (2 vCPU, 4000 MB, 40 GB) in three cases:
+The project side is
+``preemptible_sched.scheduler.filter_scheduler.FilterScheduler()`` in the
+default configuration (no configuration file is read), on clouds of identical
+blades (8 vCPU, 16384 MB, 500 GB), timed on a normal ``medium`` request (2
+vCPU, 4000 MB, 40 GB) in three cases:
 
 ``empty_normal``
     an empty cloud;
@@ -103,8 +104,8 @@ from scheduling_latency import START
 from scheduling_latency import undo
 
 from preemptible_sched.conf import CONF
-from preemptible_sched.driver import scheduler
 from preemptible_sched import objects
+from preemptible_sched.scheduler import filter_scheduler as scheduler
 
 CASES = ('empty_normal', 'varied_normal', 'saturated_normal')
 # Nova's view of each case: which normal instances its hosts carry.

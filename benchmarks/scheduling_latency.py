@@ -74,8 +74,8 @@ from report import machine
 from report import progress
 
 from preemptible_sched.conf import CONF
-from preemptible_sched.driver import scheduler
 from preemptible_sched import objects
+from preemptible_sched.scheduler import filter_scheduler as scheduler
 
 MODES = ('plain', 'dual_state', 'retry')
 CASES = ('empty_normal', 'empty_preemptible', 'saturated_normal')

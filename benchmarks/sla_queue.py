@@ -17,8 +17,8 @@
 ``promethee``: :meth:`PrometheePolicy.order` over a queue of ``n`` pending
 SLA requests with random levels (its cost grows with ``n`` only through the
 distinct level vectors, 81 at most, and the sort). ``sizing``:
-:func:`preemptible_sched.loop.sizing.size` of one moldable request on a
-cloud of ``h`` hosts in three reputation categories, half of each host
+:func:`preemptible_sched.service_classes.sizing.size` of one moldable request
+on a cloud of ``h`` hosts in three reputation categories, half of each host
 busy, with 100 other moldable requests queued (the host table's columns, a
 few vector operations). Each case is run ``--repetitions`` times and the
 median and maximum are reported.
@@ -38,12 +38,12 @@ from report import log
 from report import machine
 
 from preemptible_sched.conf import CONF
-from preemptible_sched import host_manager
-from preemptible_sched.loop import queue as queue_mod
-from preemptible_sched.loop import sizing
+from preemptible_sched.hosts import manager as host_manager
 from preemptible_sched import objects
-from preemptible_sched.policies import fifo
-from preemptible_sched.policies import promethee
+from preemptible_sched.queue import pending as queue_mod
+from preemptible_sched.queue.queue_policies import fifo
+from preemptible_sched.queue.queue_policies import promethee
+from preemptible_sched.service_classes import sizing
 
 QUEUES = (100, 1000, 10000, 100000)
 CLOUDS = (100, 1000, 10000, 100000)

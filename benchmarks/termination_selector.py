@@ -51,7 +51,7 @@ from report import log
 from report import machine
 from report import progress
 
-from preemptible_sched.driver import termination_selector
+from preemptible_sched.scheduler import termination_selector
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:

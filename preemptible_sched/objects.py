@@ -72,11 +72,11 @@ class Instance:
     importance the ``priority`` termination cost uses (higher is more
     valuable). ``group`` names the server group it belongs to, if any.
 
-    The QoS account (see :mod:`preemptible_sched.qos`): ``admitted_at`` is
-    when its request was first submitted, ``running_s`` and ``overhead_s``
-    the running time and allocation overhead accumulated before the current
-    run, and ``running_since`` when the current run began (None while it is
-    not running yet, e.g. booting).
+    The QoS account (see :mod:`preemptible_sched.service_classes.qos`):
+    ``admitted_at`` is when its request was first submitted, ``running_s`` and
+    ``overhead_s`` the running time and allocation overhead accumulated before
+    the current run, and ``running_since`` when the current run began (None
+    while it is not running yet, e.g. booting).
 
     ``boot`` names one spawn of the instance (the scheduler's decision id):
     the compute side reports it back with every event of that boot, so a
@@ -189,10 +189,10 @@ class RequestSpec:
     hold a member of the group.
 
     ``sla`` (:class:`SLALevels`), when set, makes it an SLA request (see
-    :mod:`preemptible_sched.sla`). ``sequential_s`` makes it moldable: its
-    cores are sized when it is scheduled and it runs ``sequential_s /
-    cores``; ``sized`` says that was done. ``user`` names who submitted
-    it, for the accounts.
+    :mod:`preemptible_sched.service_classes.sla`). ``sequential_s`` makes it
+    moldable: its cores are sized when it is scheduled and it runs
+    ``sequential_s / cores``; ``sized`` says that was done. ``user`` names who
+    submitted it, for the accounts.
     """
 
     id: str

@@ -19,7 +19,7 @@ from oslotest import base
 
 from preemptible_sched.conf import CONF
 from preemptible_sched.conf import plugins
-from preemptible_sched import host_state
+from preemptible_sched.hosts import state as host_state
 from preemptible_sched import objects
 
 MEDIUM = objects.Resources(2, 4000, 40)

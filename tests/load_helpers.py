@@ -20,9 +20,9 @@ import os
 import pyarrow
 from pyarrow import parquet
 
-from preemptible_sched import host_batch
-from preemptible_sched import host_manager
-from preemptible_sched import load
+from preemptible_sched.hosts import batch as host_batch
+from preemptible_sched.hosts import load
+from preemptible_sched.hosts import manager as host_manager
 from preemptible_sched import objects
 from tests import base
 

@@ -20,7 +20,7 @@ selector's benchmark) only, never to schedule.
 
 import itertools
 
-from preemptible_sched.driver import termination_selector as selector
+from preemptible_sched.scheduler import termination_selector as selector
 
 _DIMS = (0, 1, 2)
 
@@ -29,7 +29,7 @@ def brute_force(resources, costs, ids, need, capacity):
     """Try every subset: the termination selector's reference answer.
 
     It quantizes the problem and ranks feasible sets by the selector's own
-    :func:`~preemptible_sched.driver.termination_selector.solution_key`;
+    :func:`~preemptible_sched.scheduler.termination_selector.solution_key`;
     :func:`independent_brute_force` checks that definition from scratch.
     """
     resources_q, costs_q, need_q, capacity_q = selector.quantize_problem(

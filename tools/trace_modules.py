@@ -32,9 +32,9 @@ plugin_packages
     without the last part. The package holding most of the namespace's
     classes (ties: the first by name) is the namespace's package; it is
     *named like its namespace* when its last dotted part equals the
-    namespace's last dotted part (``preemptible_sched.weighers`` and
-    ``preemptible_sched.weighers``: yes; ``preemptible_sched.policies``
-    for ``preemptible_sched.queue_policies``: no). Reported as N of M,
+    namespace's last dotted part (``preemptible_sched.scheduler.weighers``
+    for ``preemptible_sched.weighers``: yes; a package ``policies`` for
+    ``preemptible_sched.queue_policies``: no). Reported as N of M,
     M being every such namespace of setup.cfg.
 
 long_modules

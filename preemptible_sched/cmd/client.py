@@ -51,9 +51,9 @@ from preemptible_sched.conf import checks
 from preemptible_sched.conf import CONF
 from preemptible_sched.conf import parsing
 from preemptible_sched import exception
-from preemptible_sched import limits
+from preemptible_sched import input_limits as limits
 from preemptible_sched import objects
-from preemptible_sched import sla
+from preemptible_sched.service_classes import sla
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 

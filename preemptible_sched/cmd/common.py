@@ -24,7 +24,7 @@ import signal
 import sys
 
 from preemptible_sched import exception
-from preemptible_sched import limits
+from preemptible_sched import input_limits as limits
 from preemptible_sched.simulation import workload
 
 

@@ -20,14 +20,14 @@ from oslo_config import cfg
 
 from preemptible_sched.conf import checks
 from preemptible_sched.conf import CONF
-from preemptible_sched.driver import scheduler
 from preemptible_sched import exception
-from preemptible_sched import load
+from preemptible_sched.hosts import load
 from preemptible_sched.loadwatcher import provider
-from preemptible_sched.policies import promethee
-from preemptible_sched import qos
-from preemptible_sched import scenario as scenario_mod
-from preemptible_sched import sla
+from preemptible_sched.queue.queue_policies import promethee
+from preemptible_sched.scheduler import filter_scheduler as scheduler
+from preemptible_sched.service_classes import qos
+from preemptible_sched.service_classes import sla
+from preemptible_sched.simulation import scenario as scenario_mod
 
 
 def add_parser(subparsers):

@@ -48,7 +48,7 @@ run; each cell's worker parses the command's configuration files and then
 the cell's own over them. A definition's comparison also has the 95 %
 intervals and the paired differences (:mod:`.replications`).
 
-Bounds on the options (:mod:`preemptible_sched.limits`): numbers finite,
+Bounds on the options (:mod:`preemptible_sched.input_limits`): numbers finite,
 seeds within ``0..limits.MAX_SEED``, size factors within
 ``0..limits.MAX_SIZE_FACTOR``, at most ``MAX_LIST`` values per list, at
 most ``MAX_JOBS`` workers and ``MAX_CELLS`` runs.
@@ -71,9 +71,9 @@ from preemptible_sched.cmd import common
 from preemptible_sched.conf import CONF
 from preemptible_sched import exception
 from preemptible_sched import extras
-from preemptible_sched import limits
+from preemptible_sched import input_limits as limits
 from preemptible_sched import objects
-from preemptible_sched import qos
+from preemptible_sched.service_classes import qos
 from preemptible_sched.simulation import definition as definitions
 from preemptible_sched.simulation import experiment
 from preemptible_sched.simulation import infrastructure

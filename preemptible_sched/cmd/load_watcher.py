@@ -38,7 +38,7 @@ from preemptible_sched.conf import CONF
 from preemptible_sched.conf import load as load_conf
 from preemptible_sched import exception
 from preemptible_sched.loadwatcher import api
-from preemptible_sched.loadwatcher import sources
+from preemptible_sched.loadwatcher import load_sources as sources
 from preemptible_sched.loadwatcher import store as store_mod
 from preemptible_sched.loadwatcher import watcher as watcher_mod
 

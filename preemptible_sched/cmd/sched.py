@@ -39,7 +39,7 @@ from preemptible_sched.conf import CONF
 from preemptible_sched.conf import opts as opts_mod
 from preemptible_sched.conf import plugins
 from preemptible_sched import exception
-from preemptible_sched import limits
+from preemptible_sched import input_limits as limits
 from preemptible_sched import version
 
 EXIT_OK, EXIT_NO_VALID_HOST, EXIT_BAD_INPUT = 0, 1, 2

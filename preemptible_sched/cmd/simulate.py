@@ -22,7 +22,7 @@ the end (see :mod:`preemptible_sched.simulation.report`).
 
 The option values are checked before any file is read
 (:func:`check_options`): every number finite and within the bounds of
-:mod:`preemptible_sched.limits`, ``--output`` a directory that can be
+:mod:`preemptible_sched.input_limits`, ``--output`` a directory that can be
 created (not empty, not an existing file). A run that could not end (an
 open-ended request without ``--until``) is refused once the workload and
 the hosts are read, before anything runs. SIGTERM and Ctrl-C stop the run
@@ -34,7 +34,7 @@ import sys
 from preemptible_sched.cmd import common
 from preemptible_sched import exception
 from preemptible_sched import extras
-from preemptible_sched import limits
+from preemptible_sched import input_limits as limits
 from preemptible_sched.simulation import metrics
 from preemptible_sched.simulation import plots
 from preemptible_sched.simulation import replay
@@ -80,7 +80,7 @@ def check_options(args):
     """Check the numbers and paths among ``args`` before reading files.
 
     Every number must be finite and within its bound (see
-    :mod:`preemptible_sched.limits`); raises InvalidInput naming the
+    :mod:`preemptible_sched.input_limits`); raises InvalidInput naming the
     option otherwise.
     """
     if getattr(args, 'until', None) is not None:

@@ -205,8 +205,9 @@ def set_paper_defaults(conf):
             conf.set_default(name, value, group=group)
 
 
-#: What each termination cost counts (see preemptible_sched/termination/):
-#: (unit after a number, what a cost of that plugin is).
+#: What each termination cost counts (see
+#: preemptible_sched/scheduler/termination_costs/): (unit after a number, what
+#  a cost of that plugin is).
 COST_UNITS = {
     'billing_period': ('s', 'seconds of its current {period} billing period '
                        'an instance forfeits (periods are billed whole; the '

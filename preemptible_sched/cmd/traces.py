@@ -32,7 +32,7 @@ import sys
 import textwrap
 
 from preemptible_sched import exception
-from preemptible_sched import limits
+from preemptible_sched import input_limits as limits
 from preemptible_sched.simulation import traces
 
 EXIT_OK, EXIT_DOWNLOAD_FAILED = 0, 1

@@ -77,7 +77,7 @@ from preemptible_sched import compute
 from preemptible_sched.compute import utilization
 from preemptible_sched.conf import CONF
 from preemptible_sched import exception
-from preemptible_sched import host_table
+from preemptible_sched.hosts import table as host_table
 from preemptible_sched import objects
 
 DEFAULT_IMAGE = 'default'

@@ -49,7 +49,7 @@ import oslo_messaging
 from preemptible_sched import clock as clock_mod
 from preemptible_sched import compute
 from preemptible_sched import exception
-from preemptible_sched import limits
+from preemptible_sched import input_limits as limits
 from preemptible_sched import objects
 
 LOG = logging.getLogger(__name__)

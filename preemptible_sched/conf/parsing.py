@@ -43,7 +43,7 @@ from oslo_config import cfg
 from oslo_config import types
 
 from preemptible_sched import exception
-from preemptible_sched import limits
+from preemptible_sched import input_limits as limits
 
 LOG = logging.getLogger(__name__)
 

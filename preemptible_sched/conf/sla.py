@@ -16,9 +16,9 @@
 
 SLA requests carry a level (premium, advanced, best_effort) of four
 services: satisfaction time, reputation, resources and replicas (see
-:mod:`preemptible_sched.sla`). These options weigh the services in the
-``promethee`` queue policy, size moldable requests, count their copies and
-price them.
+:mod:`preemptible_sched.service_classes.sla`). These options weigh the services
+in the ``promethee`` queue policy, size moldable requests, count their copies
+and price them.
 """
 
 from oslo_config import cfg

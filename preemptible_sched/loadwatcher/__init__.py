@@ -28,7 +28,7 @@ host gone silent goes stale while the others stay fresh.
 
 The scheduler reads it in process (:class:`.watcher.LoadWatcher`) or over
 HTTP from any compatible watcher (:class:`.client.WatcherClient`); either
-way :mod:`preemptible_sched.load` turns the latest 15-minute window into
+way :mod:`preemptible_sched.hosts.load` turns the latest 15-minute window into
 the snapshot one pass reads.
 """
 

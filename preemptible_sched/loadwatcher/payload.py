@@ -17,7 +17,7 @@
 
 :func:`build` makes the payload the released Trimaran plugins read
 (``GET /watcher``); :func:`parse` reads one from any compatible watcher
-into the per-host windows :func:`preemptible_sched.load.build` takes. The
+into the per-host windows :func:`preemptible_sched.hosts.load.build` takes. The
 JSON schema ships beside this module (``payload.schema.json``).
 """
 
@@ -113,7 +113,7 @@ class BadPayload(ValueError):
 
 
 def parse(payload):
-    """Per-host metrics for :func:`preemptible_sched.load.build`:
+    """Per-host metrics for :func:`preemptible_sched.hosts.load.build`:
     ``{host: {"cpu": {"avg", "std"}, "memory": {...}, "window_end"}}``.
 
     The structure must match the schema (else :class:`BadPayload`),

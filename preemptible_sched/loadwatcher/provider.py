@@ -17,14 +17,14 @@
 
 :class:`LoadProvider` turns what a watcher knows (in process, or read over
 HTTP with :class:`~.client.WatcherClient`) into the
-:class:`~preemptible_sched.load.LoadSnapshot` one pass reads, and hangs it
-on the host table, where the load-aware filters and weighers find it.
+:class:`~preemptible_sched.hosts.load.LoadSnapshot` one pass reads, and hangs
+it on the host table, where the load-aware filters and weighers find it.
 """
 
 from preemptible_sched.conf import CONF
-from preemptible_sched import load
+from preemptible_sched.hosts import load
 from preemptible_sched.loadwatcher import client as client_mod
-from preemptible_sched.loadwatcher import sources
+from preemptible_sched.loadwatcher import load_sources as sources
 from preemptible_sched.loadwatcher import watcher as watcher_mod
 
 

@@ -19,10 +19,10 @@ import logging
 import math
 import threading
 
-from preemptible_sched import load as load_mod
+from preemptible_sched.hosts import load as load_mod
 from preemptible_sched import loadwatcher
+from preemptible_sched.loadwatcher import load_sources as sources
 from preemptible_sched.loadwatcher import payload as payload_mod
-from preemptible_sched.loadwatcher import sources
 from preemptible_sched.loadwatcher import windows as windows_mod
 
 LOG = logging.getLogger(__name__)
@@ -322,7 +322,7 @@ class LoadWatcher:
 
     def latest(self, window=loadwatcher.LATEST):
         """``{host: metrics}`` of ``window`` (or of the next shorter one
-        where it is empty) for :func:`preemptible_sched.load.build`; each
+        where it is empty) for :func:`preemptible_sched.hosts.load.build`; each
         host's ``window_end`` is the time of its newest sample, so that a
         host gone silent ages while the others stay fresh.
         """

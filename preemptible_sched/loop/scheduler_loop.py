@@ -53,17 +53,17 @@ import time
 
 from preemptible_sched import clock as clock_mod
 from preemptible_sched.conf import CONF
-from preemptible_sched.driver import scheduler as scheduler_mod
 from preemptible_sched.loop import executor as executor_mod
 from preemptible_sched.loop import lifecycle as lifecycle_mod
-from preemptible_sched.loop import queue as queue_mod
 from preemptible_sched.loop import recovery
-from preemptible_sched.loop import sizing
 from preemptible_sched.loop import timing
 from preemptible_sched import objects
-from preemptible_sched import policies
-from preemptible_sched import qos
-from preemptible_sched import sla
+from preemptible_sched.queue import pending as queue_mod
+from preemptible_sched.queue import queue_policies as policies
+from preemptible_sched.scheduler import filter_scheduler as scheduler_mod
+from preemptible_sched.service_classes import qos
+from preemptible_sched.service_classes import sizing
+from preemptible_sched.service_classes import sla
 
 LOG = logging.getLogger(__name__)
 

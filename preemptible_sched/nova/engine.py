@@ -16,8 +16,8 @@
 
 Nova's scheduler manager makes every decision that may displace servers
 with the engine the standalone scheduler and the simulator use
-(:class:`preemptible_sched.driver.scheduler.FilterScheduler`): the same
-phases (FIT, DISPLACE), the same ranking, seeded draw among the best
+(:class:`preemptible_sched.scheduler.filter_scheduler.FilterScheduler`): the
+same phases (FIT, DISPLACE), the same ranking, seeded draw among the best
 ``host_subset_size`` and termination selection, one instance after the
 other on views that see the earlier ones, all or nothing. Only the plugins
 differ: a :class:`Call` hands the engine handlers that run **Nova's**
@@ -32,11 +32,11 @@ uuid) from Placement and the cell databases, then asks :meth:`Call.decide`.
 
 import numpy
 
-from preemptible_sched.driver import scheduler as core_scheduler
-from preemptible_sched import host_state as core_host_state
+from preemptible_sched.hosts import state as core_host_state
 from preemptible_sched.nova import host_states
 from preemptible_sched import objects
-from preemptible_sched.weighers import ranking
+from preemptible_sched.scheduler import filter_scheduler as core_scheduler
+from preemptible_sched.scheduler.weighers import ranking
 
 
 class Call:
@@ -75,7 +75,7 @@ class Call:
         self.nova[name] = nova_host
 
     def decide(self, request, now, pending=None):
-        """The engine's :class:`~preemptible_sched.driver.scheduler.
+        """The engine's :class:`~preemptible_sched.scheduler.filter_scheduler.
         Decision` for ``request`` (the core request of ``spec_obj``).
         """
         self.now = now

@@ -24,8 +24,8 @@ room, it judges the full view from Nova's usage figures.
 
 from nova.scheduler import filters as nova_filters
 
-from preemptible_sched.filters import resources_filter
 from preemptible_sched.nova import host_states
+from preemptible_sched.scheduler.filters import resources_filter
 
 
 class CoreFilter(nova_filters.BaseHostFilter):

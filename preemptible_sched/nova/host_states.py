@@ -14,7 +14,7 @@
 
 """Nova's host states and request specs, seen as the core's objects.
 
-The core phase engine (:class:`preemptible_sched.driver.scheduler.
+The core phase engine (:class:`preemptible_sched.scheduler.filter_scheduler.
 FilterScheduler`) decides on a host manager of core hosts, each with two
 views (every instance, or only the normal ones). This module fills one from
 what Nova has, a compute node (a Nova ``HostState``) at a time, named by its
@@ -43,7 +43,7 @@ from nova import objects as nova_objects
 from nova.scheduler import utils as scheduler_utils
 from oslo_utils import timeutils
 
-from preemptible_sched import host_state as core_host_state
+from preemptible_sched.hosts import state as core_host_state
 from preemptible_sched.nova import extra_specs
 from preemptible_sched.nova import resource_classes
 from preemptible_sched import objects

@@ -40,7 +40,7 @@ from preemptible_sched.nova import placement
 from preemptible_sched.nova import resource_classes
 from preemptible_sched.nova import victims
 from preemptible_sched import objects
-from preemptible_sched import qos
+from preemptible_sched.service_classes import qos
 
 CONF = config.CONF
 LOG = logging.getLogger(__name__)

@@ -27,8 +27,8 @@ import logging
 
 from preemptible_sched import conf as core_conf
 from preemptible_sched.conf import nova as nova_opts
-from preemptible_sched import preemption
-from preemptible_sched import termination
+from preemptible_sched.scheduler import preemption_strategies as preemption
+from preemptible_sched.scheduler import termination_costs as termination
 
 LOG = logging.getLogger(__name__)
 

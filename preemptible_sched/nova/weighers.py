@@ -44,11 +44,11 @@ from nova.scheduler import weights as nova_weights
 
 from preemptible_sched.conf import nova as nova_opts
 from preemptible_sched.conf import plugins
-from preemptible_sched import host_batch
+from preemptible_sched.hosts import batch as host_batch
 from preemptible_sched.nova import config
 from preemptible_sched.nova import host_states
 from preemptible_sched import objects
-from preemptible_sched.weighers import ranking
+from preemptible_sched.scheduler.weighers import ranking
 
 CONF = config.CONF
 

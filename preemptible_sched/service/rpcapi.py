@@ -32,7 +32,8 @@ timed out, so the request may or may not have been taken: ``submit`` is
 idempotent on the request id, submitting it again is safe).
 
 A :class:`SchedulerAPI` sends a context naming the caller's project and
-roles (see :mod:`preemptible_sched.policy`); the other clients send none.
+roles (see :mod:`preemptible_sched.service.policy`); the other clients send
+none.
 """
 
 import oslo_messaging

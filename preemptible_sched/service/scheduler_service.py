@@ -39,7 +39,7 @@ Every message, on both topics, is checked by its JSON schema
 (:mod:`.schemas`) before it reaches the loop, the driver or the store; a
 bad call is answered ``InvalidInput``, a bad report dropped, each logged on
 one line. Requests belong to the project of the caller's context, and
-:mod:`preemptible_sched.policy` decides who may see and delete them.
+:mod:`preemptible_sched.service.policy` decides who may see and delete them.
 
 Start-up with the ``rpc`` driver: serve the reports, ask every agent to
 register, wait up to ``[service] host_wait_seconds`` for the hosts the
@@ -55,7 +55,6 @@ import uuid
 
 import oslo_messaging
 
-from preemptible_sched import api_policies
 from preemptible_sched import clock as clock_mod
 from preemptible_sched.compute import rpc as compute_rpc
 from preemptible_sched.conf import load as load_conf
@@ -64,15 +63,16 @@ from preemptible_sched.db import api as db_api
 from preemptible_sched.db import models
 from preemptible_sched.db import ownership
 from preemptible_sched import exception
-from preemptible_sched import limits
+from preemptible_sched import input_limits as limits
 from preemptible_sched import loadables
 from preemptible_sched.loadwatcher import api as watcher_api
 from preemptible_sched.loadwatcher import provider
 from preemptible_sched.loadwatcher import store as store_mod
 from preemptible_sched.loop import scheduler_loop
-from preemptible_sched import policy
 from preemptible_sched import service
 from preemptible_sched.service import notifications
+from preemptible_sched.service import policies as api_policies
+from preemptible_sched.service import policy
 from preemptible_sched.service import rpcapi
 from preemptible_sched.service import schemas
 
@@ -225,8 +225,8 @@ class SchedulerEndpoint(schemas.GuardedEndpoint):
     (:mod:`.schemas`) before anything else; a refusal is ``InvalidInput``
     (the client's ``BadRequest``), logged on one line. The caller's
     project and roles come from the context
-    (:func:`preemptible_sched.policy.credentials`); the rules are those of
-    :mod:`preemptible_sched.api_policies`. A request the caller may not
+    (:func:`preemptible_sched.service.policy.credentials`); the rules are those
+    of :mod:`preemptible_sched.service.policies`. A request the caller may not
     show or delete because it belongs to another project is answered
     ``NotFound``, as if it did not exist.
 

@@ -30,7 +30,7 @@ database before :func:`check` accepted it:
 
 A payload is first made plain JSON (what a broker would deliver: tuples
 become lists; sets, bytes and other objects are refused), then checked by
-:func:`preemptible_sched.limits.check_tree` (finite numbers, string keys,
+:func:`preemptible_sched.input_limits.check_tree` (finite numbers, string keys,
 valid Unicode, bounded nesting and size: JSON schema cannot refuse NaN,
 whose comparisons with any bound are false), then by its schema. Numbers
 are bounded (sizes ``0..MAX_RESOURCE``, ``num_instances``
@@ -57,12 +57,12 @@ import oslo_messaging
 
 from preemptible_sched.db import models
 from preemptible_sched import exception
-from preemptible_sched import limits
+from preemptible_sched import input_limits as limits
 from preemptible_sched import objects
 
 LOG = logging.getLogger(__name__)
 
-#: Most instances of one request (from :mod:`preemptible_sched.limits`).
+#: Most instances of one request (from :mod:`preemptible_sched.input_limits`).
 MAX_INSTANCES_PER_REQUEST = limits.MAX_INSTANCES_PER_REQUEST
 #: Largest size (vCPUs, MB, GB) of a request, instance or host.
 MAX_RESOURCE = limits.MAX_RESOURCE
@@ -188,8 +188,9 @@ REQUEST_SPEC = _object({
                                  'maximum': MAX_RESOURCE}),
 })
 
-#: The context of a call: who asks (see :mod:`preemptible_sched.policy`).
-#: Other keys (an oslo.context dict has many) are allowed and ignored.
+#: The context of a call: who asks (see
+#: :mod:`preemptible_sched.service.policy`). Other keys (an oslo.context dict
+#  has many) are allowed and ignored.
 CONTEXT = _object({
     'project_id': _nullable(_id()),
     'user_id': _nullable(_id()),

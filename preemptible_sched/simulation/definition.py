@@ -43,7 +43,7 @@ import typing
 import jsonschema
 
 from preemptible_sched import exception
-from preemptible_sched import limits
+from preemptible_sched import input_limits as limits
 from preemptible_sched.simulation import experiment
 
 SCHEMA_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)),

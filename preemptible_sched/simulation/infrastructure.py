@@ -34,7 +34,7 @@ Google ``machine_events`` capacities are normalised to the largest machine
 is taken as MB, as for the Alibaba pods. Every problem raises
 :class:`InvalidInput` naming the file and ``line N: field F``.
 
-Bounds (:mod:`preemptible_sched.limits`): files of at most
+Bounds (:mod:`preemptible_sched.input_limits`): files of at most
 ``limits.MAX_INPUT_BYTES``, regular files only; sizes finite within
 ``0..limits.MAX_RESOURCE``; at most ``limits.MAX_HOSTS`` hosts, read or
 sampled; a size factor finite within ``0..limits.MAX_SIZE_FACTOR``.
@@ -45,7 +45,7 @@ import math
 import random
 
 from preemptible_sched import exception
-from preemptible_sched import limits
+from preemptible_sched import input_limits as limits
 from preemptible_sched import objects
 from preemptible_sched.simulation import workload
 

@@ -23,9 +23,9 @@ import time
 
 from preemptible_sched.conf import CONF
 from preemptible_sched import exception
-from preemptible_sched import limits
+from preemptible_sched import input_limits as limits
 from preemptible_sched.loop import scheduler_loop
-from preemptible_sched import qos
+from preemptible_sched.service_classes import qos
 from preemptible_sched.simulation import infrastructure
 from preemptible_sched.simulation import metrics
 from preemptible_sched.simulation import report

@@ -28,10 +28,10 @@ no ``until``, once every request has ended or failed).
 A *policy* (``--policy``) is a preemption strategy name
 (``[scheduler] preemption_strategy``): the strategy brings its own queue
 policy, weighers and victim action unless the configuration sets them
-(see :mod:`preemptible_sched.preemption`). The deprecated preset names
-``billing`` (now ``dual_state``) and ``none`` (now ``plain``) still work.
-Every run waits for room (``on_no_valid_host = wait``): a trace request is
-never dropped. Without a policy the configuration is used as it is.
+(see :mod:`preemptible_sched.scheduler.preemption_strategies`). The deprecated
+preset names ``billing`` (now ``dual_state``) and ``none`` (now ``plain``)
+still work. Every run waits for room (``on_no_valid_host = wait``): a trace
+request is never dropped. Without a policy the configuration is used as it is.
 
 Workflow tasks (items with ``depends_on``) are submitted with their
 dependencies: the loop places a task once those have ended (stage T1).
@@ -52,12 +52,12 @@ from preemptible_sched.conf import checks
 from preemptible_sched.conf import CONF
 from preemptible_sched.db import memory
 from preemptible_sched import exception
-from preemptible_sched import limits
+from preemptible_sched import input_limits as limits
 from preemptible_sched.loadwatcher import provider
 from preemptible_sched.loop import scheduler_loop
 from preemptible_sched import objects
-from preemptible_sched import prices
-from preemptible_sched import qos
+from preemptible_sched.service_classes import qos
+from preemptible_sched.service_classes import sla_prices as prices
 from preemptible_sched.simulation import metrics
 from preemptible_sched.simulation import sla_accounts
 from preemptible_sched.simulation import workflows

@@ -29,8 +29,8 @@ import dataclasses
 import statistics
 import typing
 
+from preemptible_sched.service_classes import sla
 from preemptible_sched.simulation import metrics
-from preemptible_sched import sla
 
 #: Columns of invoices.csv, in order.
 INVOICE_COLUMNS = ('request', 'user', 'sla_satisfaction', 'sla_reputation',

@@ -112,7 +112,7 @@ decompression and ``limits.MAX_TRACE_LINES`` lines, each of at most
 ``limits.MAX_LINE_BYTES``, in UTF-8.
 Every number must be finite and within its bound: times and durations
 within ``0..limits.MAX_TIME`` seconds, sizes within
-``0..limits.MAX_RESOURCE`` (see :mod:`preemptible_sched.limits`).
+``0..limits.MAX_RESOURCE`` (see :mod:`preemptible_sched.input_limits`).
 
 In every CSV-like format, rows starting with ``#`` are comments. Only
 ``csv`` requests can be preemptible. Every problem raises
@@ -136,12 +136,12 @@ import zlib
 
 from preemptible_sched import constraints as constraint_language
 from preemptible_sched import exception
-from preemptible_sched import limits
+from preemptible_sched import input_limits as limits
 from preemptible_sched import objects
+from preemptible_sched.service_classes import sla
 from preemptible_sched.simulation import user_sampling
 from preemptible_sched.simulation import workflows
 from preemptible_sched.simulation import wta
-from preemptible_sched import sla
 
 LOG = logging.getLogger(__name__)
 

@@ -46,7 +46,7 @@ import typing
 
 from preemptible_sched import exception
 from preemptible_sched import extras
-from preemptible_sched import limits
+from preemptible_sched import input_limits as limits
 
 pyarrow = extras.optional_module('pyarrow')
 pyarrow_dataset = extras.optional_module('pyarrow.dataset')

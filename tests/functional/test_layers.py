@@ -91,32 +91,34 @@ class TestLayerContracts(base.TestCase):
         self.assertKept(output, 'layers')
 
     def test_weigher_importing_the_database_is_caught(self):
-        self.add_import('preemptible_sched/weighers/ram.py',
+        self.add_import('preemptible_sched/scheduler/weighers/ram.py',
                         'from preemptible_sched.db import api  # noqa')
         rc, output = self.lint_imports()
         self.assertNotEqual(0, rc, output)
         self.assertBroken(output, 'plugins')
-        self.assertIn('preemptible_sched.weighers.ram -> '
+        self.assertIn('preemptible_sched.scheduler.weighers.ram -> '
                       'preemptible_sched.db.api', output)
         # A weigher sits below the database in the layers, too.
         self.assertBroken(output, 'layers')
         self.assertKept(output, 'no-nova')
 
     def test_core_importing_nova_is_caught(self):
-        self.add_import('preemptible_sched/host_manager.py',
+        self.add_import('preemptible_sched/hosts/manager.py',
                         'from preemptible_sched.nova import config  # noqa')
         rc, output = self.lint_imports()
         self.assertNotEqual(0, rc, output)
         self.assertBroken(output, 'no-nova')
-        self.assertIn('preemptible_sched.host_manager -> '
+        self.assertIn('preemptible_sched.hosts.manager -> '
                       'preemptible_sched.nova.config', output)
 
     def test_upward_import_is_caught(self):
         self.add_import('preemptible_sched/objects.py',
-                        'from preemptible_sched import host_state  # noqa')
+                        'from preemptible_sched.hosts import state  # noqa')
         rc, output = self.lint_imports()
         self.assertNotEqual(0, rc, output)
         self.assertBroken(output, 'layers')
         self.assertIn('preemptible_sched.objects is not allowed to import '
-                      'preemptible_sched.host_state', output)
+                      'preemptible_sched.hosts', output)
+        self.assertIn('preemptible_sched.objects -> '
+                      'preemptible_sched.hosts.state', output)
         self.assertKept(output, 'plugins')

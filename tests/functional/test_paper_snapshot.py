@@ -26,8 +26,8 @@ import os
 import subprocess
 import sys
 
-from preemptible_sched.driver import scheduler
 from preemptible_sched import objects
+from preemptible_sched.scheduler import filter_scheduler as scheduler
 from tests import base
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))

@@ -32,7 +32,7 @@ from preemptible_sched.nova import engine
 from preemptible_sched.nova import host_states
 from preemptible_sched.nova import strategies
 from preemptible_sched.nova import weighers
-from preemptible_sched import termination
+from preemptible_sched.scheduler import termination_costs as termination
 
 CONF = config.CONF
 

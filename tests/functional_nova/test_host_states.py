@@ -21,14 +21,14 @@ from nova.scheduler import host_manager
 from nova import test
 from oslo_utils.fixture import uuidsentinel as uuids
 
-from preemptible_sched.driver import termination_selector
-from preemptible_sched import host_manager as core_host_manager
+from preemptible_sched.hosts import manager as core_host_manager
 from preemptible_sched.nova import extra_specs
 from preemptible_sched.nova import host_states
 from preemptible_sched.nova import manager
 from preemptible_sched.nova import resource_classes
-from preemptible_sched import termination
-from preemptible_sched.termination import billing_period
+from preemptible_sched.scheduler import termination_costs as termination
+from preemptible_sched.scheduler.termination_costs import billing_period
+from preemptible_sched.scheduler import termination_selector
 
 T0 = datetime.datetime(2026, 11, 2, 8, 0, 0,
                        tzinfo=datetime.timezone.utc)

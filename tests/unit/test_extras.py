@@ -79,7 +79,7 @@ class TestLeanInstall(base.TestCase):
     def test_every_module_of_the_nova_path_imports(self):
         modules = [m for m in lean.nova_path_modules()
                    if not m.startswith('preemptible_sched.nova.')]
-        self.assertIn('preemptible_sched.driver.termination_selector',
+        self.assertIn('preemptible_sched.scheduler.termination_selector',
                       modules)
         result = lean.run_lean(
             'import importlib\n'

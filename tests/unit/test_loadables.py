@@ -21,10 +21,10 @@ from stevedore import extension as stevedore_extension
 from preemptible_sched.conf import plugins
 from preemptible_sched import exception
 from preemptible_sched import loadables
-from preemptible_sched.termination import billing_period
-from preemptible_sched import weighers
-from preemptible_sched.weighers import cpu
-from preemptible_sched.weighers import ram
+from preemptible_sched.scheduler.termination_costs import billing_period
+from preemptible_sched.scheduler import weighers
+from preemptible_sched.scheduler.weighers import cpu
+from preemptible_sched.scheduler.weighers import ram
 from tests import base
 
 WEIGHERS = 'preemptible_sched.weighers'

@@ -28,11 +28,11 @@ import os
 
 from preemptible_sched.conf import CONF
 from preemptible_sched import objects
+from preemptible_sched.service_classes import sla
 from preemptible_sched.simulation import infrastructure
 from preemptible_sched.simulation import runner
 from preemptible_sched.simulation import sla_accounts
 from preemptible_sched.simulation import workload
-from preemptible_sched import sla
 from tests import base
 
 EXPERIMENT = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir,

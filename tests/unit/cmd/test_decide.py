@@ -95,7 +95,7 @@ class TestDecide(DecideTestCase):
         # The paper's snapshot has no metrics and its scheduler reads
         # none: no load section, and no warning about missing metrics.
         logger = self.useFixture(fixtures.FakeLogger(
-            name='preemptible_sched.load', level=logging.INFO))
+            name='preemptible_sched.hosts.load', level=logging.INFO))
         code, out, err = self.run_cli('decide', '--scenario', SCENARIO)
         self.assertEqual(0, code, err)
         self.assertNotIn('load', json.loads(out))

@@ -36,7 +36,7 @@ from preemptible_sched.cmd import experiment
 from preemptible_sched.cmd import sched
 from preemptible_sched.cmd import simulate
 from preemptible_sched import exception
-from preemptible_sched import limits
+from preemptible_sched import input_limits as limits
 from tests import base
 from tests import fuzz_strategies as hostile
 from tests.hypothesis_profiles import fuzz_settings

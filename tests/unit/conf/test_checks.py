@@ -28,8 +28,8 @@ from preemptible_sched.conf import CONF
 from preemptible_sched.conf import parsing
 from preemptible_sched.conf import plugins
 from preemptible_sched.conf import scheduler as scheduler_conf
-from preemptible_sched.driver import scheduler
 from preemptible_sched import exception
+from preemptible_sched.scheduler import filter_scheduler as scheduler
 from preemptible_sched import service
 from tests import base
 

@@ -28,7 +28,7 @@ from preemptible_sched.compute import fake
 from preemptible_sched.conf import checks
 from preemptible_sched.conf import CONF
 from preemptible_sched.conf import parsing
-from preemptible_sched.driver import scheduler
+from preemptible_sched.scheduler import filter_scheduler as scheduler
 from preemptible_sched import service
 from tests import base
 

@@ -21,7 +21,7 @@ import math
 
 import fixtures
 
-from preemptible_sched import load
+from preemptible_sched.hosts import load
 from preemptible_sched.loadwatcher import client as client_mod
 from tests import base
 from tests.unit.loadwatcher import hostile

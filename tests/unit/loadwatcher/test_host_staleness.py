@@ -22,7 +22,7 @@ of the refresh, so a host silent since t = 0 kept its 80 % in the
 
 import fixtures
 
-from preemptible_sched import load
+from preemptible_sched.hosts import load
 from preemptible_sched.loadwatcher import store as store_mod
 from preemptible_sched.loadwatcher import watcher as watcher_mod
 from tests import base
@@ -67,7 +67,8 @@ class TestSilentHost(base.TestCase):
                          self.watcher.sampled_at)
 
     def test_flagged_within_one_staleness_period(self):
-        with self.assertLogs('preemptible_sched.load', 'WARNING') as logs:
+        with self.assertLogs('preemptible_sched.hosts.load',
+                             'WARNING') as logs:
             for minute in range(15):
                 now = 60.0 * minute
                 self.watcher.tick(now)

@@ -23,8 +23,8 @@ import urllib.parse
 
 import fixtures
 
-from preemptible_sched.loadwatcher import sources
-from preemptible_sched.loadwatcher.sources import prometheus
+from preemptible_sched.loadwatcher import load_sources as sources
+from preemptible_sched.loadwatcher.load_sources import prometheus
 from preemptible_sched.loadwatcher import watcher as watcher_mod
 from tests import base
 from tests.unit.loadwatcher import hostile

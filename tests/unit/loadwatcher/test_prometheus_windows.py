@@ -30,9 +30,9 @@ import fixtures
 from preemptible_sched.conf import checks
 from preemptible_sched.conf import CONF
 from preemptible_sched import exception
+from preemptible_sched.loadwatcher import load_sources as sources
+from preemptible_sched.loadwatcher.load_sources import prometheus
 from preemptible_sched.loadwatcher import reading
-from preemptible_sched.loadwatcher import sources
-from preemptible_sched.loadwatcher.sources import prometheus
 from preemptible_sched.loadwatcher import watcher as watcher_mod
 from tests import base
 from tests.unit.conf import test_checks

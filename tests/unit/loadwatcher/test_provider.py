@@ -15,7 +15,7 @@
 
 """The snapshot of each pass, from a watcher in process or over HTTP."""
 
-from preemptible_sched import host_manager
+from preemptible_sched.hosts import manager as host_manager
 from preemptible_sched.loadwatcher import api
 from preemptible_sched.loadwatcher import client as client_mod
 from preemptible_sched.loadwatcher import provider

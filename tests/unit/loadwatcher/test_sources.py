@@ -24,7 +24,7 @@ from preemptible_sched import clock as clock_mod
 from preemptible_sched.compute import fake
 from preemptible_sched.compute import utilization
 from preemptible_sched import exception
-from preemptible_sched.loadwatcher import sources
+from preemptible_sched.loadwatcher import load_sources as sources
 from preemptible_sched import objects
 from tests import base
 from tests import load_helpers as helpers

@@ -18,7 +18,7 @@
 import fixtures
 
 from preemptible_sched import clock as clock_mod
-from preemptible_sched.loadwatcher import sources
+from preemptible_sched.loadwatcher import load_sources as sources
 from preemptible_sched.loadwatcher import store as store_mod
 from preemptible_sched.loadwatcher import watcher as watcher_mod
 from tests import base

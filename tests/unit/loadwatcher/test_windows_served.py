@@ -22,7 +22,7 @@ import math
 
 import webob
 
-from preemptible_sched import load
+from preemptible_sched.hosts import load
 from preemptible_sched import loadwatcher
 from preemptible_sched.loadwatcher import api
 from preemptible_sched.loadwatcher import payload as payload_mod
@@ -167,7 +167,7 @@ class TestLatestOnlySource(base.TestCase):
     def test_a_legitimate_source_not_bad_metrics(self):
         health = load.MetricsHealth()
         windows = payload_mod.parse(self.PAYLOAD)
-        with self.assertNoLogs('preemptible_sched.load', 'WARNING'):
+        with self.assertNoLogs('preemptible_sched.hosts.load', 'WARNING'):
             snapshot = load.build(
                 1700000930.0, [('node-1', 4, 8192), ('node-2', 4, 8192)],
                 windows, {'node-1', 'node-2'}, health=health)

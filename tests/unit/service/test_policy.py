@@ -19,8 +19,8 @@ import os
 import fixtures
 from oslo_config import cfg
 
-from preemptible_sched import api_policies
-from preemptible_sched import policy
+from preemptible_sched.service import policies as api_policies
+from preemptible_sched.service import policy
 from tests import base
 
 OWNED = {'project_id': 'alice'}

@@ -22,8 +22,8 @@ from preemptible_sched.conf import CONF
 from preemptible_sched.db import api as db_api
 from preemptible_sched import exception
 from preemptible_sched import objects
-from preemptible_sched import policy
 from preemptible_sched import service
+from preemptible_sched.service import policy
 from preemptible_sched.service import rpcapi
 from preemptible_sched.service import schemas
 from tests import base

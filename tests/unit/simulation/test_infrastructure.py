@@ -20,7 +20,7 @@ from unittest import mock
 import fixtures
 
 from preemptible_sched import exception
-from preemptible_sched import limits
+from preemptible_sched import input_limits as limits
 from preemptible_sched import objects
 from preemptible_sched.simulation import infrastructure
 from preemptible_sched.simulation import workload

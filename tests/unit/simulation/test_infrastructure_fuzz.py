@@ -31,7 +31,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from preemptible_sched import exception
-from preemptible_sched import limits
+from preemptible_sched import input_limits as limits
 from preemptible_sched import objects
 from preemptible_sched.simulation import infrastructure
 from preemptible_sched.simulation import workload

@@ -18,7 +18,7 @@ import os
 import fixtures
 
 from preemptible_sched import objects
-from preemptible_sched.prices import per_class
+from preemptible_sched.service_classes.sla_prices import per_class
 from preemptible_sched.simulation import metrics
 from preemptible_sched.simulation import plots
 from preemptible_sched.simulation import report

@@ -20,9 +20,9 @@ from unittest import mock
 import fixtures
 
 from preemptible_sched import exception
-from preemptible_sched.filters import attributes_filter
-from preemptible_sched import limits
+from preemptible_sched import input_limits as limits
 from preemptible_sched import objects
+from preemptible_sched.scheduler.filters import attributes_filter
 from preemptible_sched.simulation import workload
 from tests import base
 

@@ -1,0 +1,123 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The termination bounds of every host hold the exact selector's answer.
+
+On random hosts (random candidate sizes, costs from every built-in
+termination cost, held victims), for a random request, each host's bounds
+from :meth:`TerminationPlanner.bounds` must contain the cost of the plan
+the exact selector finds there (NaN exactly where it finds none), and be
+that cost, bit for bit, where they are equal.
+"""
+
+import math
+
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from preemptible_sched.hosts import manager as host_manager
+from preemptible_sched import objects
+from preemptible_sched.scheduler import termination_costs as termination
+from preemptible_sched.scheduler import termination_selector
+from tests import base
+
+SIZES = st.sampled_from([(1, 2000, 20), (2, 4000, 40), (0.5, 1000, 10),
+                         (4, 8000, 80), (1, 6000, 5), (3, 1000, 100)])
+
+
+@st.composite
+def clouds(draw):
+    hosts = []
+    for h in range(draw(st.integers(1, 8))):
+        instances = []
+        used = [0.0, 0.0, 0.0]
+        for i in range(draw(st.integers(0, 9))):
+            size = draw(SIZES)
+            limits = (8, 16384, 160)
+            if any(u + s > c for u, s, c in zip(used, size, limits)):
+                continue
+            used = [u + s for u, s in zip(used, size)]
+            instances.append(objects.Instance(
+                'h%di%d' % (h, i), objects.Resources(*size),
+                draw(st.integers(0, 3)) > 0,
+                started_at=-float(draw(st.sampled_from(
+                    [0, 1, 60, 3599, 3600, 3601, 5000, 7200]))),
+                priority=float(draw(st.integers(0, 2)))))
+        hosts.append((instances, draw(st.integers(0, 1))))
+    request = objects.Resources(*draw(SIZES))
+    cost = draw(st.sampled_from([['billing_period'], ['runtime'], ['count'],
+                                 ['priority'],
+                                 ['billing_period', 'count']]))
+    return hosts, request, cost, float(draw(st.integers(0, 3)) * 1800)
+
+
+class TestBoundsHoldTheExactCost(base.TestCase):
+
+    @settings(max_examples=300, deadline=None)
+    @given(clouds(), st.booleans())
+    def test_bounds_contain_the_exact_cost(self, cloud, unit):
+        hosts, request, cost, now = cloud
+        planner = termination_selector.TerminationPlanner(
+            termination.TerminationCostHandler.from_names(cost))
+        manager = host_manager.HostManager(planner)
+        for h, (instances, held) in enumerate(hosts):
+            name = 'h%d' % h
+            manager.add_host(objects.Host(name, 8, 16384, 160))
+            for instance in instances:
+                manager.add_instance(name, instance)
+            for victim in [i for i in instances if i.preemptible][:held]:
+                manager.hold_victim(name, victim, 'held')
+        batch = manager.batch()
+        low, high = planner.bounds(batch, request, now, unit=unit)
+        for position, name in enumerate(batch.names):
+            state = manager.host_states[name]
+            if unit:
+                count = state.termination_count(request, now)
+                exact = None if count is None else count
+            else:
+                plan = state.termination_plan(request, now)
+                exact = None if plan is None else plan.cost
+            if exact is None:
+                self.assertTrue(math.isnan(low[position]), name)
+                self.assertTrue(math.isnan(high[position]), name)
+                continue
+            self.assertLessEqual(low[position], exact, name)
+            self.assertGreaterEqual(high[position], exact, name)
+            if low[position] == high[position]:
+                self.assertEqual(exact, low[position], name)
+
+    def test_one_covering_victim_is_exact_and_two_are_bounded(self):
+        planner = termination_selector.TerminationPlanner(
+            termination.TerminationCostHandler.from_names(['runtime']))
+        manager = host_manager.HostManager(planner)
+        for name in ('one', 'two'):
+            manager.add_host(objects.Host(name, 4, 8192, 100))
+        # "one" needs 2 vCPUs: its 2-vCPU victim (ran 50 s) covers alone.
+        manager.add_instance('one', objects.Instance(
+            'a', objects.Resources(2, 1000, 10), True, started_at=-50.0))
+        manager.add_instance('one', objects.Instance(
+            'b', objects.Resources(2, 1000, 10), False))
+        # "two" needs 2 vCPUs from two 1-vCPU victims (10 s and 30 s).
+        for index, started in enumerate((-10.0, -30.0)):
+            manager.add_instance('two', objects.Instance(
+                't%d' % index, objects.Resources(1, 1000, 10), True,
+                started_at=started))
+        manager.add_instance('two', objects.Instance(
+            'n', objects.Resources(2, 1000, 10), False))
+        low, high = planner.bounds(manager.batch(),
+                                   objects.Resources(2, 1000, 10), 0.0)
+        self.assertEqual([50.0, 40.0], [low[0], low[1]])
+        self.assertEqual(50.0, high[0])
+        self.assertGreaterEqual(high[1], 40.0)

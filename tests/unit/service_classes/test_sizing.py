@@ -1,0 +1,95 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Sizing in the loop: the host table's columns, as the host states say."""
+
+import itertools
+
+from preemptible_sched.hosts import manager as host_manager
+from preemptible_sched import objects
+from preemptible_sched.queue import pending as queue_mod
+from preemptible_sched.queue.queue_policies import fifo
+from preemptible_sched.service_classes import sizing
+from preemptible_sched.service_classes import sla
+from tests import base
+
+
+def moldable(spec_id, resources, reputation):
+    return objects.RequestSpec(
+        spec_id, objects.Resources(0, 512, 0), sequential_s=300.0,
+        sla=objects.SLALevels('advanced', reputation, resources, 'premium'))
+
+
+class TestSizing(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.manager = host_manager.HostManager(base.FakePlanner())
+        hosts = [('h1', 32, 'high', 10), ('h2', 24, 'high', 0),
+                 ('h3', 40, 'high', 35), ('a1', 30, 'average', 3),
+                 ('down', 12, 'high', 0), ('bare', 16, None, 0)]
+        for name, cores, category, used in hosts:
+            self.manager.add_host(objects.Host(
+                name, cores, 65536, 500, attributes={} if category is None
+                else {'reputation': category}))
+            if used:
+                self.manager.add_instance(name, base.make_instance(
+                    name + '-used', (used, 512, 0)))
+        self.manager.set_up('down', False)
+        self.queue = queue_mod.PendingQueue(fifo.FifoPolicy())
+        for spec in (moldable('p', 'premium', 'premium'),
+                     moldable('a', 'advanced', 'premium'),
+                     moldable('b', 'best_effort', 'advanced'),
+                     objects.RequestSpec('fixed', objects.Resources(1, 1))):
+            self.queue.add(spec, 0.0)
+        self.queue.admit(lambda entry: True)
+
+    def test_table_agrees_with_the_host_states(self):
+        states = self.manager.get_all_host_states()
+        queued = [entry.spec for entry in self.queue.entries.values()]
+        for option, entry in itertools.product(
+                ('smallest', 'per_category'), self.queue.entries.values()):
+            self.flags(group='sla', reference_cores=option)
+            spec, got = sizing.size(entry, self.queue, self.manager)
+            if not entry.spec.moldable:
+                self.assertIs(entry.spec, spec)
+                self.assertIsNone(got)
+                continue
+            self.assertEqual(sla.size(entry.spec, states, queued), got)
+            self.assertEqual(float(got.cores), spec.resources.vcpus)
+
+    def test_figures(self):
+        entry = next(iter(self.queue.entries.values()))
+        _, got = sizing.size(entry, self.queue, self.manager)
+        # Idle on the up high hosts: 22 + 24 + 5; N: the smallest up host
+        # (16 cores, the one without a category); p and a share them.
+        self.assertEqual((51, 16, 5, 3, 30, 16),
+                         (got.idle, got.reference_cores, got.total_priority,
+                          got.priority, got.raw, got.cores))
+        self.flags(group='sla', reference_cores='per_category')
+        _, got = sizing.size(entry, self.queue, self.manager)
+        self.assertEqual((24, (17, 24), 24), (got.reference_cores, got.band,
+                                              got.cores))
+
+    def test_fixing_the_size(self):
+        self.assertIsNone(sizing.size(self.queue.entries[3], self.queue,
+                                      self.manager)[1])
+        plain = objects.RequestSpec('m', objects.Resources(4, 512),
+                                    sequential_s=100.0)
+        entry = self.queue.add(plain, 0.0)
+        spec, got = sizing.size(entry, self.queue, self.manager)
+        # Moldable without an SLA: the cores it asked for, 100 / 4 s.
+        self.assertEqual((4.0, True, None, 25.0),
+                         (spec.resources.vcpus, spec.sized, got,
+                          sla.run_time(spec)))
