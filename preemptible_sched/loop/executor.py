@@ -56,8 +56,20 @@ TERMINATION_RETRIES = 3
 class DecisionExecutor:
     """Runs the journal → notice → terminate → spawn protocol."""
 
-    def __init__(self, loop):
-        self.loop = loop
+    def __init__(self, store, hosts, strategy, compute, events, scheduling,
+                 lifecycle):
+        """The journal (``store``), the host manager (``hosts``), the
+        preemption ``strategy`` (journaled with each decision) and the
+        ports of :mod:`.ports`; ``lifecycle`` is the loop's
+        :class:`~.lifecycle.Lifecycle`, which keeps the instance states.
+        """
+        self.store = store
+        self.hosts = hosts
+        self.strategy = strategy
+        self.compute = compute
+        self.events = events
+        self.scheduling = scheduling
+        self.lifecycle = lifecycle
         #: decision id → set of victim ids still to be confirmed
         self.waiting = {}
         #: decision id → victims of another decision of the same request
@@ -74,16 +86,8 @@ class DecisionExecutor:
 
     # -- helpers ---------------------------------------------------------
 
-    @property
-    def store(self):
-        return self.loop.store
-
-    @property
-    def driver(self):
-        return self.loop.driver
-
     def _now(self):
-        return self.loop.clock.now()
+        return self.scheduling.now()
 
     def _crash(self, point, **context):
         if self.crash_hook is not None:
@@ -96,7 +100,7 @@ class DecisionExecutor:
         passed, unless :meth:`_disarm` ed first.
         """
         self._disarm(kind, key)
-        self.deadlines[kind, key] = self.loop.call_later(
+        self.deadlines[kind, key] = self.scheduling.call_later(
             CONF.scheduler.compute_deadline, self._expired, kind, key, check)
 
     def _disarm(self, kind, key):
@@ -127,10 +131,10 @@ class DecisionExecutor:
         victims = selection.terminate
         decision_id = self.store.journal_decision(
             pending.id, selection.instance.id, selection.host, victims, now,
-            spot=self.loop.scheduler.strategy.spot,
-            strategy=self.loop.scheduler.strategy.name,
+            spot=self.strategy.spot,
+            strategy=self.strategy.name,
             explanation=selection.explanation())
-        self.loop.lifecycle.on_journaled(pending, selection, decision_id)
+        self.lifecycle.on_journaled(pending, selection, decision_id)
         self._crash('after_journal', decision_id=decision_id)
         self.borrow(decision_id, selection.host, pending.id, victims)
         if not victims:
@@ -143,18 +147,18 @@ class DecisionExecutor:
         # longer spawned (its own decision was closed by the journal).
         for victim in selection.plan.victims:
             self._disarm('spawn', victim.id)
-            self.loop.host_manager.hold_victim(selection.host, victim,
-                                               pending.id)
+            self.hosts.hold_victim(selection.host, victim,
+                                   pending.id)
         for victim_id in victims:
-            self.loop.notify('instance.termination_notice', {
+            self.events.notify('instance.termination_notice', {
                 'instance_id': victim_id, 'host': selection.host,
                 'decision_id': decision_id,
                 'terminate_at': now +
                 CONF.preemptible.termination_grace_seconds})
         self._crash('after_notice', decision_id=decision_id)
         self.waiting[decision_id] = set(victims)
-        self.loop.call_later(CONF.preemptible.termination_grace_seconds,
-                             self.terminate, decision_id)
+        self.scheduling.call_later(CONF.preemptible.termination_grace_seconds,
+                                   self.terminate, decision_id)
         return decision_id
 
     def borrow(self, decision_id, host, request_id, own_victims=()):
@@ -162,7 +166,7 @@ class DecisionExecutor:
         for the same request by an earlier decision (the room they free
         is where it was placed too).
         """
-        state = self.loop.host_manager.host_states.get(host)
+        state = self.hosts.host_states.get(host)
         if state is None or not state.terminating:
             return
         in_flight = set().union(*self.waiting.values()) \
@@ -187,7 +191,7 @@ class DecisionExecutor:
         self.store.set_decision_state(decision_id, 'terminating',
                                       self._now())
         for victim_id in sorted(self.waiting.get(decision_id, ())):
-            self.driver.terminate(decision.host, victim_id)
+            self.compute.terminate(decision.host, victim_id)
         if self.waiting.get(decision_id):
             self._arm('victims', decision_id, self._check_victims)
 
@@ -203,7 +207,7 @@ class DecisionExecutor:
             return False
         waiting.discard(instance_id)
         self.confirm(decision_id, instance_id)
-        self.loop.notify('instance.terminated', {
+        self.events.notify('instance.terminated', {
             'instance_id': instance_id, 'host': host,
             'decision_id': decision_id})
         self._crash('after_termination', decision_id=decision_id,
@@ -241,7 +245,7 @@ class DecisionExecutor:
         if self.termination_attempts[key] < TERMINATION_RETRIES:
             LOG.warning('Termination of %s on %s failed (%s); retrying',
                         instance_id, host, reason)
-            self.driver.terminate(host, instance_id)
+            self.compute.terminate(host, instance_id)
             self._arm('victims', decision_id, self._check_victims)
         else:
             self.roll_back(decision_id, 'termination of %s on %s failed: %s'
@@ -253,7 +257,7 @@ class DecisionExecutor:
         if decision.state not in ('journaled', 'terminating') or \
                 not self.waiting.get(decision_id):
             return
-        present = self.loop.instances_on(decision.host)
+        present = self.compute.instances_on(decision.host)
         if present is None:
             self._arm('victims', decision_id, self._check_victims)
             return
@@ -262,9 +266,9 @@ class DecisionExecutor:
                 LOG.info('Victim %s of decision %d is gone from %s; its '
                          'confirmation was lost', victim_id, decision_id,
                          decision.host)
-                self.loop.lifecycle.gone(
+                self.lifecycle.gone(
                     decision.host, victim_id, functools.partial(
-                        self.loop.lifecycle.instance_terminated,
+                        self.lifecycle.instance_terminated,
                         decision.host, victim_id, self._now()))
             else:
                 self._retry_termination(
@@ -298,13 +302,13 @@ class DecisionExecutor:
         row = self.store.get_instance(instance_id)
         if row.state != 'running':
             return          # ended, or another decision's victim now
-        present = self.loop.instances_on(row.host)
+        present = self.compute.instances_on(row.host)
         if present is None:
             self._arm('released', instance_id, self._check_released)
         elif instance_id not in present:
-            self.loop.lifecycle.gone(
+            self.lifecycle.gone(
                 row.host, instance_id, functools.partial(
-                    self.loop.lifecycle.instance_terminated, row.host,
+                    self.lifecycle.instance_terminated, row.host,
                     instance_id, self._now()))
 
     def confirm(self, decision_id, victim_id):
@@ -312,8 +316,8 @@ class DecisionExecutor:
         now = self._now()
         self.store.confirm_termination(
             decision_id, victim_id, now,
-            final_state=self.loop.lifecycle.victim_final_state())
-        self.loop.lifecycle.on_victim_gone(victim_id, now)
+            final_state=self.lifecycle.victim_final_state())
+        self.lifecycle.on_victim_gone(victim_id, now)
 
     def spawn(self, decision_id):
         """Spawn the decision's instance (its victims are all gone).
@@ -345,7 +349,7 @@ class DecisionExecutor:
         self.store.update_instance(decision.instance_id, at=now,
                                    state='building')
         request = self.store.get_request(decision.request_id)
-        instance = self.loop.lifecycle.instance_object(decision.instance_id)
+        instance = self.lifecycle.instance_object(decision.instance_id)
         instance.boot = decision.id
         duration = request.duration_s
         if duration is not None:
@@ -353,8 +357,8 @@ class DecisionExecutor:
             # work done, not the host seconds run (see run_account).
             duration = max(0.0, duration - row.work_s)
         self._arm('spawn', decision.instance_id, self._check_spawn)
-        self.driver.spawn(decision.host, instance, image=request.image,
-                          duration=duration)
+        self.compute.spawn(decision.host, instance, image=request.image,
+                           duration=duration)
         self._crash('after_spawn', decision_id=decision_id)
 
     def watch_spawn(self, instance_id):
@@ -382,22 +386,22 @@ class DecisionExecutor:
         row = self.store.get_instance(instance_id)
         if row.state != 'building':
             return
-        present = self.loop.instances_on(row.host)
+        present = self.compute.instances_on(row.host)
         if present is None:
             self._arm('spawn', instance_id, self._check_spawn)
             return
         report = present.get(instance_id)
         if report is None:
-            self.loop.lifecycle.gone(
+            self.lifecycle.gone(
                 row.host, instance_id, functools.partial(
-                    self.loop.lifecycle.instance_failed, row.host,
+                    self.lifecycle.instance_failed, row.host,
                     instance_id, self._now(),
                     'no answer to its spawn within %g s, and not on host '
                     '%s' % (CONF.scheduler.compute_deadline, row.host))
                 if unknown is None else functools.partial(unknown,
                                                           instance_id))
         elif report.state == 'running':
-            self.loop.lifecycle.instance_started(
+            self.lifecycle.instance_started(
                 row.host, instance_id, lifecycle_mod.reported_time(
                     row, report.started_at, self._now(), report.boot))
         else:
@@ -407,29 +411,29 @@ class DecisionExecutor:
         """Terminate an instance for its own request (deleted, or failed
         as a whole); it ends in ``final_state``.
         """
-        self.loop.lifecycle.deleting[instance_id] = (final_state, reason)
+        self.lifecycle.deleting[instance_id] = (final_state, reason)
         self._disarm('spawn', instance_id)
         self._arm('delete', instance_id, self._check_deletion)
-        self.driver.terminate(host, instance_id)
+        self.compute.terminate(host, instance_id)
 
     def _check_deletion(self, instance_id):
         """The deadline of a deletion passed: ask, and ask again."""
-        if instance_id not in self.loop.lifecycle.deleting:
+        if instance_id not in self.lifecycle.deleting:
             return
         row = self.store.get_instance(instance_id)
-        present = self.loop.instances_on(row.host)
+        present = self.compute.instances_on(row.host)
         if present is not None and instance_id not in present:
-            self.loop.lifecycle.gone(
+            self.lifecycle.gone(
                 row.host, instance_id, functools.partial(
-                    self.loop.lifecycle.instance_terminated, row.host,
+                    self.lifecycle.instance_terminated, row.host,
                     instance_id, self._now()))
             return
         if present is not None:
-            self.driver.terminate(row.host, instance_id)
+            self.compute.terminate(row.host, instance_id)
         self._arm('delete', instance_id, self._check_deletion)
 
     def roll_back(self, decision_id, reason):
         """Undo a decision whose victims could not all be terminated."""
         LOG.warning('Rolling back decision %s: %s', decision_id, reason)
-        self.loop.lifecycle.abandon(self.store.get_decision(decision_id),
-                                    reason)
+        self.lifecycle.abandon(self.store.get_decision(decision_id),
+                               reason)

@@ -114,28 +114,36 @@ def reported_time(row, when, default, boot):
 class Lifecycle:
     """Compute events and the bookkeeping of instance states.
 
-    It is the compute driver's ``events`` receiver for ``loop`` (a
-    :class:`~preemptible_sched.loop.scheduler_loop.SchedulerLoop`); it
-    changes hosts only through the loop's host manager.
+    It is the compute driver's ``events`` receiver. It reaches the rest
+    through narrow ports (see :mod:`.ports`): the journal (``store``), the
+    host manager (``hosts``, which it changes), the preemption
+    ``strategy`` (what becomes of a victim), ``compute``, ``events``,
+    ``scheduling``, ``requeue`` and ``requests``. The executor it hands
+    spawns and confirmations to is set with :meth:`attach`.
     """
 
-    def __init__(self, loop):
-        self.loop = loop
+    def __init__(self, store, hosts, strategy, compute, events, scheduling,
+                 requeue, requests):
+        self.store = store
+        self.hosts = hosts
+        self.strategy = strategy
+        self.compute = compute
+        self.events = events
+        self.scheduling = scheduling
+        self._requeue = requeue
+        self.requests = requests
+        self.executor = None
         #: instance id -> (final state, reason) of the instances whose
         #: termination the loop asked for on its own account (request
         #: deleted, or failed as a whole)
         self.deleting = {}
 
-    @property
-    def store(self):
-        return self.loop.store
-
-    @property
-    def hosts(self):
-        return self.loop.host_manager
+    def attach(self, executor):
+        """The :class:`~.executor.DecisionExecutor` of the same loop."""
+        self.executor = executor
 
     def _now(self):
-        return self.loop.clock.now()
+        return self.scheduling.now()
 
     def row(self, instance_id):
         """The instance's row, or None if the store never heard of it."""
@@ -146,7 +154,7 @@ class Lifecycle:
 
     @property
     def requeue_victims(self):
-        return self.loop.scheduler.strategy.on_victim == 'requeue'
+        return self.strategy.on_victim == 'requeue'
 
     def victim_final_state(self):
         return 'preempted' if self.requeue_victims else 'terminated'
@@ -175,7 +183,7 @@ class Lifecycle:
                                                             row.host)
         LOG.info('Ignoring %s of instance %s on %s: %s', event, instance_id,
                  host, why or 'it is %s' % where)
-        self.loop.notify('instance.report_ignored', {
+        self.events.notify('instance.report_ignored', {
             'instance_id': instance_id, 'host': host, 'event': event,
             'state': None if row is None else row.state,
             'placed_on': None if row is None else row.host,
@@ -190,12 +198,12 @@ class Lifecycle:
                     'it', host, instance_id,
                     'unknown' if row is None else '%s on %s' % (row.state,
                                                                 row.host))
-        self.loop.notify('instance.stray', {
+        self.events.notify('instance.stray', {
             'instance_id': instance_id, 'host': host,
             'state': None if row is None else row.state,
             'placed_on': None if row is None else row.host,
             'request_id': None if row is None else row.request_id})
-        self.loop.driver.terminate(host, instance_id)
+        self.compute.terminate(host, instance_id)
 
     # -- back to the queue -------------------------------------------------
 
@@ -215,14 +223,12 @@ class Lifecycle:
                         reason=request.reason, release=False)
             return None
         spec = request.request_spec()
-        entry = self.loop.queue.add(
+        return self._requeue.add(
             dataclasses.replace(spec, num_instances=1,
                                 instance_ids=(instance_id,)),
             request.submitted_at, request.duration_s, request.image,
             attempts, row.running_s, row.overhead_s, reason, preempted,
             work_s=row.work_s)
-        self.loop.request_pass()
-        return entry
 
     # -- hooks of the executor -------------------------------------------
 
@@ -233,7 +239,7 @@ class Lifecycle:
             row.id, at=now,
             pending_s=max(0.0, now - row.created_at - row.running_s -
                           row.overhead_s))
-        self.loop.notify('instance.placement', {
+        self.events.notify('instance.placement', {
             'request_id': entry.id, 'instance_id': selection.instance.id,
             'host': selection.host, 'terminate': selection.terminate,
             'decision_id': decision_id})
@@ -249,12 +255,12 @@ class Lifecycle:
         decision = self.store.get_decision(decision.id)
         if decision.state not in ('journaled', 'terminating', 'spawning'):
             return
-        unconfirmed = self.loop.executor.forget(decision.id)
+        unconfirmed = self.executor.forget(decision.id)
         self.store.roll_back_decision(decision.id, self._now(), reason)
         self.on_rolled_back(decision, reason, requeue)
         # Decisions of the same request placed in the room these victims
         # would have freed: it stays taken.
-        for other in self.loop.executor.borrowers_of(unconfirmed):
+        for other in self.executor.borrowers_of(unconfirmed):
             self.abandon(self.store.get_decision(other),
                          'the room it waited for on %s stays taken (%s)'
                          % (decision.host, reason), requeue)
@@ -315,7 +321,7 @@ class Lifecycle:
             preemptions=row.preemptions + 1, **account)
         self.store.set_request_status(row.request_id, 'pending', at)
         self.requeue(instance_id, at, request.attempts, preempted=True)
-        self.loop.notify('instance.preempted', {
+        self.events.notify('instance.preempted', {
             'instance_id': instance_id, 'request_id': row.request_id,
             'host': row.host})
 
@@ -332,9 +338,7 @@ class Lifecycle:
         if row.started_at is None:
             return {'running_s': row.running_s, 'work_s': row.work_s}
         seconds = max(0.0, at - row.started_at)
-        work_done = getattr(self.loop.driver, 'work_done', None)
-        work = seconds if work_done is None or row.host is None \
-            else work_done(row.host, seconds)
+        work = self.compute.work_done(row.host, seconds)
         return {'running_s': row.running_s + seconds,
                 'work_s': row.work_s + work}
 
@@ -345,13 +349,13 @@ class Lifecycle:
         finishing (an :class:`~preemptible_sched.compute.InstanceReport`),
         or None: asked when the instance is expected on ``host`` but not
         there, and its report was lost or is late. ``records``, when
-        given, is what the host was just asked (``loop.finished_on``).
+        given, is what the host was just asked (``compute.finished_on``).
         """
         row = self.row(instance_id)
         if row is None or row.host != host:
             return None
         if records is None:
-            records = self.loop.finished_on(host)
+            records = self.compute.finished_on(host)
         record = records.get(instance_id)
         if record is None or record.boot is not None and \
                 row.decision_id is not None and \
@@ -405,7 +409,7 @@ class Lifecycle:
                     self.row(decision.instance_id), report.started_at,
                     self._now(), report.boot))
         else:
-            self.loop.executor.watch_spawn(decision.instance_id)
+            self.executor.watch_spawn(decision.instance_id)
 
     def instance_object(self, instance_id):
         return instance_from_row(self.store.get_instance(instance_id))
@@ -429,7 +433,7 @@ class Lifecycle:
                 row.state == 'terminating':
             self.ignore('instance_started', host, instance_id, row)
             return
-        self.loop.executor.started(instance_id)
+        self.executor.started(instance_id)
         overhead = max(0.0, at - (at if row.scheduled_at is None
                                   else row.scheduled_at))
         if row.state == 'terminating':
@@ -451,24 +455,24 @@ class Lifecycle:
         if instance_id in self.hosts.instance_hosts:
             self.hosts.mark_started(instance_id, at,
                                     row.overhead_s + overhead)
-        self.loop.mark_placed_if_complete(row.request_id, at)
-        self.loop.notify('instance.started', {'instance_id': instance_id,
-                                              'host': host,
-                                              'request_id': row.request_id})
-        self.loop.request_pass()
+        self.requests.mark_placed_if_complete(row.request_id, at)
+        self.events.notify('instance.started', {'instance_id': instance_id,
+                                                'host': host,
+                                                'request_id': row.request_id})
+        self.scheduling.request_pass()
 
     def instance_ended(self, host, instance_id, at, boot=None):
         row = self._placed_row('instance_ended', host, instance_id, at, boot)
         if row is None:
             return
-        self.loop.executor.settled(instance_id)
+        self.executor.settled(instance_id)
         self.deleting.pop(instance_id, None)
         self.finish(instance_id, 'ended', at)
         if row.state == 'terminating':
             # A victim that ended on its own before its termination: gone
             # all the same.
-            self.loop.executor.victim_gone(host, instance_id)
-        self.loop.request_pass()
+            self.executor.victim_gone(host, instance_id)
+        self.scheduling.request_pass()
 
     def instance_terminated(self, host, instance_id, at, boot=None):
         row = self._placed_row('instance_terminated', host, instance_id, at,
@@ -476,10 +480,10 @@ class Lifecycle:
         if row is None:
             return
         if row.state == 'terminating' and \
-                self.loop.executor.victim_gone(host, instance_id):
+                self.executor.victim_gone(host, instance_id):
             pass
         elif instance_id in self.deleting:
-            self.loop.executor.settled(instance_id)
+            self.executor.settled(instance_id)
             state, reason = self.deleting.pop(instance_id)
             self.finish(instance_id, state, at, reason=reason)
         elif self.requeue_victims and row.state in ('building', 'running'):
@@ -492,7 +496,7 @@ class Lifecycle:
         else:
             # The same, for good.
             self.finish(instance_id, 'terminated', at)
-        self.loop.request_pass()
+        self.scheduling.request_pass()
 
     def termination_failed(self, host, instance_id, at, reason, boot=None):
         row = self._placed_row('termination_failed', host, instance_id, at,
@@ -500,8 +504,8 @@ class Lifecycle:
         if row is None:
             return
         if row.state == 'terminating' and \
-                self.loop.executor.on_termination_failed(host, instance_id,
-                                                         reason):
+                self.executor.on_termination_failed(host, instance_id,
+                                                    reason):
             return
         # The deletion's deadline asks the host again later.
         LOG.warning('Termination of %s on %s failed: %s', instance_id,
@@ -512,15 +516,15 @@ class Lifecycle:
                                boot)
         if row is None:
             return
-        self.loop.executor.settled(instance_id)
-        self.loop.notify('instance.failed', {
+        self.executor.settled(instance_id)
+        self.events.notify('instance.failed', {
             'instance_id': instance_id, 'host': host, 'reason': reason,
             'request_id': row.request_id})
         if row.state == 'terminating':
             # A victim that crashed: gone all the same.
             self.finish(instance_id, 'error', at, reason=reason)
-            self.loop.executor.victim_gone(host, instance_id)
-            self.loop.request_pass()
+            self.executor.victim_gone(host, instance_id)
+            self.scheduling.request_pass()
             return
         if row.decision_id is not None and row.state == 'building':
             self.store.set_decision_state(row.decision_id, 'failed', at,
@@ -530,7 +534,7 @@ class Lifecycle:
             state, own_reason = self.deleting.pop(instance_id,
                                                   ('error', None))
             self.finish(instance_id, state, at, reason=own_reason or reason)
-            self.loop.request_pass()
+            self.scheduling.request_pass()
             return
         # Spawn failed: try another placement (J2 gives up past
         # max_attempts).
@@ -551,7 +555,7 @@ class Lifecycle:
             return
         state = self.hosts.host_states[host]
         self.store.set_host_up(host, False, at)
-        self.loop.notify('host.down', {'host': host})
+        self.events.notify('host.down', {'host': host})
         for decision in self.store.unfinished_decisions():
             if decision.host == host:
                 self.abandon(decision, 'host %s went down' % host)
@@ -561,7 +565,7 @@ class Lifecycle:
                 continue
             self.finish(instance_id, 'error', at,
                         reason='host %s went down' % host)
-        self.loop.request_pass()
+        self.scheduling.request_pass()
 
     def copy_lost(self, host, instance_id, at):
         """A copy of an SLA request was lost with ``host``: report it
@@ -588,7 +592,7 @@ class Lifecycle:
         self.store.set_request_status(row.request_id, 'pending', at)
         self.requeue(instance_id, at, request.attempts, reason=reason,
                      preempted=True)
-        self.loop.notify('instance.copy_lost', {
+        self.events.notify('instance.copy_lost', {
             'instance_id': instance_id, 'request_id': row.request_id,
             'host': host})
         return True
@@ -603,11 +607,11 @@ class Lifecycle:
             return
         self.hosts.set_up(host, False)
         self.store.set_host_up(host, False, at)
-        self.loop.notify('host.unreachable', {'host': host})
+        self.events.notify('host.unreachable', {'host': host})
         for decision in self.store.unfinished_decisions():
             if decision.host == host and decision.state != 'spawning':
                 self.abandon(decision, 'host %s is unreachable' % host)
-        self.loop.request_pass()
+        self.scheduling.request_pass()
 
     def host_added(self, host, at):
         """A compute host joined while the loop runs: schedule on it."""
@@ -615,7 +619,7 @@ class Lifecycle:
             return
         self.store.save_host(host, at)
         self.hosts.add_host(host)
-        self.loop.request_pass()
+        self.scheduling.request_pass()
 
     def host_up(self, host, at):
         """The host is back: reconcile what it runs, then schedule on it."""
@@ -624,9 +628,9 @@ class Lifecycle:
             return
         self.hosts.set_up(host, True)
         self.store.set_host_up(host, True, at)
-        self.loop.notify('host.up', {'host': host})
+        self.events.notify('host.up', {'host': host})
         self.reconcile(host, at)
-        self.loop.request_pass()
+        self.scheduling.request_pass()
 
     def reconcile(self, host, at):
         """Make the store agree with what ``host`` runs now.
@@ -637,7 +641,7 @@ class Lifecycle:
         placed again, anything else is lost); what runs but is not
         expected there is terminated.
         """
-        present = self.loop.instances_on(host)
+        present = self.compute.instances_on(host)
         if present is None:
             return
         records = None
@@ -650,12 +654,12 @@ class Lifecycle:
                         row, report.started_at, at, report.boot))
                 continue
             if records is None:
-                records = self.loop.finished_on(host)    # asked once
+                records = self.compute.finished_on(host)    # asked once
             record = self.finished_record(host, row.id, records)
             if record is not None:
                 self.replay(host, record)
             elif row.state == 'terminating' and \
-                    self.loop.executor.victim_gone(host, row.id):
+                    self.executor.victim_gone(host, row.id):
                 continue
             elif row.id in self.deleting or row.state == 'terminating':
                 self.instance_terminated(host, row.id, at)
@@ -690,9 +694,9 @@ class Lifecycle:
         self.store.update_instance(instance_id, at=at, **fields)
         if release and instance_id in self.hosts.instance_hosts:
             self.hosts.remove_instance(instance_id)
-        self.loop.instance_finished(row.request_id, state)
+        self.requests.instance_finished(row.request_id, state)
         if state in ('ended', 'deleted'):
-            self.loop.notify('instance.%s' % state, {
+            self.events.notify('instance.%s' % state, {
                 'instance_id': instance_id, 'host': row.host,
                 'request_id': row.request_id})
         if row.decision_id is not None:
@@ -702,4 +706,4 @@ class Lifecycle:
                                                            'spawning'):
                 self.store.set_decision_state(decision.id, 'failed', at,
                                               reason=reason or state)
-                self.loop.executor.forget(decision.id)
+                self.executor.forget(decision.id)

@@ -55,6 +55,7 @@ from preemptible_sched import clock as clock_mod
 from preemptible_sched.conf import CONF
 from preemptible_sched.loop import executor as executor_mod
 from preemptible_sched.loop import lifecycle as lifecycle_mod
+from preemptible_sched.loop import ports
 from preemptible_sched.loop import recovery
 from preemptible_sched.loop import timing
 from preemptible_sched import objects
@@ -89,11 +90,26 @@ class SchedulerLoop:
         strategy = self.scheduler.strategy
         self.queue = queue_mod.PendingQueue(queue_policy or policies.load(
             CONF.scheduler.queue_policy or strategy.default_queue_policy))
-        self.notifier = notifier
         self.classes = qos.Classes()
-        self.lifecycle = lifecycle_mod.Lifecycle(self)
+        # The parts take narrow ports, never the loop (see ports.py).
+        self.compute = ports.Compute(driver, self.host_manager)
+        self.events = ports.DecisionEvents(store, clock, notifier)
+        scheduling = ports.Scheduling(clock, self.call_later,
+                                      self.request_pass)
+        requests = ports.Requests(self.mark_placed_if_complete,
+                                  self.instance_finished)
+        self.lifecycle = lifecycle_mod.Lifecycle(
+            store, self.host_manager, strategy, self.compute, self.events,
+            scheduling, ports.Requeue(self.queue, self.request_pass),
+            requests)
         driver.events = self.lifecycle
-        self.executor = executor_mod.DecisionExecutor(self)
+        self.executor = executor_mod.DecisionExecutor(
+            store, self.host_manager, strategy, self.compute, self.events,
+            scheduling, self.lifecycle)
+        self.lifecycle.attach(self.executor)
+        self.recovery = recovery.Recovery(
+            store, self.host_manager, self.queue, self.compute, scheduling,
+            requests, self.lifecycle, self.executor)
         self.stats = timing.StageStats()
         self._pass_handle = None
         self._watchdog_handle = None
@@ -132,56 +148,14 @@ class SchedulerLoop:
             priority=clock_mod.NORMAL if priority is None else priority)
 
     def notify(self, event_type, payload):
-        self.store.record_event(event_type, self.clock.now(),
-                                request_id=payload.get('request_id'),
-                                instance_id=payload.get('instance_id'),
-                                host=payload.get('host'), payload=payload)
-        if self.notifier is not None:
-            self.notifier.info(event_type, payload)
-
-    def instances_on(self, host):
-        """``{id: InstanceReport}`` on ``host``; None if it is gone or
-        cannot be asked now.
-        """
-        return self._ask(host, self.driver.list_instances, 'runs')
-
-    def finished_on(self, host):
-        """``{id: InstanceReport}`` of what ``host`` remembers finishing
-        (see :meth:`ComputeDriver.finished_instances`); {} if it is gone or
-        cannot be asked now.
-        """
-        return self._ask(host, self.driver.finished_instances,
-                         'finished') or {}
-
-    def _ask(self, host, method, what):
-        state = self.host_manager.host_states.get(host)
-        if state is None or not state.up:
-            return None
-        try:
-            reports = method(host)
-        except Exception as error:  # noqa: B902 any driver's "unreachable"
-            LOG.warning('Cannot ask host %s what it %s: %s', host, what,
-                        error)
-            return None
-        return {report.id: report for report in reports}
+        self.events.notify(event_type, payload)
 
     # -- start and stop ----------------------------------------------------
 
     def start(self):
         """Load the durable state, recover open decisions, start passing."""
         self.alive = True
-        now = self.clock.now()
-        recovery.load_hosts(self, now)
-        unaccounted = recovery.load_instances(self, now)
-        recovery.load_pending(self)
-        recovery.recover_decisions(self)
-        recovery.mark_placed(self, now)
-        recovery.resume_deletions(self)
-        # After the reports held while the loop was down (the rpc driver
-        # delivers them as soon as the loop runs): an instance that ended
-        # meanwhile is ended, not lost.
-        self.call_later(0, recovery.settle_unaccounted, self, unaccounted,
-                        priority=clock_mod.LATE)
+        self.recovery.run()
         if not self._quantum:
             self._arm_watchdog()
         self.request_pass()
