@@ -57,7 +57,8 @@ SHARED = {
 #: not Nova's) and copied into the core's: the options of the weighers
 #: and of the ``qos`` strategy.
 SHARED_GROUPS = ((load.tlp_group, load.tlp_opts),
-                 (load.lvrb_group, load.lvrb_opts))
+                 (load.lvrb_group, load.lvrb_opts),
+                 (load.lroc_group, load.lroc_opts))
 
 
 def _shared_opts():

@@ -25,7 +25,7 @@ entry points, with the plugin's default), overridden by host aggregate
 metadata of the same key, as Nova's own multipliers are; the weighers'
 other options are the core ones (``[preemptible_sched]
 kubernetes_integer_scores``, ``[target_load_packing]``,
-``[load_variation_risk_balancing]``).
+``[load_variation_risk_balancing]``, ``[low_risk_over_commitment]``).
 
 They weigh the full view the manager shows them when it decides with the
 core engine (every server of the host, the termination plans of its

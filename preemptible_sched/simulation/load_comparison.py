@@ -52,6 +52,7 @@ CONFIGURATIONS = {
     'least_requested': ['least_requested'],
     'target_load_packing': ['target_load_packing'],
     'load_variation_risk_balancing': ['load_variation_risk_balancing'],
+    'low_risk_over_commitment': ['low_risk_over_commitment'],
 }
 
 

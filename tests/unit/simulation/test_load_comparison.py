@@ -17,7 +17,10 @@
 
 import types
 
+from preemptible_sched.conf import plugins
+from preemptible_sched import objects
 from preemptible_sched.simulation import load_comparison
+from preemptible_sched.simulation import workload
 from tests import base
 
 
@@ -62,3 +65,51 @@ class TestTable(base.TestCase):
         self.assertEqual(['target_load_packing', '3.2', '5', '12.5', '%',
                           '0.25', '%', '10.0', '%', '0'], row)
         self.assertNotIn('times', outcome.summary())
+
+
+class TestConfigurations(base.TestCase):
+
+    def test_every_load_aware_weigher_alone_against_least_requested(self):
+        self.assertEqual(
+            {'least_requested': ['least_requested'],
+             'target_load_packing': ['target_load_packing'],
+             'load_variation_risk_balancing':
+                 ['load_variation_risk_balancing'],
+             'low_risk_over_commitment': ['low_risk_over_commitment']},
+            load_comparison.CONFIGURATIONS)
+        weighers = plugins.names(plugins.WEIGHERS)
+        for name, listed in load_comparison.CONFIGURATIONS.items():
+            self.assertLessEqual(set(listed), set(weighers), name)
+
+    def test_compare_runs_each_in_order(self):
+        ran = []
+        self.patch(load_comparison, 'run_one',
+                   lambda name, weighers, *args: ran.append(
+                       (name, weighers, args)) or name)
+        self.assertEqual(list(load_comparison.CONFIGURATIONS),
+                         load_comparison.compare(['item'], ['host'], 60.0))
+        self.assertEqual(
+            [(name, weighers, (['item'], ['host'], 60.0, 0, 60.0))
+             for name, weighers in load_comparison.CONFIGURATIONS.items()],
+            ran)
+
+    def test_low_risk_over_commitment_runs_in_the_comparison(self):
+        # Every instance uses a quarter of its vCPU; four hosts of 8
+        # cores, vCPUs overcommitted twice.
+        self.flags(group='fake_driver', utilization_model='constant',
+                   utilization_share=0.25)
+        self.flags(group='filter_scheduler',
+                   enabled_filters=['compute', 'resources'])
+        items = [workload.WorkloadItem(
+            id='vm-%d' % index, submit_s=index * 120.0, duration_s=None,
+            resources=objects.Resources(2, 1024, 10)) for index in range(6)]
+        hosts = [objects.Host('host-%d' % index, vcpus=8, memory_mb=32768,
+                              disk_gb=500, cpu_allocation_ratio=2.0)
+                 for index in range(4)]
+        outcome = load_comparison.run_one(
+            'low_risk_over_commitment', ['low_risk_over_commitment'],
+            items, hosts, until=1800.0, seed=0, sample_s=60.0)
+        self.assertEqual('low_risk_over_commitment', outcome.name)
+        self.assertEqual((6, 0), (outcome.requests, outcome.never_placed))
+        self.assertEqual(0.0, outcome.host_minutes_over_100)
+        self.assertEqual(31, len(outcome.hosts_used))
