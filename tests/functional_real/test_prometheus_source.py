@@ -52,7 +52,7 @@ import fixtures
 from testtools import content
 
 from preemptible_sched import loadwatcher
-from preemptible_sched.loadwatcher.sources import prometheus
+from preemptible_sched.loadwatcher.load_sources import prometheus
 from tests import base
 
 #: The exporter's series: the instance label each host's series carry
