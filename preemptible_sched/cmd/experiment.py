@@ -27,14 +27,9 @@ The hosts of every (workload, size factor, seed) are sampled here too,
 with that seed, and handed to the cells of every policy. A bad input is
 reported on one line with exit code 2, and nothing is written.
 
-Workers are started with ``spawn``: a forked worker would inherit this
-command's parsed command line (the subcommand) and could not parse the
-configuration again. Each worker parses the same configuration files
-(``--config-file``, ``--config-dir``) in its initializer; the policy
-overrides are applied per run by :class:`runner.Simulation`. Workers only
-compute; this process writes every file, into a staging directory that
-is moved into ``--output`` once all the cells, the comparison and the
-plots are written. SIGTERM or Ctrl-C while it runs stops the workers,
+The cells run in worker processes (:mod:`.simulation.cells`: the pool,
+the workers, the staging directory moved into ``--output`` once every
+file is written). SIGTERM or Ctrl-C while it runs stops the workers,
 removes the staging directory and exits with one line on stderr (143 and
 130); a staging directory left by a run killed outright (SIGKILL) is
 removed by the next run into the same ``--output``.
@@ -54,26 +49,18 @@ seeds within ``0..limits.MAX_SEED``, size factors within
 most ``MAX_JOBS`` workers and ``MAX_CELLS`` runs.
 """
 
-import concurrent.futures
-import dataclasses
 import math
-import multiprocessing
 import os
 import sys
-import threading
 import time
 import types
-import typing
-
-from oslo_config import cfg
 
 from preemptible_sched.cmd import common
-from preemptible_sched.conf import CONF
 from preemptible_sched import exception
 from preemptible_sched import extras
 from preemptible_sched import input_limits as limits
-from preemptible_sched import objects
 from preemptible_sched.service_classes import qos
+from preemptible_sched.simulation import cells
 from preemptible_sched.simulation import definition as definitions
 from preemptible_sched.simulation import experiment
 from preemptible_sched.simulation import infrastructure
@@ -81,7 +68,6 @@ from preemptible_sched.simulation import plots
 from preemptible_sched.simulation import replay
 from preemptible_sched.simulation import report
 from preemptible_sched.simulation import runner
-from preemptible_sched.simulation import workload
 
 DEFAULT_POLICIES = 'qos,priority'
 
@@ -185,49 +171,6 @@ def parse_list(text, option, convert):
     return values
 
 
-@dataclasses.dataclass
-class Plan:
-    """The validated inputs of an experiment.
-
-    ``workloads`` maps a workload's stem to ``(path, items)``;
-    ``size_factors`` is ``[None]`` with hosts given outright; ``hosts``
-    maps ``(stem, size factor, seed)`` to the hosts of those cells.
-    """
-
-    workloads: dict
-    policies: list
-    size_factors: list
-    seeds: list
-    hosts: dict
-    classes: list
-    slos: dict
-    jobs: int
-    #: The :class:`definitions.Definition` of ``--definition``.
-    definition: typing.Any = None
-    #: With a definition: ``{policy: {'workloads': ..., 'hosts': ...}}``,
-    #: what each configuration read (its [replay] options shape the
-    #: workload).
-    inputs: typing.Optional[dict] = None
-
-    def cells(self):
-        if self.definition is not None:
-            return self.definition.cells()
-        return experiment.design(list(self.workloads), self.policies,
-                                 self.size_factors, self.seeds)
-
-    @property
-    def replication(self):
-        """What the rows are means over: ``seeds`` or ``workloads``."""
-        return (self.definition.replications if self.definition is not None
-                else 'seeds')
-
-    def key(self, cell):
-        """The row and replication of a cell."""
-        if self.definition is not None:
-            return self.definition.key(cell)
-        return experiment.by_seed(cell)
-
-
 def _workload_args(args, path):
     """What :func:`replay.load_workload` reads, for one workload."""
     return types.SimpleNamespace(
@@ -274,15 +217,6 @@ def _read_workloads(args):
     return workloads
 
 
-def _check_policies(policies):
-    """A dry run of each policy on no request: builds its scheduler, so
-    a plugin or option the configuration gets wrong fails now.
-    """
-    host = objects.Host('preflight', vcpus=1, memory_mb=1)
-    for policy in policies:
-        runner.Simulation([], [host], until=0.0, policy=policy).run()
-
-
 def prepare(args):
     """Read and check every input; raises InvalidInput on the first bad
     one, before anything is written.
@@ -312,12 +246,12 @@ def prepare(args):
                     parse_list(args.size_factors, '--size-factors',
                                _size_factor))
     common.check_output(args.output)
-    cells = (len(args.workload) * len(policies) * len(size_factors) *
-             len(seeds))
-    if cells > MAX_CELLS:
+    runs = (len(args.workload) * len(policies) * len(size_factors) *
+            len(seeds))
+    if runs > MAX_CELLS:
         raise exception.InvalidInput(
             'experiment', None, '%d runs (workloads x policies x size '
-            'factors x seeds), more than %d' % (cells, MAX_CELLS))
+            'factors x seeds), more than %d' % (runs, MAX_CELLS))
     workloads = _read_workloads(args)
     hosts = {}
     if source == 'fixed':
@@ -334,12 +268,13 @@ def prepare(args):
                         infrastructure.size_from_workload(
                             items, machines, factor, seed,
                             until=args.until))
-    _check_policies(policies)
+    cells.check_policies(policies)
     classes = qos.Classes()
-    return Plan(workloads=workloads, policies=policies,
-                size_factors=size_factors, seeds=seeds, hosts=hosts,
-                classes=[cls.name for cls in classes],
-                slos={cls.name: cls.slo for cls in classes}, jobs=jobs)
+    return cells.Plan(workloads=workloads, policies=policies,
+                      size_factors=size_factors, seeds=seeds, hosts=hosts,
+                      classes=[cls.name for cls in classes],
+                      slos={cls.name: cls.slo for cls in classes},
+                      jobs=jobs)
 
 
 # -- Definitions ------------------------------------------------------------
@@ -353,68 +288,8 @@ _DESIGN_OPTIONS = (('workload', '--workload'), ('policies', '--policies'),
                    ('default_class', '--default-class'))
 
 
-def read_inputs(definition, limit=None, until=None):
-    """What the cells of ``definition`` need, read under the current
-    configuration: ``{'workloads': {scenario: (path, items)}, 'hosts':
-    {(scenario, size factor, seed): hosts}, 'classes': [...], 'slos':
-    {...}}``. ``limit`` overrides every workload's.
-    """
-    items_of, read = {}, {}
-    workloads, hosts = {}, {}
-    for scenario, (work, infra) in definition.scenarios().items():
-        if work.name not in items_of:
-            items = workload.read_workload(
-                work.path, work.format, class_map=work.class_map,
-                default_class=work.default_class, limit=limit or work.limit,
-                time_origin=CONF.replay.time_origin,
-                task_submit=CONF.replay.task_submit)
-            replay.check_classes(items, work.path)
-            runner.check_run(items, until, source=definition.path)
-            items_of[work.name] = items
-        items = items_of[work.name]
-        workloads[scenario] = (work.path, items)
-        if infra.name not in read:
-            # Hosts given outright, or the machines to sample from.
-            read[infra.name] = (
-                infrastructure.read_machines(infra.machines)
-                if infra.machines else
-                infrastructure.read_infrastructure(infra.infrastructure)
-                if infra.infrastructure else
-                infrastructure.hosts_from_flavor(infra.hosts, infra.flavor))
-        for factor in infra.levels:
-            for seed in definition.seeds:
-                # Sampled per seed, like the flag form: the policies of a
-                # replication share its hosts.
-                hosts[scenario, factor, seed] = (
-                    read[infra.name] if factor is None else
-                    infrastructure.size_from_workload(
-                        items, read[infra.name], factor, seed, until=until))
-    _check_policies(definition.strategies or [None])
-    classes = qos.Classes()
-    return {'workloads': workloads, 'hosts': hosts,
-            'classes': [cls.name for cls in classes],
-            'slos': {cls.name: cls.slo for cls in classes}}
-
-
-def preflight(config_file, definition, limit, until):
-    """:func:`read_inputs` under ``config_file`` (in a worker); a
-    problem is raised as :class:`CellFailed`, one line naming the file.
-    """
-    try:
-        reconfigure(config_file)
-        return read_inputs(definition, limit, until)
-    except exception.ConfigProblems as error:
-        message = '; '.join(error.problems)
-    except (exception.PreemptibleSchedException, cfg.Error) as error:
-        message = str(error)
-    message = limits.one_line(message, 400)
-    if config_file not in message:
-        message = '%s: %s' % (config_file, message)
-    raise CellFailed(message)
-
-
 def prepare_definition(args):
-    """The :class:`Plan` of ``--definition``: the file validated, then
+    """The :class:`cells.Plan` of ``--definition``: the file validated, then
     every workload, host list and configuration read and checked (each
     configuration in a worker, where it can be parsed), before any run.
     """
@@ -439,225 +314,10 @@ def prepare_definition(args):
             definition.jobs or os.cpu_count() or 1)
     limits.integer(jobs, '--jobs', None, minimum=1, maximum=MAX_JOBS)
     common.check_output(args.output)
-    if definition.configurations:
-        names = list(definition.configurations)
-        pool = worker_pool(min(jobs, len(names)))
-        try:
-            futures = [pool.submit(preflight, definition.configurations[
-                name], definition, args.limit, until) for name in names]
-            inputs = {}
-            for name, future in zip(names, futures):
-                try:
-                    inputs[name] = future.result()
-                except CellFailed as error:
-                    raise exception.ConfigProblems([str(error)]) from None
-        except BaseException:
-            _stop_workers(pool)
-            raise
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
-    else:
-        shared = read_inputs(definition, args.limit, until)
-        inputs = {name: shared for name in definition.policies}
-    first = inputs[definition.policies[0]]
-    classes = list(dict.fromkeys(
-        name for entry in inputs.values() for name in entry['classes']))
-    slos = {}
-    for entry in inputs.values():
-        for name, slo in entry['slos'].items():
-            slos.setdefault(name, slo)
-    return Plan(workloads=first['workloads'], policies=definition.policies,
-                size_factors=list(dict.fromkeys(
-                    factor for infra in definition.infrastructures
-                    for factor in infra.levels)),
-                seeds=definition.seeds, hosts=first['hosts'],
-                classes=classes, slos=slos, jobs=jobs,
-                definition=definition, inputs=inputs)
-
-
-# -- Workers ----------------------------------------------------------------
-
-class CellFailed(Exception):
-    """A run failed on purpose (bad input found late) in a worker.
-
-    Carries the message only: :class:`InvalidInput` itself does not
-    survive pickling back to this process.
-    """
-
-
-@dataclasses.dataclass
-class CellTask:
-    """What a worker needs to run one cell."""
-
-    cell: experiment.Cell
-    workload_path: str
-    items: list
-    hosts: list
-    until: typing.Optional[float]
-    #: A configuration file this cell runs under (its policy is then the
-    #: configuration's own), or None.
-    config_file: typing.Optional[str] = None
-
-
-#: Seconds between a worker's checks that the command it works for runs.
-PARENT_CHECK_SECONDS = 1.0
-
-
-def exit_with_parent(parent, interval=PARENT_CHECK_SECONDS):
-    """Exit the process once ``parent`` is no longer its parent.
-
-    A pool worker whose command was killed (SIGKILL leaves it no time to
-    stop its workers) would otherwise wait for work forever: it holds the
-    write end of its own task queue, so it never reads an end of file.
-    """
-    while os.getppid() == parent:
-        time.sleep(interval)
-    os._exit(1)
-
-
-#: The worker's base configuration: (config files, config dirs).
-_BASE_CONFIG = ((), ())
-
-
-def init_worker(config_files, config_dirs, parent=None):
-    """Parse the configuration the parent parsed (workers start afresh);
-    exit when the ``parent`` process is gone.
-    """
-    global _BASE_CONFIG
-    if parent is not None:
-        threading.Thread(target=exit_with_parent, args=(parent,),
-                         name='parent-watch', daemon=True).start()
-    _BASE_CONFIG = (tuple(config_files), tuple(config_dirs))
-    reconfigure(None)
-
-
-def reconfigure(config_file):
-    """Parse the worker's base configuration again, then ``config_file``
-    (a configuration of a definition) over it; None for the base alone.
-    Parsing anew drops every option the previous cell set.
-    """
-    config_files, config_dirs = _BASE_CONFIG
-    argv = []
-    for path in tuple(config_files) + ((config_file,) if config_file
-                                       else ()):
-        argv += ['--config-file', path]
-    for path in config_dirs:
-        argv += ['--config-dir', path]
-    CONF(argv, project='preemptible-sched', default_config_files=[],
-         default_config_dirs=[])
-
-
-def worker_pool(workers):
-    """The pool the cells run in: ``workers`` fresh processes with this
-    process's configuration, which exit if this process is killed.
-    """
-    return concurrent.futures.ProcessPoolExecutor(
-        max_workers=workers, mp_context=multiprocessing.get_context('spawn'),
-        initializer=init_worker,
-        initargs=(list(CONF.config_file or ()), list(CONF.config_dir or ()),
-                  os.getpid()))
-
-
-def run_cell(task):
-    """Run one cell; returns ``(summary, records)``."""
-    args = types.SimpleNamespace(workload=task.workload_path,
-                                 until=task.until)
-    try:
-        if task.config_file:
-            reconfigure(task.config_file)
-        result, summary = replay.simulate(
-            args, task.items, task.hosts,
-            None if task.config_file else task.cell.policy, task.cell.seed,
-            progress=False)
-    except exception.PreemptibleSchedException as error:
-        raise CellFailed(str(error)) from None
-    if task.config_file:
-        summary['configuration'] = task.cell.policy
-        summary['config_file'] = task.config_file
-    summary['size_factor'] = task.cell.size_factor
-    return summary, result.records
-
-
-def _run_cells(plan, args, on_result):
-    """Run every cell in ``plan.jobs`` workers; ``on_result(cell, summary,
-    records)`` is called here as each one ends. On a failure the cells not
-    started are cancelled and the error raised.
-    """
-    tasks = []
-    for cell in plan.cells():
-        inputs = (plan.inputs[cell.policy] if plan.inputs else
-                  {'workloads': plan.workloads, 'hosts': plan.hosts})
-        path, items = inputs['workloads'][cell.workload]
-        configurations = (plan.definition.configurations
-                          if plan.definition is not None else None)
-        tasks.append(CellTask(
-            cell=cell, workload_path=path, items=items,
-            hosts=inputs['hosts'][cell.workload, cell.size_factor,
-                                  cell.seed],
-            until=args.until,
-            config_file=(configurations or {}).get(cell.policy)))
-    pool = worker_pool(min(plan.jobs, len(tasks)))
-    span, events = 0.0, 0
-    with report.Progress(len(tasks), label='experiment', unit='runs') as bar:
-        try:
-            futures = {pool.submit(run_cell, task): task.cell
-                       for task in tasks}
-            for done, future in enumerate(
-                    concurrent.futures.as_completed(futures), 1):
-                cell = futures[future]
-                try:
-                    summary, records = future.result()
-                except CellFailed as error:
-                    raise exception.InvalidInput(cell.path, None,
-                                                 str(error)) from None
-                on_result(cell, summary, records)
-                span += summary.get('until_s') or 0.0
-                events += summary.get('events') or 0
-                bar.update(done, span, events)
-        except BaseException:
-            # Stopped (SIGTERM), Ctrl-C or a failed cell: the runs under
-            # way are of no use any more; do not wait for them.
-            _stop_workers(pool)
-            raise
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _stop_workers(pool):
-    """Terminate the worker processes of ``pool`` (they only compute)."""
-    processes = getattr(pool, '_processes', None) or {}
-    for process in list(processes.values()):
-        try:
-            process.terminate()
-        except (OSError, ValueError, AttributeError):
-            pass
+    return cells.definition_plan(definition, jobs, args.limit, until)
 
 
 # -- The command ------------------------------------------------------------
-
-def _write_plots(directory, plan, rows, classes, first_records):
-    # One mapping for every figure: a class has one colour in all of them.
-    colours = plots.class_colours(set(classes).union(
-        *(plots.record_groups(records)
-          for records in first_records.values())))
-    levels = {}
-    for cell in plan.cells():
-        levels.setdefault(cell.workload, {})[cell.size_factor] = None
-    for stem in plan.workloads:
-        for factor in levels[stem]:
-            runs = {policy: first_records[experiment.Cell(
-                stem, policy, factor, plan.seeds[0])]
-                for policy in plan.policies}
-            plots.availability_by_instance(
-                os.path.join(directory, 'availability_%s_%s.png' % (
-                    stem, experiment.level_name(factor))),
-                runs, plan.slos, colours=colours)
-        members = [row for row in rows if row.workload == stem]
-        if members:
-            plots.fulfilment_by_size_factor(
-                os.path.join(directory, 'fulfilment_%s.png' % stem),
-                members, classes, colours=colours)
-
 
 def run(args):
     extras.require('simulation')
@@ -673,7 +333,8 @@ def _run(args):
     started = time.monotonic()
     draw = not args.no_plots and plots.available()
     try:
-        cells, rows, classes = _write(args, plan, draw)
+        done, rows, classes = cells.run(plan, args.output, args.until,
+                                        draw)
     except OSError as error:
         raise exception.InvalidInput(
             '--output', None, 'cannot write %s: %s; nothing written' % (
@@ -689,7 +350,7 @@ def _run(args):
         sys.stdout.write(
             '%d runs (%d workloads x %d infrastructures x %d %s x %d size '
             'factors x %d seeds) in %.1f s; results in %s\n' % (
-                len(cells), len(definition.workloads),
+                len(done), len(definition.workloads),
                 len(definition.infrastructures), len(plan.policies),
                 'configurations' if definition.configurations else
                 'strategies', len(plan.size_factors), len(plan.seeds),
@@ -698,44 +359,7 @@ def _run(args):
     sys.stdout.write(
         '%d runs (%d workloads x %d policies x %d size factors x %d seeds) '
         'in %.1f s; results in %s\n' % (
-            len(cells), len(plan.workloads), len(plan.policies),
+            len(done), len(plan.workloads), len(plan.policies),
             len(plan.size_factors), len(plan.seeds),
             time.monotonic() - started, args.output))
     return 0
-
-
-def _write(args, plan, draw):
-    """Run the cells and write everything; ``(cells, rows, classes)``."""
-    summaries, first_records = {}, {}
-    with experiment.staged_output(args.output) as staging:
-
-        def on_result(cell, summary, records):
-            report.write_outputs(os.path.join(staging, cell.path), records,
-                                 summary, plots=False)
-            summaries[cell] = summary
-            if draw and cell.seed == plan.seeds[0]:
-                first_records[cell] = records
-
-        _run_cells(plan, args, on_result)
-        cells = plan.cells()
-        ordered = {cell: summaries[cell] for cell in cells}
-        classes = experiment.ordered_classes(plan.classes, ordered.values())
-        rows = experiment.aggregate(ordered, classes, key=plan.key)
-        paired = None
-        if plan.definition is not None:
-            # A definition always gets the spread, the intervals and the
-            # paired differences (empty cells with one replication).
-            paired = experiment.paired_differences(
-                ordered, classes, plan.definition.baseline, key=plan.key)
-            experiment.write_paired_csv(
-                os.path.join(staging, experiment.PAIRED_CSV), paired)
-        with_std = len(plan.seeds) > 1 or plan.definition is not None
-        experiment.write_comparison_md(
-            os.path.join(staging, experiment.COMPARISON_MD), rows, classes,
-            paired=paired, replication=plan.replication)
-        experiment.write_comparison_csv(
-            os.path.join(staging, experiment.COMPARISON_CSV), rows,
-            classes, with_std, with_ci=plan.definition is not None)
-        if draw:
-            _write_plots(staging, plan, rows, classes, first_records)
-    return cells, rows, classes

@@ -48,8 +48,8 @@ where ``<level>`` is ``sf<factor>`` (``sf0.9``) or ``fixed``.
 a hidden directory beside it and moved in at the end, ``comparison.csv``
 last.
 
-Nothing here runs a simulation: the command (``preemptible-sched
-experiment``) runs the cells and hands their summaries to these functions.
+Nothing here runs a simulation: :mod:`.cells` runs the cells (for
+``preemptible-sched experiment``) and hands their summaries to these.
 """
 
 import contextlib

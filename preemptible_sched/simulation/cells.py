@@ -1,0 +1,442 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+
+"""Running the cells of an experiment over a process pool.
+
+The cell runner of ``preemptible-sched experiment`` (see
+:mod:`preemptible_sched.simulation.experiment` for the design, the
+aggregation and the output layout): the validated inputs of an
+experiment (:class:`Plan`), what the cells of a definition read
+(:func:`read_inputs`, each configuration in a worker), the worker pool
+and its workers, and :func:`run`, which runs every cell and writes the
+results.
+
+Workers are started with ``spawn``: a forked worker would inherit the
+command's parsed command line (the subcommand) and could not parse the
+configuration again. Each worker parses the same configuration files
+(``--config-file``, ``--config-dir``) in its initializer; the policy
+overrides are applied per run by :class:`runner.Simulation`. Workers only
+compute; this process writes every file, into a staging directory that
+is moved into the output directory once all the cells, the comparison and
+the plots are written. A worker whose command is gone exits
+(:func:`exit_with_parent`).
+"""
+
+import concurrent.futures
+import dataclasses
+import multiprocessing
+import os
+import threading
+import time
+import types
+import typing
+
+from oslo_config import cfg
+
+from preemptible_sched.conf import CONF
+from preemptible_sched import exception
+from preemptible_sched import input_limits as limits
+from preemptible_sched import objects
+from preemptible_sched.service_classes import qos
+from preemptible_sched.simulation import experiment
+from preemptible_sched.simulation import infrastructure
+from preemptible_sched.simulation import plots
+from preemptible_sched.simulation import replay
+from preemptible_sched.simulation import report
+from preemptible_sched.simulation import runner
+from preemptible_sched.simulation import workload
+
+
+@dataclasses.dataclass
+class Plan:
+    """The validated inputs of an experiment.
+
+    ``workloads`` maps a workload's stem to ``(path, items)``;
+    ``size_factors`` is ``[None]`` with hosts given outright; ``hosts``
+    maps ``(stem, size factor, seed)`` to the hosts of those cells.
+    """
+
+    workloads: dict
+    policies: list
+    size_factors: list
+    seeds: list
+    hosts: dict
+    classes: list
+    slos: dict
+    jobs: int
+    #: The :class:`.definition.Definition` of ``--definition``.
+    definition: typing.Any = None
+    #: With a definition: ``{policy: {'workloads': ..., 'hosts': ...}}``,
+    #: what each configuration read (its [replay] options shape the
+    #: workload).
+    inputs: typing.Optional[dict] = None
+
+    def cells(self):
+        if self.definition is not None:
+            return self.definition.cells()
+        return experiment.design(list(self.workloads), self.policies,
+                                 self.size_factors, self.seeds)
+
+    @property
+    def replication(self):
+        """What the rows are means over: ``seeds`` or ``workloads``."""
+        return (self.definition.replications if self.definition is not None
+                else 'seeds')
+
+    def key(self, cell):
+        """The row and replication of a cell."""
+        if self.definition is not None:
+            return self.definition.key(cell)
+        return experiment.by_seed(cell)
+
+
+def check_policies(policies):
+    """A dry run of each policy on no request: builds its scheduler, so
+    a plugin or option the configuration gets wrong fails now.
+    """
+    host = objects.Host('preflight', vcpus=1, memory_mb=1)
+    for policy in policies:
+        runner.Simulation([], [host], until=0.0, policy=policy).run()
+
+
+# -- Definitions ------------------------------------------------------------
+
+def read_inputs(definition, limit=None, until=None):
+    """What the cells of ``definition`` need, read under the current
+    configuration: ``{'workloads': {scenario: (path, items)}, 'hosts':
+    {(scenario, size factor, seed): hosts}, 'classes': [...], 'slos':
+    {...}}``. ``limit`` overrides every workload's.
+    """
+    items_of, read = {}, {}
+    workloads, hosts = {}, {}
+    for scenario, (work, infra) in definition.scenarios().items():
+        if work.name not in items_of:
+            items = workload.read_workload(
+                work.path, work.format, class_map=work.class_map,
+                default_class=work.default_class, limit=limit or work.limit,
+                time_origin=CONF.replay.time_origin,
+                task_submit=CONF.replay.task_submit)
+            replay.check_classes(items, work.path)
+            runner.check_run(items, until, source=definition.path)
+            items_of[work.name] = items
+        items = items_of[work.name]
+        workloads[scenario] = (work.path, items)
+        if infra.name not in read:
+            # Hosts given outright, or the machines to sample from.
+            read[infra.name] = (
+                infrastructure.read_machines(infra.machines)
+                if infra.machines else
+                infrastructure.read_infrastructure(infra.infrastructure)
+                if infra.infrastructure else
+                infrastructure.hosts_from_flavor(infra.hosts, infra.flavor))
+        for factor in infra.levels:
+            for seed in definition.seeds:
+                # Sampled per seed, like the flag form: the policies of a
+                # replication share its hosts.
+                hosts[scenario, factor, seed] = (
+                    read[infra.name] if factor is None else
+                    infrastructure.size_from_workload(
+                        items, read[infra.name], factor, seed, until=until))
+    check_policies(definition.strategies or [None])
+    classes = qos.Classes()
+    return {'workloads': workloads, 'hosts': hosts,
+            'classes': [cls.name for cls in classes],
+            'slos': {cls.name: cls.slo for cls in classes}}
+
+
+def preflight(config_file, definition, limit, until):
+    """:func:`read_inputs` under ``config_file`` (in a worker); a
+    problem is raised as :class:`CellFailed`, one line naming the file.
+    """
+    try:
+        reconfigure(config_file)
+        return read_inputs(definition, limit, until)
+    except exception.ConfigProblems as error:
+        message = '; '.join(error.problems)
+    except (exception.PreemptibleSchedException, cfg.Error) as error:
+        message = str(error)
+    message = limits.one_line(message, 400)
+    if config_file not in message:
+        message = '%s: %s' % (config_file, message)
+    raise CellFailed(message)
+
+
+def definition_plan(definition, jobs, limit=None, until=None):
+    """The :class:`Plan` of ``definition``: every workload, host list and
+    configuration read and checked (each configuration in a worker, where
+    it can be parsed), before any run. A configuration's problem is
+    raised as :class:`exception.ConfigProblems`.
+    """
+    if definition.configurations:
+        names = list(definition.configurations)
+        pool = worker_pool(min(jobs, len(names)))
+        try:
+            futures = [pool.submit(preflight, definition.configurations[
+                name], definition, limit, until) for name in names]
+            inputs = {}
+            for name, future in zip(names, futures):
+                try:
+                    inputs[name] = future.result()
+                except CellFailed as error:
+                    raise exception.ConfigProblems([str(error)]) from None
+        except BaseException:
+            stop_workers(pool)
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+    else:
+        shared = read_inputs(definition, limit, until)
+        inputs = {name: shared for name in definition.policies}
+    first = inputs[definition.policies[0]]
+    classes = list(dict.fromkeys(
+        name for entry in inputs.values() for name in entry['classes']))
+    slos = {}
+    for entry in inputs.values():
+        for name, slo in entry['slos'].items():
+            slos.setdefault(name, slo)
+    return Plan(workloads=first['workloads'], policies=definition.policies,
+                size_factors=list(dict.fromkeys(
+                    factor for infra in definition.infrastructures
+                    for factor in infra.levels)),
+                seeds=definition.seeds, hosts=first['hosts'],
+                classes=classes, slos=slos, jobs=jobs,
+                definition=definition, inputs=inputs)
+
+
+# -- Workers ----------------------------------------------------------------
+
+class CellFailed(Exception):
+    """A run failed on purpose (bad input found late) in a worker.
+
+    Carries the message only: :class:`InvalidInput` itself does not
+    survive pickling back to this process.
+    """
+
+
+@dataclasses.dataclass
+class CellTask:
+    """What a worker needs to run one cell."""
+
+    cell: experiment.Cell
+    workload_path: str
+    items: list
+    hosts: list
+    until: typing.Optional[float]
+    #: A configuration file this cell runs under (its policy is then the
+    #: configuration's own), or None.
+    config_file: typing.Optional[str] = None
+
+
+#: Seconds between a worker's checks that the command it works for runs.
+PARENT_CHECK_SECONDS = 1.0
+
+
+def exit_with_parent(parent, interval=PARENT_CHECK_SECONDS):
+    """Exit the process once ``parent`` is no longer its parent.
+
+    A pool worker whose command was killed (SIGKILL leaves it no time to
+    stop its workers) would otherwise wait for work forever: it holds the
+    write end of its own task queue, so it never reads an end of file.
+    """
+    while os.getppid() == parent:
+        time.sleep(interval)
+    os._exit(1)
+
+
+#: The worker's base configuration: (config files, config dirs).
+_BASE_CONFIG = ((), ())
+
+
+def init_worker(config_files, config_dirs, parent=None):
+    """Parse the configuration the parent parsed (workers start afresh);
+    exit when the ``parent`` process is gone.
+    """
+    global _BASE_CONFIG
+    if parent is not None:
+        threading.Thread(target=exit_with_parent, args=(parent,),
+                         name='parent-watch', daemon=True).start()
+    _BASE_CONFIG = (tuple(config_files), tuple(config_dirs))
+    reconfigure(None)
+
+
+def reconfigure(config_file):
+    """Parse the worker's base configuration again, then ``config_file``
+    (a configuration of a definition) over it; None for the base alone.
+    Parsing anew drops every option the previous cell set.
+    """
+    config_files, config_dirs = _BASE_CONFIG
+    argv = []
+    for path in tuple(config_files) + ((config_file,) if config_file
+                                       else ()):
+        argv += ['--config-file', path]
+    for path in config_dirs:
+        argv += ['--config-dir', path]
+    CONF(argv, project='preemptible-sched', default_config_files=[],
+         default_config_dirs=[])
+
+
+def worker_pool(workers):
+    """The pool the cells run in: ``workers`` fresh processes with this
+    process's configuration, which exit if this process is killed.
+    """
+    return concurrent.futures.ProcessPoolExecutor(
+        max_workers=workers, mp_context=multiprocessing.get_context('spawn'),
+        initializer=init_worker,
+        initargs=(list(CONF.config_file or ()), list(CONF.config_dir or ()),
+                  os.getpid()))
+
+
+def run_cell(task):
+    """Run one cell; returns ``(summary, records)``."""
+    args = types.SimpleNamespace(workload=task.workload_path,
+                                 until=task.until)
+    try:
+        if task.config_file:
+            reconfigure(task.config_file)
+        result, summary = replay.simulate(
+            args, task.items, task.hosts,
+            None if task.config_file else task.cell.policy, task.cell.seed,
+            progress=False)
+    except exception.PreemptibleSchedException as error:
+        raise CellFailed(str(error)) from None
+    if task.config_file:
+        summary['configuration'] = task.cell.policy
+        summary['config_file'] = task.config_file
+    summary['size_factor'] = task.cell.size_factor
+    return summary, result.records
+
+
+def run_cells(plan, until, on_result):
+    """Run every cell in ``plan.jobs`` workers; ``on_result(cell, summary,
+    records)`` is called here as each one ends. On a failure the cells not
+    started are cancelled and the error raised.
+    """
+    tasks = []
+    for cell in plan.cells():
+        inputs = (plan.inputs[cell.policy] if plan.inputs else
+                  {'workloads': plan.workloads, 'hosts': plan.hosts})
+        path, items = inputs['workloads'][cell.workload]
+        configurations = (plan.definition.configurations
+                          if plan.definition is not None else None)
+        tasks.append(CellTask(
+            cell=cell, workload_path=path, items=items,
+            hosts=inputs['hosts'][cell.workload, cell.size_factor,
+                                  cell.seed],
+            until=until,
+            config_file=(configurations or {}).get(cell.policy)))
+    pool = worker_pool(min(plan.jobs, len(tasks)))
+    span, events = 0.0, 0
+    with report.Progress(len(tasks), label='experiment', unit='runs') as bar:
+        try:
+            futures = {pool.submit(run_cell, task): task.cell
+                       for task in tasks}
+            for done, future in enumerate(
+                    concurrent.futures.as_completed(futures), 1):
+                cell = futures[future]
+                try:
+                    summary, records = future.result()
+                except CellFailed as error:
+                    raise exception.InvalidInput(cell.path, None,
+                                                 str(error)) from None
+                on_result(cell, summary, records)
+                span += summary.get('until_s') or 0.0
+                events += summary.get('events') or 0
+                bar.update(done, span, events)
+        except BaseException:
+            # Stopped (SIGTERM), Ctrl-C or a failed cell: the runs under
+            # way are of no use any more; do not wait for them.
+            stop_workers(pool)
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def stop_workers(pool):
+    """Terminate the worker processes of ``pool`` (they only compute)."""
+    processes = getattr(pool, '_processes', None) or {}
+    for process in list(processes.values()):
+        try:
+            process.terminate()
+        except (OSError, ValueError, AttributeError):
+            pass
+
+
+# -- Writing ----------------------------------------------------------------
+
+def write_plots(directory, plan, rows, classes, first_records):
+    """The figures of ``plan`` into ``directory``: the availability of
+    each instance under each policy (first seed) and the fulfilment by
+    size factor.
+    """
+    # One mapping for every figure: a class has one colour in all of them.
+    colours = plots.class_colours(set(classes).union(
+        *(plots.record_groups(records)
+          for records in first_records.values())))
+    levels = {}
+    for cell in plan.cells():
+        levels.setdefault(cell.workload, {})[cell.size_factor] = None
+    for stem in plan.workloads:
+        for factor in levels[stem]:
+            runs = {policy: first_records[experiment.Cell(
+                stem, policy, factor, plan.seeds[0])]
+                for policy in plan.policies}
+            plots.availability_by_instance(
+                os.path.join(directory, 'availability_%s_%s.png' % (
+                    stem, experiment.level_name(factor))),
+                runs, plan.slos, colours=colours)
+        members = [row for row in rows if row.workload == stem]
+        if members:
+            plots.fulfilment_by_size_factor(
+                os.path.join(directory, 'fulfilment_%s.png' % stem),
+                members, classes, colours=colours)
+
+
+def run(plan, output, until, draw):
+    """Run the cells of ``plan`` and write everything into ``output``
+    (with the plots if ``draw``); ``(cells, rows, classes)``.
+    """
+    summaries, first_records = {}, {}
+    with experiment.staged_output(output) as staging:
+
+        def on_result(cell, summary, records):
+            report.write_outputs(os.path.join(staging, cell.path), records,
+                                 summary, plots=False)
+            summaries[cell] = summary
+            if draw and cell.seed == plan.seeds[0]:
+                first_records[cell] = records
+
+        run_cells(plan, until, on_result)
+        cells = plan.cells()
+        ordered = {cell: summaries[cell] for cell in cells}
+        classes = experiment.ordered_classes(plan.classes, ordered.values())
+        rows = experiment.aggregate(ordered, classes, key=plan.key)
+        paired = None
+        if plan.definition is not None:
+            # A definition always gets the spread, the intervals and the
+            # paired differences (empty cells with one replication).
+            paired = experiment.paired_differences(
+                ordered, classes, plan.definition.baseline, key=plan.key)
+            experiment.write_paired_csv(
+                os.path.join(staging, experiment.PAIRED_CSV), paired)
+        with_std = len(plan.seeds) > 1 or plan.definition is not None
+        experiment.write_comparison_md(
+            os.path.join(staging, experiment.COMPARISON_MD), rows, classes,
+            paired=paired, replication=plan.replication)
+        experiment.write_comparison_csv(
+            os.path.join(staging, experiment.COMPARISON_CSV), rows,
+            classes, with_std, with_ci=plan.definition is not None)
+        if draw:
+            write_plots(staging, plan, rows, classes, first_records)
+    return cells, rows, classes
