@@ -22,19 +22,12 @@ made room.
 """
 
 import itertools
-import json
-import os
-import subprocess
-import sys
 
-import fixtures
-
-from preemptible_sched.cmd import testbed
 from preemptible_sched.conf import CONF
 from preemptible_sched import objects
+from preemptible_sched.simulation import testbed
 from tests import base
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 PERIOD = 3600.0
 SIZES = {name: tuple(f.resources) for name, f in objects.FLAVORS.items()}
 
@@ -98,22 +91,6 @@ class TestTestbedProcedure(base.TestCase):
     def test_mixed_flavors(self):
         for seed in range(1, 11):
             self.check(seed, 'mixed')
-
-
-class TestTestbedCommand(base.TestCase):
-
-    def test_json_output_on_a_fresh_configuration(self):
-        result = subprocess.run(
-            [sys.executable, '-m', 'preemptible_sched.cmd.sched', 'testbed',
-             '--seed', '1', '--format', 'json'], capture_output=True,
-            text=True, cwd=ROOT, timeout=300,
-            env=dict(os.environ,
-                     HOME=self.useFixture(fixtures.TempDir()).path))
-        self.assertEqual(0, result.returncode, result.stderr)
-        report = json.loads(result.stdout)
-        self.assertEqual(4, len(report['hosts']))
-        self.assertEqual(report['terminated'][0]['host'],
-                         report['placed_on'])
 
 
 class TestTestbedTable(base.TestCase):
