@@ -35,7 +35,7 @@ import threading
 from preemptible_sched import clock as clock_mod
 from preemptible_sched.conf import checks
 from preemptible_sched.conf import CONF
-from preemptible_sched.conf import load as load_conf
+from preemptible_sched.conf import load_watcher as watcher_conf
 from preemptible_sched import exception
 from preemptible_sched.loadwatcher import api
 from preemptible_sched.loadwatcher import load_sources as sources
@@ -126,10 +126,10 @@ def run(args):
 
 
 def _serve(args, stopping):
-    host, port = load_conf.parse_bind(args.bind, '--bind')
+    host, port = watcher_conf.parse_bind(args.bind, '--bind')
     source = _source(args)
     path = (os.path.expanduser(args.state_file) if args.state_file
-            else load_conf.state_file(CONF))
+            else watcher_conf.state_file(CONF))
     store = store_mod.WatcherStore(path)
     watcher = watcher_mod.LoadWatcher(
         source, store, CONF.load_watcher.scrape_interval,

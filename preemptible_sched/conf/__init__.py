@@ -34,6 +34,7 @@ from preemptible_sched.conf import database
 from preemptible_sched.conf import fake_driver
 from preemptible_sched.conf import filter_scheduler
 from preemptible_sched.conf import load
+from preemptible_sched.conf import load_watcher
 from preemptible_sched.conf import parsing
 from preemptible_sched.conf import preemptible
 from preemptible_sched.conf import qos
@@ -49,6 +50,7 @@ database.register_opts(CONF)
 fake_driver.register_opts(CONF)
 filter_scheduler.register_opts(CONF)
 load.register_opts(CONF)
+load_watcher.register_opts(CONF)
 preemptible.register_opts(CONF)
 qos.register_opts(CONF)
 replay.register_opts(CONF)

@@ -19,6 +19,7 @@ from preemptible_sched.conf import database
 from preemptible_sched.conf import fake_driver
 from preemptible_sched.conf import filter_scheduler
 from preemptible_sched.conf import load
+from preemptible_sched.conf import load_watcher
 from preemptible_sched.conf import plugins
 from preemptible_sched.conf import preemptible
 from preemptible_sched.conf import qos
@@ -28,7 +29,7 @@ from preemptible_sched.conf import service
 from preemptible_sched.conf import sla
 
 _MODULES = (compute, database, fake_driver, filter_scheduler, preemptible,
-            load, qos, replay, scheduler, service, sla)
+            load, load_watcher, qos, replay, scheduler, service, sla)
 
 
 def list_opts():

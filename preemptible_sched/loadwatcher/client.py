@@ -27,7 +27,7 @@ weighers judge them stale when they are.
 import logging
 import threading
 
-from preemptible_sched.conf import load as load_conf
+from preemptible_sched.conf import load_watcher as watcher_conf
 from preemptible_sched.loadwatcher import payload as payload_mod
 from preemptible_sched.loadwatcher import reading
 
@@ -50,7 +50,7 @@ class WatcherClient:
 
     def __init__(self, url, cache_seconds=10.0, timeout=5.0,
                  max_bytes=MAX_PAYLOAD_BYTES):
-        if not load_conf.is_http_url(url):
+        if not watcher_conf.is_http_url(url):
             raise ValueError('load watcher URL %r: must be an http:// or '
                              'https:// URL' % url)
         self.url = url.rstrip('/')

@@ -57,7 +57,7 @@ import oslo_messaging
 
 from preemptible_sched import clock as clock_mod
 from preemptible_sched.compute import rpc as compute_rpc
-from preemptible_sched.conf import load as load_conf
+from preemptible_sched.conf import load_watcher as watcher_conf
 from preemptible_sched.conf import service as service_conf
 from preemptible_sched.db import api as db_api
 from preemptible_sched.db import models
@@ -399,10 +399,10 @@ class SchedulerService(service.Service):
             self.loop.load_provider = provider.over_http(self.driver)
             return None
         self.loop.load_provider, watcher = provider.in_process(
-            self.driver, store_mod.WatcherStore(load_conf.state_file(conf)))
+            self.driver, store_mod.WatcherStore(watcher_conf.state_file(conf)))
         self.load_watcher_server = None
         if conf.load_watcher.bind:
-            host, port = load_conf.parse_bind(conf.load_watcher.bind)
+            host, port = watcher_conf.parse_bind(conf.load_watcher.bind)
             self.load_watcher_server = watcher_api.serve_in_thread(
                 watcher_api.WatcherApp(watcher,
                                        conf.load_watcher.max_request_bytes),

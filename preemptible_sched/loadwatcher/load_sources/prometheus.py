@@ -24,7 +24,7 @@ import time
 import urllib.parse
 
 from preemptible_sched.conf import CONF
-from preemptible_sched.conf import load as load_conf
+from preemptible_sched.conf import load_watcher as watcher_conf
 from preemptible_sched import exception
 from preemptible_sched import loadwatcher
 from preemptible_sched.loadwatcher import load_sources as sources
@@ -141,7 +141,7 @@ class PrometheusSource(sources.MetricsSource):
 
     def _fetch(self, url, timeout):
         """The body of ``GET url`` within ``timeout`` seconds in all."""
-        if not load_conf.is_http_url(url):
+        if not watcher_conf.is_http_url(url):
             raise sources.SourceError('Prometheus URL %r: must be an '
                                       'http:// or https:// URL'
                                       % url.split('/api/')[0])
