@@ -41,7 +41,7 @@ from report import machine
 from preemptible_sched.conf import CONF
 from preemptible_sched import objects
 from preemptible_sched.simulation import load_comparison
-from preemptible_sched.simulation import workload
+from preemptible_sched.simulation.traces import reading
 
 _DATA = os.path.normpath(os.path.join(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))), '..',
@@ -52,7 +52,7 @@ DAY = 86400.0
 
 
 def _items(path, start_day, days):
-    items = workload.read_workload(path, 'alibaba')
+    items = reading.read_workload(path, 'alibaba')
     start, end = start_day * DAY, (start_day + days) * DAY
     return [dataclasses.replace(item, submit_s=item.submit_s - start)
             for item in items if start <= item.submit_s < end]

@@ -63,7 +63,7 @@ from preemptible_sched.conf import CONF
 from preemptible_sched.simulation import infrastructure
 from preemptible_sched.simulation import report
 from preemptible_sched.simulation import runner
-from preemptible_sched.simulation import workload
+from preemptible_sched.simulation.traces import reading
 
 POLICIES = ('qos', 'priority')
 CASES = ('alibaba', 'swf')
@@ -117,7 +117,7 @@ def measure(label, policy, items, hosts, seed):
 
 def alibaba(args):
     """The pods, the hosts sampled for them, and the case's config."""
-    items = workload.read_workload(args.workload, limit=args.limit)
+    items = reading.read_workload(args.workload, limit=args.limit)
     hosts = infrastructure.size_from_workload(
         items, infrastructure.read_machines(args.machines),
         args.size_factor, args.seed)
@@ -135,7 +135,7 @@ def alibaba(args):
 
 def swf(args):
     """The first jobs of the SWF log, the one host, the case's config."""
-    items = workload.read_workload(args.swf, 'swf', limit=args.swf_jobs)
+    items = reading.read_workload(args.swf, 'swf', limit=args.swf_jobs)
     flavor = args.swf_host_flavor or '%g:%g' % (
         max(item.resources.vcpus for item in items),
         max([item.resources.memory_mb for item in items] + [1024.0]))

@@ -492,10 +492,10 @@ def trace_simulate(package=PACKAGE):
     from preemptible_sched.compute import fake
     from preemptible_sched import objects
     from preemptible_sched.simulation import runner
-    from preemptible_sched.simulation import workload
+    from preemptible_sched.simulation.traces import records
 
-    items = [workload.WorkloadItem('traced-request', 0.0, 60.0,
-                                   objects.Resources(1, 512, 1))]
+    items = [records.WorkloadItem('traced-request', 0.0, 60.0,
+                                  objects.Resources(1, 512, 1))]
     simulation = runner.Simulation(items, fake.default_hosts()[:2])
     with CallTrace(package) as trace:
         result = simulation.run()

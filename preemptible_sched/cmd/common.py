@@ -25,13 +25,13 @@ import sys
 
 from preemptible_sched import exception
 from preemptible_sched import input_limits as limits
-from preemptible_sched.simulation import workload
+from preemptible_sched.simulation.traces import reading
 
 
 def add_arguments(parser):
     """The options shared by ``simulate`` and ``experiment``."""
     parser.add_argument('--workload-format', default='auto',
-                        choices=('auto',) + workload.FORMATS,
+                        choices=('auto',) + reading.FORMATS,
                         help='Format of the workload (default: from the '
                         'file name and header).')
     parser.add_argument('--class-map', metavar='KEY=CLASS[,KEY=CLASS]',

@@ -16,10 +16,11 @@
 """``preemptible-sched traces``: the real traces, their sources, a cache.
 
 ``traces list`` lists the catalogue of
-:mod:`preemptible_sched.simulation.traces`; ``traces show NAME`` prints
-everything about a trace, its citation included; ``traces download NAME``
-fetches its files into the cache (verifying their SHA-256) and prints
-their paths, one a line.
+:mod:`preemptible_sched.simulation.traces.catalogue`; ``traces show NAME``
+prints everything about a trace, its citation included; ``traces download
+NAME`` fetches its files into the cache
+(:mod:`preemptible_sched.simulation.traces.download`, verifying their
+SHA-256) and prints their paths, one a line.
 
 Exit codes: 0 done; 1 the download failed (network, HTTP status,
 timeout); 2 bad input (unknown trace, missing or wrong checksum,
@@ -33,7 +34,9 @@ import textwrap
 
 from preemptible_sched import exception
 from preemptible_sched import input_limits as limits
-from preemptible_sched.simulation import traces
+from preemptible_sched.simulation.traces import catalogue
+from preemptible_sched.simulation.traces import checksums
+from preemptible_sched.simulation.traces import download
 
 EXIT_OK, EXIT_DOWNLOAD_FAILED = 0, 1
 
@@ -88,7 +91,7 @@ def add_parser(subparsers):
                        help='Cache directory (default: $%s, else '
                        '$XDG_CACHE_HOME/preemptible-sched/traces, else '
                        '~/.cache/preemptible-sched/traces). Files go to '
-                       'DIR/NAME/FILE.' % traces.CACHE_ENV)
+                       'DIR/NAME/FILE.' % download.CACHE_ENV)
     fetch.add_argument('--mirror', metavar='URL',
                        help='Fetch every file from URL/NAME/FILE instead '
                        'of upstream (http, https or file URL; a cache '
@@ -103,19 +106,19 @@ def add_parser(subparsers):
                        'SHA-256 is logged), and cached copies as they '
                        'are.')
     fetch.add_argument('--timeout', type=float,
-                       default=traces.DEFAULT_TIMEOUT, metavar='SECONDS',
+                       default=download.DEFAULT_TIMEOUT, metavar='SECONDS',
                        help='Give up on a server silent this long '
-                       '(default %g).' % traces.DEFAULT_TIMEOUT)
+                       '(default %g).' % download.DEFAULT_TIMEOUT)
     fetch.add_argument('--deadline', type=float,
-                       default=traces.DEFAULT_DEADLINE, metavar='SECONDS',
+                       default=download.DEFAULT_DEADLINE, metavar='SECONDS',
                        help='Give up on a file not complete after this long '
                        'in all, however steadily it comes (default %g).'
-                       % traces.DEFAULT_DEADLINE)
+                       % download.DEFAULT_DEADLINE)
     fetch.add_argument('--max-bytes', type=int,
-                       default=traces.MAX_DOWNLOAD_BYTES, metavar='N',
+                       default=download.MAX_DOWNLOAD_BYTES, metavar='N',
                        help='Give up on a file the catalogue has no size for '
                        'past N bytes (default %d; a catalogued size is '
-                       'checked exactly).' % traces.MAX_DOWNLOAD_BYTES)
+                       'checked exactly).' % download.MAX_DOWNLOAD_BYTES)
     fetch.set_defaults(func=run_download)
 
 
@@ -135,13 +138,13 @@ def _verified(trace):
     return all(f.sha256 for f in trace.files)
 
 
-def to_table(catalogue):
+def to_table(trace_list):
     header = ('NAME', 'FORMAT', 'SIZE', 'CHECKSUM', 'LICENCE')
     rows = [header] + [
-        (t.name, t.format or '-', traces.human_size(t.size)
+        (t.name, t.format or '-', download.human_size(t.size)
          if t.files else '-',
          {None: '-', True: 'yes', False: 'no'}[_verified(t)], t.licence)
-        for t in catalogue]
+        for t in trace_list]
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     return '\n'.join('  '.join(cell.ljust(width) for cell, width
                                in zip(row, widths)).rstrip()
@@ -149,11 +152,11 @@ def to_table(catalogue):
 
 
 def run_list(args):
-    catalogue = traces.catalogue()
+    known = catalogue.catalogue()
     if args.format == 'json':
-        print(json.dumps([summary(t) for t in catalogue], indent=2))
+        print(json.dumps([summary(t) for t in known], indent=2))
     else:
-        print(to_table(catalogue))
+        print(to_table(known))
     return EXIT_OK
 
 
@@ -182,7 +185,7 @@ def to_text(trace):
         lines.append('  %s (%s, %s%s, %s)' % (
             trace_file.name, trace_file.role, trace_file.format,
             ', %s archive' % trace_file.packed if trace_file.packed else '',
-            traces.human_size(trace_file.size)))
+            download.human_size(trace_file.size)))
         if trace_file.description:
             lines.append(_field('', trace_file.description, 4))
         lines.append(_field('    url:', trace_file.url or 'none known', 12))
@@ -195,7 +198,7 @@ def to_text(trace):
 
 
 def run_show(args):
-    trace = traces.get(args.trace)
+    trace = catalogue.get(args.trace)
     if args.format == 'json':
         print(json.dumps(trace.to_dict(), indent=2))
     else:
@@ -221,7 +224,7 @@ def parse_sha256(values, trace):
         if name in given:
             raise exception.InvalidInput('--sha256', None,
                                          '%s given twice' % name)
-        given[name] = traces.check_sha256(digest)
+        given[name] = checksums.check_sha256(digest)
     return given
 
 
@@ -231,7 +234,7 @@ def _fail(message):
 
 
 def run_download(args):
-    trace = traces.get(args.trace)
+    trace = catalogue.get(args.trace)
     args.timeout = limits.parse_number(
         args.timeout, '--timeout', None, minimum=0, exclusive_minimum=True,
         maximum=MAX_TIMEOUT)
@@ -248,12 +251,12 @@ def run_download(args):
                     'directory' if option == '--cache-dir' else 'URL',
                     limits.one_line(repr(value), 80)))
     try:
-        paths = traces.download(
+        paths = download.download(
             trace.name, cache_dir=args.cache_dir, base_url=args.mirror,
             sha256=parse_sha256(args.sha256, trace),
             insecure=args.insecure_no_checksum, timeout=args.timeout,
             deadline=args.deadline, max_bytes=args.max_bytes)
-    except traces.DownloadError as error:
+    except download.DownloadError as error:
         _fail('%s: download failed: %s (offline, or behind a proxy? put '
               'the files in a directory as DIR/%s/FILE and run: '
               'preemptible-sched traces download %s --mirror file://DIR)'

@@ -56,7 +56,7 @@ from preemptible_sched.simulation import plots
 from preemptible_sched.simulation import replay
 from preemptible_sched.simulation import report
 from preemptible_sched.simulation import runner
-from preemptible_sched.simulation import workload
+from preemptible_sched.simulation.traces import reading
 
 
 @dataclasses.dataclass
@@ -123,7 +123,7 @@ def read_inputs(definition, limit=None, until=None):
     workloads, hosts = {}, {}
     for scenario, (work, infra) in definition.scenarios().items():
         if work.name not in items_of:
-            items = workload.read_workload(
+            items = reading.read_workload(
                 work.path, work.format, class_map=work.class_map,
                 default_class=work.default_class, limit=limit or work.limit,
                 time_origin=CONF.replay.time_origin,

@@ -47,7 +47,7 @@ import random
 from preemptible_sched import exception
 from preemptible_sched import input_limits as limits
 from preemptible_sched import objects
-from preemptible_sched.simulation import workload
+from preemptible_sched.simulation.traces import records
 
 MACHINE_FORMATS = ('csv', 'alibaba', 'google2011')
 
@@ -62,7 +62,7 @@ def read_infrastructure(path):
     """The hosts of a canonical infrastructure CSV, in file order."""
     seen = {}
     hosts = []
-    for record in workload.header_records(
+    for record in records.header_records(
             path, ('name', 'vcpus', 'memory_mb'),
             ('disk_gb', 'attributes', 'cpu_mhz'),
             strict=True, max_bytes=limits.MAX_INPUT_BYTES):
@@ -95,7 +95,7 @@ def hosts_from_flavor(count, flavor):
     limits.integer(count, '--hosts', None, minimum=1,
                    maximum=limits.MAX_HOSTS)
     parts = str(flavor).split(':')
-    sizes = [float(p) if workload.is_number(p) else math.nan
+    sizes = [float(p) if records.is_number(p) else math.nan
              for p in parts] + [0.0]
     if (len(parts) not in (2, 3) or not all(map(math.isfinite, sizes)) or
             min(sizes[:2]) <= 0 or sizes[2] < 0 or
@@ -156,8 +156,8 @@ _ADD, _REMOVE, _UPDATE = 0, 1, 2
 
 
 def _detect_machines(path):
-    fields = workload.first_row(path) or ['']
-    columns = {workload.column_key(field) for field in fields}
+    fields = records.first_row(path) or ['']
+    columns = {records.column_key(field) for field in fields}
     for fmt, header in _MACHINE_HEADERS:
         if header <= columns:
             return fmt
@@ -172,7 +172,7 @@ def _detect_machines(path):
 def _read_alibaba_nodes(path):
     seen = {}
     hosts = []
-    for record in workload.header_records(
+    for record in records.header_records(
             path, ('sn', 'cpu_milli', 'memory_mib'), ('gpu', 'model'),
             max_bytes=limits.MAX_INPUT_BYTES):
         _check_count(path, record, hosts)
@@ -189,7 +189,7 @@ def _read_alibaba_nodes(path):
 
 def _read_machine_events(path):
     machines = {}
-    for record in workload.positional_records(
+    for record in records.positional_records(
             path, _EVENT_FIELDS, 'machine_events',
             max_bytes=limits.MAX_INPUT_BYTES):
         name = record.text('machine ID', required=True)
@@ -230,7 +230,7 @@ def machine_attributes(path, machines):
     request constraints.
     """
     latest = {}    # (machine, name) -> (time, value or None if deleted)
-    for record in workload.positional_records(
+    for record in records.positional_records(
             path, _ATTRIBUTE_FIELDS, 'machine_attributes',
             max_bytes=limits.MAX_TRACE_BYTES):
         when = record.number('timestamp', maximum=limits.MAX_TIME * 1e6)

@@ -31,7 +31,7 @@ from preemptible_sched.simulation import metrics
 from preemptible_sched.simulation import report
 from preemptible_sched.simulation import runner
 from preemptible_sched.simulation import sla_accounts
-from preemptible_sched.simulation import workload
+from preemptible_sched.simulation.traces import reading
 
 
 def parse_class_map(text):
@@ -51,7 +51,7 @@ def parse_class_map(text):
 def load_workload(args):
     if args.limit is not None:
         limits.integer(args.limit, '--limit', None, minimum=1)
-    return workload.read_workload(
+    return reading.read_workload(
         args.workload, args.workload_format,
         class_map=parse_class_map(args.class_map),
         default_class=args.default_class, limit=args.limit,

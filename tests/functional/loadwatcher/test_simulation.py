@@ -17,12 +17,12 @@
 
 from preemptible_sched import objects
 from preemptible_sched.simulation import runner
-from preemptible_sched.simulation import workload
+from preemptible_sched.simulation.traces import records
 from tests import base
 
 
 def _items(count, every=120.0):
-    return [workload.WorkloadItem(
+    return [records.WorkloadItem(
         id='vm-%02d' % index, submit_s=index * every, duration_s=None,
         resources=objects.Resources(1, 1024, 10)) for index in range(count)]
 
@@ -76,7 +76,7 @@ class TestSimulatedLoad(base.TestCase):
         # them all on one host (8 cores: 8 x 12.5 % would be 100 %).
         self.flags(group='target_load_packing', target_utilization=40.0)
         self.flags(group='filter_scheduler', weighers=['target_load_packing'])
-        items = [workload.WorkloadItem(
+        items = [records.WorkloadItem(
             id='burst-%d' % index, submit_s=30.0, duration_s=None,
             resources=objects.Resources(1, 1024, 10))
             for index in range(10)]
@@ -96,7 +96,7 @@ class TestSimulatedLoad(base.TestCase):
         # for an empty host), the other two together on a second host.
         self.flags(group='target_load_packing', target_utilization=40.0)
         self.flags(group='filter_scheduler', weighers=['target_load_packing'])
-        items = [workload.WorkloadItem(
+        items = [records.WorkloadItem(
             id='burst-%d' % index, submit_s=30.0, duration_s=None,
             resources=objects.Resources(1, 1024, 10), expected_vcpus=0.25)
             for index in range(10)]

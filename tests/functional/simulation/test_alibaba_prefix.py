@@ -34,7 +34,7 @@ from preemptible_sched.conf import CONF
 from preemptible_sched.simulation import infrastructure
 from preemptible_sched.simulation import metrics
 from preemptible_sched.simulation import runner
-from preemptible_sched.simulation import workload
+from preemptible_sched.simulation.traces import reading
 from tests import base
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
@@ -50,7 +50,7 @@ NODES = os.path.join(ALIBABA, 'openb_node_list_all_node.csv')
 class TestAlibabaPrefix(base.TestCase):
 
     def test_qos_keeps_bronze_at_least_as_well_and_gold_at_slo(self):
-        items = workload.read_workload(PODS, 'alibaba', limit=1000)
+        items = reading.read_workload(PODS, 'alibaba', limit=1000)
         self.assertEqual(1000, len(items))
         hosts = infrastructure.size_from_workload(
             items, infrastructure.read_machines(NODES), 0.8, seed=0)

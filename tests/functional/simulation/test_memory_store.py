@@ -33,7 +33,7 @@ from preemptible_sched.db import memory
 from preemptible_sched.db import models
 from preemptible_sched import objects
 from preemptible_sched.simulation import runner
-from preemptible_sched.simulation import workload
+from preemptible_sched.simulation.traces import records
 from tests import base
 
 #: The columns of Result.stage_rows that are timings.
@@ -44,7 +44,7 @@ def mixed_workload(seed=7, count=40):
     rng = random.Random(seed)
     items = []
     for index in range(count):
-        items.append(workload.WorkloadItem(
+        items.append(records.WorkloadItem(
             id='r%02d' % index, submit_s=float(rng.randrange(0, 600)),
             duration_s=(None if index % 9 == 4 else
                         float(rng.randrange(60, 900))),

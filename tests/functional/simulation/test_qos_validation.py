@@ -38,7 +38,8 @@ from preemptible_sched import objects
 from preemptible_sched.simulation import infrastructure
 from preemptible_sched.simulation import metrics
 from preemptible_sched.simulation import runner
-from preemptible_sched.simulation import workload
+from preemptible_sched.simulation.traces import reading
+from preemptible_sched.simulation.traces import records
 from tests import base
 
 WORKLOADS = os.path.join(os.path.dirname(__file__), '..', '..', '..', 'etc',
@@ -50,7 +51,7 @@ SLO = {'gold': 1.0, 'silver': 0.9, 'bronze': 0.5}
 def validation_workload(seed):
     classes = ['gold'] * 80 + ['silver'] * 80 + ['bronze'] * 96
     random.Random(seed).shuffle(classes)
-    return [workload.WorkloadItem(
+    return [records.WorkloadItem(
         id='r%03d' % index, submit_s=float(index), duration_s=None,
         resources=objects.Resources(0.375, 375.0, 0.0),
         service_class=name) for index, name in enumerate(classes)]
@@ -126,7 +127,7 @@ class TestQoSValidationTwo(base.TestCase):
     """
 
     def run_policy(self, policy):
-        items = workload.read_workload(os.path.join(
+        items = reading.read_workload(os.path.join(
             WORKLOADS, 'qos-validation-2.csv'))
         hosts = infrastructure.read_infrastructure(os.path.join(
             WORKLOADS, 'qos-validation-hosts.csv'))

@@ -32,7 +32,8 @@ from preemptible_sched.service_classes import sla
 from preemptible_sched.simulation import infrastructure
 from preemptible_sched.simulation import runner
 from preemptible_sched.simulation import sla_accounts
-from preemptible_sched.simulation import workload
+from preemptible_sched.simulation.traces import reading
+from preemptible_sched.simulation.traces import records
 from tests import base
 
 EXPERIMENT = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir,
@@ -64,7 +65,7 @@ class EmulationChecks:
     def replay(self):
         self.addCleanup(CONF.reset)
         CONF(['--config-file', path('sla.conf')], project='preemptible-sched')
-        items = workload.read_workload(path(self.workload_file), 'csv')
+        items = reading.read_workload(path(self.workload_file), 'csv')
         hosts = {host.name: host for host in
                  infrastructure.read_infrastructure(path('hosts.csv'))}
         simulation = runner.Simulation(items, list(hosts.values()))
@@ -202,12 +203,12 @@ class TestWithPreemptibleInstances(base.TestCase):
         self.flags(group='filter_scheduler', enabled_filters=[
             'compute', 'resources', 'attributes', 'reputation',
             'anti_affinity'])
-        spot = [workload.WorkloadItem(
+        spot = [records.WorkloadItem(
             id='spot-%d' % index, submit_s=0.0, duration_s=3600.0,
             resources=objects.Resources(32, 1024, 0), preemptible=True,
             constraints={'reputation': 'high'}) for index in range(5)]
         burst = [dataclasses.replace(item, submit_s=10.0) for item in
-                 workload.read_workload(path('burst.csv'), 'csv')]
+                 reading.read_workload(path('burst.csv'), 'csv')]
         hosts = infrastructure.read_infrastructure(path('hosts.csv'))
         simulation = runner.Simulation(spot + burst, hosts)
         result = simulation.run()
@@ -250,7 +251,7 @@ class TestCategoryWithNoHostUp(base.TestCase):
     def test_every_best_effort_request_says_why(self):
         self.addCleanup(CONF.reset)
         CONF(['--config-file', path('sla.conf')], project='preemptible-sched')
-        items = workload.read_workload(path('burst.csv'), 'csv')
+        items = reading.read_workload(path('burst.csv'), 'csv')
         hosts = [host for host in
                  infrastructure.read_infrastructure(path('hosts.csv'))
                  if host.attributes['reputation'] != 'low']

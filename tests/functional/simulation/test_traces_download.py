@@ -36,8 +36,10 @@ from preemptible_sched.cmd import sched
 from preemptible_sched.cmd import traces as traces_cmd
 from preemptible_sched.compute import utilization
 from preemptible_sched.simulation import infrastructure
-from preemptible_sched.simulation import traces
-from preemptible_sched.simulation import workload
+from preemptible_sched.simulation.traces import catalogue
+from preemptible_sched.simulation.traces import checksums
+from preemptible_sched.simulation.traces import download
+from preemptible_sched.simulation.traces import reading
 from tests import base
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
@@ -62,19 +64,19 @@ JOBS = (b'id,submit_s,duration_s,vcpus,memory_mb\n'
 JOBS_SHA256 = hashlib.sha256(JOBS).hexdigest()
 CORRUPT = JOBS.replace(b'b,5', b'b,6')
 
-TEST_TRACE = traces.Trace(
+TEST_TRACE = catalogue.Trace(
     name='test-trace', title='Test', format='csv', description='Jobs.',
     page='https://example.invalid/', licence='test',
     licence_note='Test data.', citation='None.',
-    files=(traces.TraceFile('jobs.csv', 'https://example.invalid/jobs.csv',
-                            'workload', 'csv', JOBS_SHA256, len(JOBS)),),
+    files=(catalogue.TraceFile('jobs.csv', 'https://example.invalid/jobs.csv',
+                               'workload', 'csv', JOBS_SHA256, len(JOBS)),),
     reader='--workload-format csv')
-UNCHECKED_TRACE = traces.Trace(
+UNCHECKED_TRACE = catalogue.Trace(
     name='test-unchecked', title='Test', format='csv', description='Jobs.',
     page='https://example.invalid/', licence='test',
     licence_note='Test data.', citation='None.',
-    files=(traces.TraceFile('jobs.csv', 'https://example.invalid/jobs.csv',
-                            'workload', 'csv'),),
+    files=(catalogue.TraceFile('jobs.csv', 'https://example.invalid/jobs.csv',
+                               'workload', 'csv'),),
     reader='--workload-format csv')
 
 # Longest a test waits for anything.
@@ -175,14 +177,14 @@ class TracesDownloadTestCase(base.TestCase):
         environ = mock.patch.dict(os.environ, {
             'no_proxy': '127.0.0.1,localhost',
             'NO_PROXY': '127.0.0.1,localhost',
-            traces.CACHE_ENV: os.path.join(self.tmp, 'default-cache')})
+            download.CACHE_ENV: os.path.join(self.tmp, 'default-cache')})
         environ.start()
         self.addCleanup(environ.stop)
-        catalogue = mock.patch.object(
-            traces, '_CATALOGUE',
-            traces._CATALOGUE + (TEST_TRACE, UNCHECKED_TRACE))
-        catalogue.start()
-        self.addCleanup(catalogue.stop)
+        patcher = mock.patch.object(
+            catalogue, '_CATALOGUE',
+            catalogue._CATALOGUE + (TEST_TRACE, UNCHECKED_TRACE))
+        patcher.start()
+        self.addCleanup(patcher.stop)
         self.server = LocalServer()
         self.addCleanup(self.server.stop)
 
@@ -227,13 +229,13 @@ class TestDownload(TracesDownloadTestCase):
         self.assertEqual(path + '\n', out)
         with open(path, 'rb') as stream:
             self.assertEqual(JOBS, stream.read())
-        self.assertEqual(JOBS_SHA256, traces.file_sha256(path))
+        self.assertEqual(JOBS_SHA256, checksums.file_sha256(path))
         self.assertEqual(['jobs.csv'], self.cached())
         self.assertEqual(['/traces/test-trace/jobs.csv'],
                          self.server.requests)
         # What it fetched is a workload the simulator reads.
         self.assertEqual(['a', 'b'],
-                         [item.id for item in workload.read_workload(path)])
+                         [item.id for item in reading.read_workload(path)])
 
     def test_second_download_uses_the_cache(self):
         self.server.put('test-trace', 'jobs.csv', JOBS)
@@ -260,7 +262,7 @@ class TestDownload(TracesDownloadTestCase):
         self.server.put('test-trace', 'jobs.csv', JOBS)
         code, out, err = self.download()
         self.assertEqual(0, code, err)
-        self.assertEqual(JOBS_SHA256, traces.file_sha256(path))
+        self.assertEqual(JOBS_SHA256, checksums.file_sha256(path))
         self.assertEqual(['jobs.csv'], self.cached())
 
     def test_failed_download_keeps_the_cached_copy(self):
@@ -330,7 +332,7 @@ class TestDownload(TracesDownloadTestCase):
         self.assertFailed(self.download('test-unchecked',
                                         '--insecure-no-checksum'), 1,
                           'download failed', '1000000000000 bytes announced',
-                          'more than %d' % traces.MAX_DOWNLOAD_BYTES)
+                          'more than %d' % download.MAX_DOWNLOAD_BYTES)
 
     def test_a_file_mirror_of_special_files(self):
         mirror = os.path.join(self.tmp, 'mirror', 'test-unchecked')
@@ -369,7 +371,7 @@ class TestDownload(TracesDownloadTestCase):
                                       '--mirror', self.server.url)
         self.assertEqual(0, code, err)
         self.assertEqual(
-            os.path.join(os.environ[traces.CACHE_ENV], 'test-trace',
+            os.path.join(os.environ[download.CACHE_ENV], 'test-trace',
                          'jobs.csv') + '\n', out)
 
 
@@ -424,18 +426,18 @@ class TestCatalogueFiles(TracesDownloadTestCase):
 
     def test_shipped_samples_are_the_catalogued_files(self):
         for (trace_name, name), _ in sorted(SHIPPED.items()):
-            trace_file = traces.get(trace_name).file(name)
+            trace_file = catalogue.get(trace_name).file(name)
             path = self.shipped(trace_name, name)
-            self.assertEqual(trace_file.sha256, traces.file_sha256(path),
+            self.assertEqual(trace_file.sha256, checksums.file_sha256(path),
                              path)
             self.assertEqual(trace_file.size, os.path.getsize(path), path)
 
     def test_shipped_samples_read_as_catalogued(self):
         for (trace_name, name), _ in sorted(SHIPPED.items()):
-            trace_file = traces.get(trace_name).file(name)
+            trace_file = catalogue.get(trace_name).file(name)
             path = self.shipped(trace_name, name)
             if trace_file.role == 'workload':
-                self.assertEqual(10, len(workload.read_workload(
+                self.assertEqual(10, len(reading.read_workload(
                     path, trace_file.format, limit=10)))
             elif trace_file.role == 'machines':
                 self.assertTrue(infrastructure.read_machines(
@@ -454,5 +456,5 @@ class TestCatalogueFiles(TracesDownloadTestCase):
         pods, nodes = out.splitlines()
         self.assertEqual(os.path.join(self.cache, 'alibaba-gpu-2023',
                                       'openb_pod_list_default.csv'), pods)
-        self.assertEqual(100, len(workload.read_workload(pods, limit=100)))
+        self.assertEqual(100, len(reading.read_workload(pods, limit=100)))
         self.assertEqual(1523, len(infrastructure.read_machines(nodes)))

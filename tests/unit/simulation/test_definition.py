@@ -23,7 +23,7 @@ import tempfile
 from preemptible_sched import exception
 from preemptible_sched.simulation import definition
 from preemptible_sched.simulation import runner
-from preemptible_sched.simulation import workload
+from preemptible_sched.simulation.traces import reading
 from tests import base
 
 GOOD = """\
@@ -71,7 +71,7 @@ class TestDefinition(base.TestCase):
     def test_schema_names_what_the_code_knows(self):
         properties = definition.schema()['properties']
         self.assertEqual(
-            set(('auto',) + workload.FORMATS),
+            set(('auto',) + reading.FORMATS),
             set(properties['workloads']['items']['properties']['format'][
                 'enum']))
         self.assertEqual(set(runner.POLICIES) | set(runner.ALIASES),

@@ -23,7 +23,8 @@ from preemptible_sched import exception
 from preemptible_sched import input_limits as limits
 from preemptible_sched import objects
 from preemptible_sched.simulation import infrastructure
-from preemptible_sched.simulation import workload
+from preemptible_sched.simulation.traces import reading
+from preemptible_sched.simulation.traces import records
 from tests import base
 
 # The real machine lists live beside the checkout, in ../shared/data.
@@ -41,8 +42,8 @@ MACHINE_EVENTS = ('0,1,0,P1,0.5,0.25\n'
 
 
 def item(item_id, submit, duration, vcpus, memory_mb=0.0):
-    return workload.WorkloadItem(item_id, submit, duration,
-                                 objects.Resources(vcpus, memory_mb))
+    return records.WorkloadItem(item_id, submit, duration,
+                                objects.Resources(vcpus, memory_mb))
 
 
 def sizes(hosts):
@@ -435,7 +436,7 @@ class TestRealMachines(base.TestCase):
     def test_size_alibaba_cluster_for_a_pod_prefix(self):
         machines = infrastructure.read_machines(self.path(
             'alibaba_gpu_v2023', 'openb_node_list_all_node.csv'))
-        items = workload.read_workload(self.path(
+        items = reading.read_workload(self.path(
             'alibaba_gpu_v2023', 'openb_pod_list_default.csv'), limit=1000)
         peak = infrastructure.peak_demand(items)
         hosts = infrastructure.size_from_workload(items, machines, 1.0, 42)

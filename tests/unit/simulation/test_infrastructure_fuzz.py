@@ -34,7 +34,7 @@ from preemptible_sched import exception
 from preemptible_sched import input_limits as limits
 from preemptible_sched import objects
 from preemptible_sched.simulation import infrastructure
-from preemptible_sched.simulation import workload
+from preemptible_sched.simulation.traces import records
 from tests import base
 from tests import fuzz_strategies as hostile
 from tests.hypothesis_profiles import fuzz_settings
@@ -138,7 +138,7 @@ class TestInfrastructureFuzz(base.TestCase):
                                   min_value=0, max_value=1e9))),
                     min_size=1, max_size=5))
     def test_size_factor(self, factor, seed, requests):
-        items = [workload.WorkloadItem(
+        items = [records.WorkloadItem(
             id='r%d' % index, submit_s=float(index), duration_s=duration,
             resources=objects.Resources(vcpus, 1.0))
             for index, (vcpus, duration) in enumerate(requests)]

@@ -20,7 +20,7 @@ import types
 from preemptible_sched.conf import plugins
 from preemptible_sched import objects
 from preemptible_sched.simulation import load_comparison
-from preemptible_sched.simulation import workload
+from preemptible_sched.simulation.traces import records
 from tests import base
 
 
@@ -100,7 +100,7 @@ class TestConfigurations(base.TestCase):
                    utilization_share=0.25)
         self.flags(group='filter_scheduler',
                    enabled_filters=['compute', 'resources'])
-        items = [workload.WorkloadItem(
+        items = [records.WorkloadItem(
             id='vm-%d' % index, submit_s=index * 120.0, duration_s=None,
             resources=objects.Resources(2, 1024, 10)) for index in range(6)]
         hosts = [objects.Host('host-%d' % index, vcpus=8, memory_mb=32768,

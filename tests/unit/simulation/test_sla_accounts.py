@@ -23,7 +23,7 @@ from preemptible_sched.simulation import metrics
 from preemptible_sched.simulation import plots
 from preemptible_sched.simulation import report
 from preemptible_sched.simulation import sla_accounts
-from preemptible_sched.simulation import workload
+from preemptible_sched.simulation.traces import records
 from tests import base
 
 PREMIUM = objects.SLALevels('premium', 'premium', 'premium', 'premium')
@@ -39,7 +39,7 @@ def copy(copy_id, host, start, running, cores=24.0, end=None):
 
 
 def item(item_id, levels=PREMIUM, user='alice'):
-    return workload.WorkloadItem(
+    return records.WorkloadItem(
         id=item_id, submit_s=5.0, duration_s=None,
         resources=objects.Resources(0, 1024, 0), sla=levels,
         sequential_s=300.0, user=user)
@@ -52,17 +52,17 @@ class TestRecords(base.TestCase):
         rows = [('r', copy('r-1', 'h2', 9.0, 12.5)), ('vm', plain),
                 ('r', copy('r-0', 'h1', 7.0, 12.5)),
                 ('r', copy('r-2', 'h3', 8.0, 10.0))]
-        records, priced = sla_accounts.records(
-            rows, {'r': item('r'), 'vm': workload.WorkloadItem(
+        served, priced = sla_accounts.records(
+            rows, {'r': item('r'), 'vm': records.WorkloadItem(
                 'vm', 0.0, 10.0, objects.Resources(1, 1, 0))},
             per_class.PerClassPrice())
-        self.assertEqual(['r', 'vm'], [record.id for record in records])
-        merged = records[0]
+        self.assertEqual(['r', 'vm'], [record.id for record in served])
+        merged = served[0]
         # Served from its first copy's start to its last copy's end.
         self.assertEqual((7.0, 21.5, 12.5, 'h1;h2;h3', 'h1', 24.0),
                          (merged.start_s, merged.end_s, merged.running_s,
                           merged.copies, merged.host, merged.cores))
-        self.assertIs(plain, records[1])
+        self.assertIs(plain, served[1])
         invoice = priced[0].invoice
         self.assertEqual((2.0, 'high', ('h1', 'h2', 'h3'),
                           24.0 * (12.5 + 12.5 + 10.0)),
@@ -76,11 +76,11 @@ class TestRecords(base.TestCase):
 
     def test_a_copy_still_running_keeps_the_request_alive(self):
         alive = dataclasses.replace(copy('r-1', 'h2', 7.0, 3.0), end_s=None)
-        records, _ = sla_accounts.records(
+        served, _ = sla_accounts.records(
             [('r', copy('r-0', 'h1', 7.0, 12.5)), ('r', alive)],
             {'r': item('r')}, per_class.PerClassPrice())
-        self.assertIsNone(records[0].end_s)
-        self.assertEqual(12.5, records[0].running_s)
+        self.assertIsNone(served[0].end_s)
+        self.assertEqual(12.5, served[0].running_s)
 
     def test_totals_per_class_and_user(self):
         price = per_class.PerClassPrice()

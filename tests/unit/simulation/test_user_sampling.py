@@ -16,14 +16,14 @@ import numpy
 
 from preemptible_sched import exception
 from preemptible_sched import objects
+from preemptible_sched.simulation.traces import records
 from preemptible_sched.simulation import user_sampling
-from preemptible_sched.simulation import workload
 from tests import base
 
 
 def item(item_id, user, vcpus, memory=1.0, duration=10.0):
-    return workload.WorkloadItem(item_id, 0.0, duration,
-                                 objects.Resources(vcpus, memory), user=user)
+    return records.WorkloadItem(item_id, 0.0, duration,
+                                objects.Resources(vcpus, memory), user=user)
 
 
 def population():

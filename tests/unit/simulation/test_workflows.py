@@ -18,14 +18,14 @@ import collections
 
 from preemptible_sched import exception
 from preemptible_sched import objects
+from preemptible_sched.simulation.traces import records
 from preemptible_sched.simulation import workflows
-from preemptible_sched.simulation import workload
 from tests import base
 
 
 def task(task_id, workflow='w', depends_on=(), duration=10.0, submit=0.0,
          workflow_submit=None):
-    return workload.WorkloadItem(
+    return records.WorkloadItem(
         id=task_id, submit_s=submit, duration_s=duration,
         resources=objects.Resources(1, 0, 0), workflow=workflow,
         depends_on=tuple(depends_on), workflow_submit_s=workflow_submit)
@@ -96,8 +96,8 @@ class TestWorkflowSubmit(base.TestCase):
     def test_every_task_at_its_workflows_time(self):
         items = [task('a', submit=5), task('b', submit=9),
                  task('c', workflow='v', submit=3, workflow_submit=1.0),
-                 workload.WorkloadItem('x', 4.0, 1.0,
-                                       objects.Resources(1, 0, 0))]
+                 records.WorkloadItem('x', 4.0, 1.0,
+                                      objects.Resources(1, 0, 0))]
         self.assertEqual([5.0, 5.0, 1.0, 4.0], [
             item.submit_s for item in workflows.at_workflow_submit(items)])
 

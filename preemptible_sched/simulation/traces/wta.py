@@ -12,7 +12,19 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Workflow Trace Archive (WTA) traces, read with pyarrow.
+"""Workflow Trace Archive (WTA) traces (``wta``), read with pyarrow.
+
+Workflow Trace Archive (parquet), a directory with ``tasks/`` (and
+optionally ``workflows/`` and ``workload/``), read with pyarrow. A
+task (``id``, ``workflow_id``, ``ts_submit`` and ``runtime`` in
+milliseconds, ``resource_amount_requested`` cores, ``parents``) is a
+request ``<workflow_id>-<id>`` waiting for its ``parents``; times are
+converted to seconds. Tasks with a negative (unknown) submit time,
+run time or core count are skipped. ``workflows/`` (``id``,
+``ts_submit``) gives the workflows' submit times; ``workload/`` is
+not read. Class: ``default_class``.
+
+The parquet tables:
 
 A WTA trace is a directory of parquet tables: ``tasks/`` (required),
 ``workflows/`` and ``workload/`` (each a folder of parquet files, often
@@ -47,6 +59,8 @@ import typing
 from preemptible_sched import exception
 from preemptible_sched import extras
 from preemptible_sched import input_limits as limits
+from preemptible_sched import objects
+from preemptible_sched.simulation.traces import records
 
 pyarrow = extras.optional_module('pyarrow')
 pyarrow_dataset = extras.optional_module('pyarrow.dataset')
@@ -211,3 +225,19 @@ def read_tasks(path):
                           maximum=limits.MAX_RESOURCE),
             parents=tuple(str(parent) for parent in parents[row] or ()),
             workflow_submit_s=submits.get(workflow))
+
+
+def read(path, class_map, default_class, skipped):
+    for task in read_tasks(path):
+        ids = '%s-%s' % (task.workflow, task.id)
+        if task.submit_s < 0 or task.runtime_s < 0 or task.cores <= 0:
+            skipped['unknown submit time, run time or processors'] += 1
+            skipped.ids.add(ids)
+            continue
+        yield records.WorkloadItem(
+            id=ids, submit_s=task.submit_s, duration_s=task.runtime_s,
+            resources=objects.Resources(task.cores, 0.0),
+            service_class=default_class, workflow=task.workflow,
+            depends_on=tuple('%s-%s' % (task.workflow, parent)
+                             for parent in task.parents),
+            workflow_submit_s=task.workflow_submit_s)

@@ -14,7 +14,7 @@
 
 """Fuzz tests of the workload readers (every format of ``FORMATS``).
 
-Whatever a trace holds, :func:`workload.read_workload` returns requests
+Whatever a trace holds, :func:`reading.read_workload` returns requests
 whose every number is finite and within its bound, or raises
 :class:`InvalidInput` naming the file (and the line, for a bad row) on one
 line. Settings: tests/hypothesis_profiles.
@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 
 from preemptible_sched import exception
 from preemptible_sched import input_limits as limits
-from preemptible_sched.simulation import workload
+from preemptible_sched.simulation.traces import reading
 from tests import base
 from tests import fuzz_strategies as hostile
 from tests.hypothesis_profiles import fuzz_settings
@@ -111,7 +111,7 @@ class WorkloadFuzzTestCase(base.TestCase):
         line naming ``names`` (default: the file).
         """
         try:
-            items = workload.read_workload(path, fmt, **kw)
+            items = reading.read_workload(path, fmt, **kw)
         except exception.InvalidInput as error:
             self.assertNotIn('\n', str(error).strip())
             self.assertIn(names or path, str(error))

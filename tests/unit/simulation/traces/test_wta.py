@@ -22,13 +22,13 @@ import pyarrow
 import pyarrow.parquet
 
 from preemptible_sched import exception
-from preemptible_sched.simulation import workload
-from preemptible_sched.simulation import wta
+from preemptible_sched.simulation.traces import reading
+from preemptible_sched.simulation.traces import wta
 from tests import base
-from tests.unit.simulation import test_workload
+from tests.unit.simulation.traces import samples
 from tests import wta_traces
 
-#: The workflows of test_workload.WORKFLOWS_GWF, as WTA rows.
+#: The workflows of samples.WORKFLOWS_GWF, as WTA rows.
 TASKS = [(1, 0, 16, 11, 1, ()), (2, 0, 40, 11, 1, (1,)),
          (3, 0, 40, 0, 1, (1,)), (7, 5, 3, 20, 2, ()), (8, 5, 27, 0, 1, (7,))]
 
@@ -53,21 +53,21 @@ class TestWta(base.TestCase):
 
     def test_same_items_as_the_gwf_trace(self):
         path = wta_traces.write_trace(self.directory(), TASKS)
-        self.assertEqual('wta', workload.detect_format(path))
+        self.assertEqual('wta', reading.detect_format(path))
         gwf = os.path.join(self.directory(), 'w.gwf')
         with open(gwf, 'w') as stream:
-            stream.write(test_workload.WORKFLOWS_GWF)
+            stream.write(samples.WORKFLOWS_GWF)
         for origin in ('trace', 'first_request'):
             self.assertEqual(
-                workload.read_workload(gwf, time_origin=origin),
-                workload.read_workload(path, time_origin=origin))
+                reading.read_workload(gwf, time_origin=origin),
+                reading.read_workload(path, time_origin=origin))
 
     def test_timestamp_submit_times_and_workflow_table(self):
         path = wta_traces.write_trace(self.directory(), TASKS,
                                       workflows=[(0, 10), (5, 2)],
                                       timestamps=True)
-        items = workload.read_workload(path, time_origin='trace',
-                                       task_submit='workflow')
+        items = reading.read_workload(path, time_origin='trace',
+                                      task_submit='workflow')
         self.assertEqual({'0-1': 10.0, '0-2': 10.0, '0-3': 10.0,
                           '5-7': 2.0, '5-8': 2.0},
                          {item.id: item.submit_s for item in items})
@@ -76,7 +76,7 @@ class TestWta(base.TestCase):
         path = wta_traces.write_trace(self.directory(), [
             (1, 0, 16, 11, 1, ()), (2, 0, 17, -0.001, 1, (1,)),
             (3, 0, 18, 5, 1, (2,)), (4, 0, 18, 5, -1, ())])
-        items, stats = workload.read_workload_with_stats(path)
+        items, stats = reading.read_workload_with_stats(path)
         self.assertEqual(['0-1'], [item.id for item in items])
         self.assertEqual({'unknown submit time, run time or processors': 2,
                           'depends on a skipped task': 1}, stats['skipped'])
@@ -102,7 +102,7 @@ class TestWta(base.TestCase):
             'resource_amount_requested': [1.0, float('nan')]}),
             os.path.join(folder, 'p.parquet'))
         error = self.assertRaises(exception.InvalidInput,
-                                  workload.read_workload, path)
+                                  reading.read_workload, path)
         self.assertIn('tasks: row 2: field resource_amount_requested',
                       str(error))
         pyarrow.parquet.write_table(pyarrow.table({
@@ -111,7 +111,7 @@ class TestWta(base.TestCase):
             'resource_amount_requested': [1.0, 1.0]}),
             os.path.join(folder, 'p.parquet'))
         error = self.assertRaises(exception.InvalidInput,
-                                  workload.read_workload, path)
+                                  reading.read_workload, path)
         self.assertIn('tasks: field workflow_id: 1 null value(s)',
                       str(error))
 
@@ -121,7 +121,7 @@ class TestWta(base.TestCase):
         with open(os.path.join(path, 'tasks', 'p.parquet'), 'w') as stream:
             stream.write('not parquet')
         error = self.assertRaises(exception.InvalidInput,
-                                  workload.read_workload, path)
+                                  reading.read_workload, path)
         self.assertIn('cannot read the parquet table', str(error))
 
     def test_duplicate_task(self):
@@ -131,7 +131,7 @@ class TestWta(base.TestCase):
             (1, 0, 16, 11, 1, ()), (2, 0, 17, 11, 1, ()),
             (1, 0, 40, 11, 1, ())])
         error = self.assertRaises(exception.InvalidInput,
-                                  workload.read_workload, path)
+                                  reading.read_workload, path)
         self.assertEqual('%s: tasks: row 3: field id: duplicate task 1 of '
                          'workflow 0 (first on row 1)' % path, str(error))
 
@@ -139,7 +139,7 @@ class TestWta(base.TestCase):
         path = wta_traces.write_trace(self.directory(), [
             (1, 0, 16, 11, 1, ()), (1, 5, 17, 11, 1, ())])
         self.assertEqual(['0-1', '5-1'], [
-            item.id for item in workload.read_workload(path)])
+            item.id for item in reading.read_workload(path)])
 
     def test_symlink_to_an_ancestor(self):
         # pyarrow followed it until the path was too long: every task
@@ -147,7 +147,7 @@ class TestWta(base.TestCase):
         path = wta_traces.write_trace(self.directory(), TASKS)
         os.symlink('..', os.path.join(path, 'tasks', 'schema-1.0', 'up'))
         error = self.assertRaises(exception.InvalidInput,
-                                  workload.read_workload, path)
+                                  reading.read_workload, path)
         self.assertEqual('%s: tasks/schema-1.0/up: symbolic link loop (a '
                          'directory reached twice)' % path, str(error))
 
@@ -157,7 +157,7 @@ class TestWta(base.TestCase):
         os.symlink(os.path.join(tasks, 'b'), os.path.join(tasks, 'a'))
         os.symlink(os.path.join(tasks, 'a'), os.path.join(tasks, 'b'))
         error = self.assertRaises(exception.InvalidInput,
-                                  workload.read_workload, path)
+                                  reading.read_workload, path)
         self.assertIn('%s: tasks/a: cannot read: ' % path, str(error))
         self.assertIn('symbolic links', str(error))
 
@@ -165,7 +165,7 @@ class TestWta(base.TestCase):
         path = wta_traces.write_trace(self.directory(), TASKS)
         os.mkfifo(os.path.join(path, 'tasks', 'part.1.parquet'))
         error = self.assertRaises(exception.InvalidInput,
-                                  workload.read_workload, path)
+                                  reading.read_workload, path)
         self.assertEqual('%s: tasks/part.1.parquet: not a regular file (a '
                          'FIFO)' % path, str(error))
 
@@ -174,7 +174,7 @@ class TestWta(base.TestCase):
         for name in ('.part.1.parquet', '_SUCCESS'):
             with open(os.path.join(path, 'tasks', name), 'w') as stream:
                 stream.write('not parquet')
-        self.assertEqual(5, len(workload.read_workload(path)))
+        self.assertEqual(5, len(reading.read_workload(path)))
 
     def test_parents_that_are_not_a_list(self):
         # A float gave a traceback ("'float' object is not iterable"), a
@@ -182,7 +182,7 @@ class TestWta(base.TestCase):
         for parents in ([1.5, None], ['12', None]):
             path = self.two_tasks(parents=parents)
             error = self.assertRaises(exception.InvalidInput,
-                                      workload.read_workload, path)
+                                      reading.read_workload, path)
             self.assertEqual(
                 '%s: tasks: row 1: field parents: expected a list of task '
                 'ids, got %r' % (path, parents[0]), str(error))
