@@ -113,6 +113,25 @@ class Instance:
         return '<Instance %s %s %s>' % (self.id, kind, tuple(self.resources))
 
 
+@dataclasses.dataclass
+class InstanceReport:
+    """An instance as the compute side sees it (``list_instances``), or
+    as it remembers it finishing (``finished_instances``); see
+    :class:`preemptible_sched.compute.ComputeDriver`.
+    """
+
+    id: str
+    # 'building' | 'running'; finished: compute.FINISHED_STATES
+    state: str
+    started_at: typing.Optional[float] = None
+    cpu_utilization: float = 0.0    # share of the instance's vCPUs, 0..1
+    #: the ``boot`` of the spawn it is about, when the driver knows it
+    boot: typing.Optional[int] = None
+    #: when it finished, and why (finished instances only)
+    ended_at: typing.Optional[float] = None
+    reason: typing.Optional[str] = None
+
+
 @dataclasses.dataclass(frozen=True)
 class Aggregate:
     """A host aggregate: a name and metadata (key=value strings).

@@ -22,9 +22,6 @@ Drivers are registered in the ``preemptible_sched.compute_drivers``
 namespace; ``fake`` emulates the blade testbed of the original evaluation.
 """
 
-import dataclasses
-import typing
-
 
 class ComputeEvents:
     """What a compute driver reports; the scheduler loop implements it.
@@ -71,23 +68,6 @@ class ComputeEvents:
         """A host (an :class:`objects.Host`) joined after the start."""
 
 
-@dataclasses.dataclass
-class InstanceReport:
-    """An instance as the compute side sees it (``list_instances``), or
-    as it remembers it finishing (``finished_instances``).
-    """
-
-    id: str
-    state: str          # 'building' | 'running'; finished: FINISHED_STATES
-    started_at: typing.Optional[float] = None
-    cpu_utilization: float = 0.0    # share of the instance's vCPUs, 0..1
-    #: the ``boot`` of the spawn it is about, when the driver knows it
-    boot: typing.Optional[int] = None
-    #: when it finished, and why (finished instances only)
-    ended_at: typing.Optional[float] = None
-    reason: typing.Optional[str] = None
-
-
 #: How a finished instance ended: on its own, failed (crashed, or its boot
 #: failed), or terminated at the scheduler's request.
 FINISHED_STATES = ('ended', 'failed', 'terminated')
@@ -114,13 +94,15 @@ class ComputeDriver:
         raise NotImplementedError()
 
     def list_instances(self, host):
-        """The instances on ``host`` now: ``[InstanceReport]``."""
+        """The instances on ``host`` now:
+        ``[objects.InstanceReport]``.
+        """
         raise NotImplementedError()
 
     def finished_instances(self, host):
         """The instances ``host`` remembers finishing, newest last:
-        ``[InstanceReport]`` in one of :data:`FINISHED_STATES`, with their
-        ``boot``, ``ended_at`` and ``reason``.
+        ``[objects.InstanceReport]`` in one of :data:`FINISHED_STATES`, with
+        their ``boot``, ``ended_at`` and ``reason``.
 
         The scheduler asks when an instance it expects on ``host`` is not
         there and its report was lost or is late: an instance that ran and

@@ -214,7 +214,7 @@ class _FakeHost:
     def remember(self, fake, state, at, reason=None):
         """Record how ``fake`` finished."""
         self.finished.pop(fake.instance.id, None)
-        self.finished[fake.instance.id] = compute.InstanceReport(
+        self.finished[fake.instance.id] = objects.InstanceReport(
             id=fake.instance.id, state=state, started_at=fake.started_at,
             boot=fake.instance.boot, ended_at=at, reason=reason)
         while len(self.finished) > FINISHED_KEPT:
@@ -282,7 +282,7 @@ class FakeDriver(compute.ComputeDriver):
             share = 0.0
             if fake.state == 'running':
                 share = fake.track.at(now - fake.started_at)
-            reports.append(compute.InstanceReport(
+            reports.append(objects.InstanceReport(
                 id=fake.instance.id, state=fake.state,
                 started_at=fake.started_at, cpu_utilization=share,
                 boot=fake.instance.boot))

@@ -21,7 +21,9 @@ and asks the agent for ``list_instances`` (a call, bounded by
 ``[service] rpc_timeout``).
 
 The agents report on the scheduler's report topic (see
-:class:`ComputeReportsEndpoint`): their host, when they start, when the
+:class:`preemptible_sched.service.compute_reports.ComputeReportsEndpoint`,
+which calls :meth:`RPCComputeDriver.register` and
+:meth:`RPCComputeDriver.report`): their host, when they start, when the
 scheduler asks and as a heartbeat; and every event of their fake driver.
 Reports arrive on oslo.messaging's threads and are handed to the clock
 (``call_soon``), so :class:`~preemptible_sched.compute.ComputeEvents` are
@@ -36,8 +38,8 @@ not registered yet is reported down. An agent that registers with a new
 ``boot_id`` has restarted with an empty blade: the host is reported down
 (its instances are lost) and up again.
 
-This module also defines the wire format of hosts, instances and instance
-reports: plain JSON-serialisable dicts.
+Hosts, instances and instance reports cross the wire in the format of
+:mod:`preemptible_sched.wire`.
 """
 
 import dataclasses
@@ -49,92 +51,19 @@ import oslo_messaging
 from preemptible_sched import clock as clock_mod
 from preemptible_sched import compute
 from preemptible_sched import exception
-from preemptible_sched import input_limits as limits
 from preemptible_sched import objects
+from preemptible_sched import wire
 
 LOG = logging.getLogger(__name__)
 
-#: Version of the RPC interfaces of the agents and of their reports.
-RPC_API_VERSION = '1.0'
+#: Events an agent may report (see :meth:`RPCComputeDriver.report`).
+_REPORTED_EVENTS = ('instance_started', 'instance_ended', 'instance_failed',
+                    'instance_terminated', 'termination_failed',
+                    'host_down', 'host_up')
 
 
 class ComputeUnreachable(exception.PreemptibleSchedException):
     """An agent did not answer a call in time."""
-
-
-# -- the wire format ---------------------------------------------------------
-
-def _known_fields(cls, data):
-    names = {field.name for field in dataclasses.fields(cls)}
-    return {key: value for key, value in data.items() if key in names}
-
-
-def _malformed(kind, error):
-    return exception.InvalidInput(kind, None, 'malformed: %s'
-                                  % limits.one_line(error, 200))
-
-
-def host_to_dict(host):
-    """:class:`objects.Host` as a JSON-serialisable dict."""
-    data = dataclasses.asdict(host)
-    data['attributes'] = dict(host.attributes)
-    data['metrics'] = dict(host.metrics)
-    return data
-
-
-def host_from_dict(data):
-    """The :class:`objects.Host` of :func:`host_to_dict`.
-
-    Fields this version does not know are ignored, so an agent newer than
-    the scheduler can still register. A dict of the wrong shape raises
-    InvalidInput; values are not checked here (see
-    :func:`preemptible_sched.service.schemas.check_report`).
-    """
-    try:
-        fields = _known_fields(objects.Host, data)
-        fields['aggregates'] = tuple(
-            objects.Aggregate(**_known_fields(objects.Aggregate, aggregate))
-            for aggregate in fields.get('aggregates') or ())
-        fields['attributes'] = dict(fields.get('attributes') or {})
-        fields['metrics'] = dict(fields.get('metrics') or {})
-        return objects.Host(**fields)
-    except (AttributeError, TypeError, ValueError) as error:
-        raise _malformed('host', error) from None
-
-
-def instance_to_dict(instance):
-    """:class:`objects.Instance` as a JSON-serialisable dict."""
-    data = dataclasses.asdict(instance)
-    data['resources'] = list(instance.resources)
-    return data
-
-
-def instance_from_dict(data):
-    """The :class:`objects.Instance` of :func:`instance_to_dict` (unknown
-    fields ignored; a dict of the wrong shape raises InvalidInput).
-    """
-    try:
-        fields = _known_fields(objects.Instance, data)
-        fields['resources'] = objects.Resources(*fields['resources'])
-        return objects.Instance(**fields)
-    except (AttributeError, KeyError, TypeError, ValueError) as error:
-        raise _malformed('instance', error) from None
-
-
-def report_to_dict(report):
-    return dataclasses.asdict(report)
-
-
-def report_from_dict(data):
-    """The :class:`~preemptible_sched.compute.InstanceReport` of
-    :func:`report_to_dict` (unknown fields ignored; a dict of the wrong
-    shape raises InvalidInput).
-    """
-    try:
-        return compute.InstanceReport(
-            **_known_fields(compute.InstanceReport, data))
-    except (AttributeError, TypeError, ValueError) as error:
-        raise _malformed('instance report', error) from None
 
 
 # -- the driver --------------------------------------------------------------
@@ -229,7 +158,7 @@ class RPCComputeDriver(compute.ComputeDriver):
         offset = self.clock.now() - answer['now']
         reports = []
         for data in answer.get(part, ()):
-            report = report_from_dict(data)
+            report = wire.report_from_dict(data)
             if report.started_at is not None:
                 report.started_at += offset
             if report.ended_at is not None:
@@ -245,8 +174,9 @@ class RPCComputeDriver(compute.ComputeDriver):
             return
         with self._lock:
             agent_boot = self._agents[host].boot_id
-        self.compute_api.spawn(host, instance_to_dict(instance), image=image,
-                               duration=duration, agent_boot=agent_boot)
+        self.compute_api.spawn(host, wire.instance_to_dict(instance),
+                               image=image, duration=duration,
+                               agent_boot=agent_boot)
 
     def terminate(self, host, instance_id):
         refusal = self._refusal(host)
@@ -403,127 +333,3 @@ class RPCComputeDriver(compute.ComputeDriver):
             getattr(self.events, event)(*head, at, *tail)
         else:
             getattr(self.events, event)(*head, at, *tail, boot=boot)
-
-
-def _boot(boot):
-    """The ``boot`` keyword of a report, when the agent gave one."""
-    return {} if boot is None else {'boot': boot}
-
-
-#: Events an agent may report, and whether they carry an instance id.
-_REPORTED_EVENTS = ('instance_started', 'instance_ended', 'instance_failed',
-                    'instance_terminated', 'termination_failed',
-                    'host_down', 'host_up')
-
-
-class ComputeReportsEndpoint:
-    """Server side of the agents' reports, on the scheduler's report topic.
-
-    Every method is a cast; ``at`` (the agent's clock) is only logged.
-    ``check(method, kwargs)``, when given, returns the checked arguments
-    of a report or raises InvalidInput (the scheduler service passes
-    :func:`preemptible_sched.service.schemas.check_report`). A report
-    refused, of a method that does not exist, or that fails is logged
-    (one WARNING line; a failure with its traceback) and dropped: nothing
-    an agent sends makes a method raise.
-    """
-
-    target = oslo_messaging.Target(version=RPC_API_VERSION)
-
-    _MISSING = object()
-
-    def __init__(self, driver, check=None):
-        self._driver = driver
-        self._check = check
-
-    def __getattr__(self, name):
-        if name.startswith(('_', 'oslo_')):
-            raise AttributeError(name)
-
-        def no_such_report(ctxt, **kwargs):
-            LOG.warning('Dropped report %s: no such report',
-                        limits.one_line(name, 60))
-        return no_such_report
-
-    def _handle(self, method, kwargs, action):
-        kwargs = {key: value for key, value in kwargs.items()
-                  if value is not self._MISSING}
-        try:
-            if self._check is not None:
-                kwargs = self._check(method, kwargs)
-            action(**kwargs)
-            return
-        except exception.InvalidInput as error:
-            refused = error
-        except Exception:
-            LOG.exception('Report %s failed; it is dropped', method)
-            return
-        # Out of the except clause: oslo.log would append the exception.
-        LOG.warning('Dropped report %s: %s', method, limits.one_line(refused))
-
-    def _register(self, host, boot_id):
-        self._driver.register(host_from_dict(host), boot_id)
-
-    def _event(self, event):
-        """The action of a report: the driver's ``report(event, host,
-        [instance_id, [reason]])``.
-        """
-        def host_event(host, at=None):
-            self._driver.report(event, host)
-
-        def instance_event(host, instance_id, at=None, boot=None):
-            self._driver.report(event, host, instance_id, **_boot(boot))
-
-        def failure(host, instance_id, reason, at=None, boot=None):
-            self._driver.report(event, host, instance_id, reason,
-                                **_boot(boot))
-
-        if event in ('host_down', 'host_up'):
-            return host_event
-        if event in ('instance_failed', 'termination_failed'):
-            return failure
-        return instance_event
-
-    def register_host(self, ctxt, host=_MISSING, boot_id=_MISSING, **extra):
-        self._handle('register_host', dict(extra, host=host,
-                                           boot_id=boot_id), self._register)
-
-    def instance_started(self, ctxt, host=_MISSING, instance_id=_MISSING,
-                         at=None, **extra):
-        self._handle('instance_started',
-                     dict(extra, host=host, instance_id=instance_id, at=at),
-                     self._event('instance_started'))
-
-    def instance_ended(self, ctxt, host=_MISSING, instance_id=_MISSING,
-                       at=None, **extra):
-        self._handle('instance_ended',
-                     dict(extra, host=host, instance_id=instance_id, at=at),
-                     self._event('instance_ended'))
-
-    def instance_failed(self, ctxt, host=_MISSING, instance_id=_MISSING,
-                        reason=_MISSING, at=None, **extra):
-        self._handle('instance_failed',
-                     dict(extra, host=host, instance_id=instance_id,
-                          reason=reason, at=at),
-                     self._event('instance_failed'))
-
-    def instance_terminated(self, ctxt, host=_MISSING, instance_id=_MISSING,
-                            at=None, **extra):
-        self._handle('instance_terminated',
-                     dict(extra, host=host, instance_id=instance_id, at=at),
-                     self._event('instance_terminated'))
-
-    def termination_failed(self, ctxt, host=_MISSING, instance_id=_MISSING,
-                           reason=_MISSING, at=None, **extra):
-        self._handle('termination_failed',
-                     dict(extra, host=host, instance_id=instance_id,
-                          reason=reason, at=at),
-                     self._event('termination_failed'))
-
-    def host_down(self, ctxt, host=_MISSING, at=None, **extra):
-        self._handle('host_down', dict(extra, host=host, at=at),
-                     self._event('host_down'))
-
-    def host_up(self, ctxt, host=_MISSING, at=None, **extra):
-        self._handle('host_up', dict(extra, host=host, at=at),
-                     self._event('host_up'))

@@ -57,6 +57,7 @@ from preemptible_sched.db import migration
 from preemptible_sched.db import models
 from preemptible_sched.db import states
 from preemptible_sched import exception
+from preemptible_sched import wire
 
 #: States in which an instance has left the system.
 ENDED_STATES = ('ended', 'terminated', 'preempted', 'error', 'deleted')
@@ -404,7 +405,7 @@ class Store:
                 self._check_new_request(unit, spec.id, instance_ids)
                 request = self._insert(unit, models.Request, dict(
                     id=spec.id, project_id=project_id,
-                    spec=models.spec_to_dict(spec),
+                    spec=wire.spec_to_dict(spec),
                     duration_s=duration_s, image=image, status='pending',
                     reason=None, attempts=0, submitted_at=at, updated_at=at))
                 for instance_id in instance_ids:
@@ -472,7 +473,7 @@ class Store:
         resources = spec.resources
         with self._changes() as unit:
             request = self._edit(unit, models.Request, request_id)
-            request.spec = models.spec_to_dict(spec)
+            request.spec = wire.spec_to_dict(spec)
             request.duration_s = duration_s
             request.updated_at = at
             for instance_id in spec.instance_ids:

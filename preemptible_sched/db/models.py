@@ -30,6 +30,7 @@ import sqlalchemy as sa
 from sqlalchemy import orm
 
 from preemptible_sched import objects
+from preemptible_sched import wire
 
 #: Lifecycle of a request.
 REQUEST_STATUSES = ('pending', 'placed', 'failed', 'deleted')
@@ -124,8 +125,10 @@ class RequestMixin:
     """What a request row says, whatever store it comes from."""
 
     def request_spec(self):
-        """The :class:`objects.RequestSpec` stored in :attr:`spec`."""
-        return spec_from_dict(self.spec)
+        """The :class:`objects.RequestSpec` stored in :attr:`spec` (in
+        the form of :func:`preemptible_sched.wire.spec_to_dict`).
+        """
+        return wire.spec_from_dict(self.spec)
 
 
 class InstanceMixin:
@@ -308,52 +311,6 @@ class Event(Base):
     instance_id: orm.Mapped[typing.Optional[str]] = _name()
     host: orm.Mapped[typing.Optional[str]] = _name()
     payload: orm.Mapped[typing.Optional[dict]] = orm.mapped_column(sa.JSON)
-
-
-def spec_to_dict(spec):
-    """A JSON-serialisable dict of every field of ``spec``."""
-    return {
-        'id': spec.id,
-        'resources': {'vcpus': spec.resources.vcpus,
-                      'memory_mb': spec.resources.memory_mb,
-                      'disk_gb': spec.resources.disk_gb},
-        'preemptible': bool(spec.preemptible),
-        'num_instances': spec.num_instances,
-        'flavor': spec.flavor,
-        'constraints': dict(spec.constraints),
-        'availability_zone': spec.availability_zone,
-        'group': spec.group,
-        'group_policy': spec.group_policy,
-        'group_hosts': sorted(spec.group_hosts),
-        'service_class': spec.service_class,
-        'priority': spec.priority,
-        'instance_ids': list(spec.instance_ids),
-        'sla': None if spec.sla is None else spec.sla._asdict(),
-        'sequential_s': spec.sequential_s,
-        'sized': bool(spec.sized),
-        'user': spec.user,
-        'expected_vcpus': spec.expected_vcpus,
-    }
-
-
-def spec_from_dict(data):
-    """The :class:`objects.RequestSpec` of a dict from :func:`spec_to_dict`.
-
-    Fields missing from ``data`` take the RequestSpec defaults, so rows
-    written before a field existed still load.
-    """
-    fields = dict(data)
-    resources = fields.pop('resources', {})
-    fields['resources'] = objects.Resources(**resources)
-    if 'constraints' in fields:
-        fields['constraints'] = dict(fields['constraints'] or {})
-    if 'group_hosts' in fields:
-        fields['group_hosts'] = frozenset(fields['group_hosts'] or ())
-    if 'instance_ids' in fields:
-        fields['instance_ids'] = tuple(fields['instance_ids'] or ())
-    if fields.get('sla') is not None:
-        fields['sla'] = objects.SLALevels(**fields['sla'])
-    return objects.RequestSpec(**fields)
 
 
 class NovaDecision(Base):

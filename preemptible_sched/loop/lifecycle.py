@@ -346,7 +346,7 @@ class Lifecycle:
 
     def finished_record(self, host, instance_id, records=None):
         """How ``host`` remembers the instance's current placement there
-        finishing (an :class:`~preemptible_sched.compute.InstanceReport`),
+        finishing (an :class:`~preemptible_sched.objects.InstanceReport`),
         or None: asked when the instance is expected on ``host`` but not
         there, and its report was lost or is late. ``records``, when
         given, is what the host was just asked (``compute.finished_on``).

@@ -39,12 +39,12 @@ import oslo_messaging
 
 from preemptible_sched import clock as clock_mod
 from preemptible_sched.compute import fake
-from preemptible_sched.compute import rpc as compute_rpc
 from preemptible_sched import exception
 from preemptible_sched import objects
 from preemptible_sched import service
 from preemptible_sched.service import rpcapi
 from preemptible_sched.service import schemas
+from preemptible_sched import wire
 
 LOG = logging.getLogger(__name__)
 
@@ -81,7 +81,7 @@ class ComputeEndpoint(schemas.GuardedEndpoint):
     def spawn(self, ctxt, host, instance, image=None, duration=None,
               agent_boot=None):
         self._own(host)
-        spawned = compute_rpc.instance_from_dict(instance)
+        spawned = wire.instance_from_dict(instance)
         if agent_boot is not None and agent_boot != self._agent.boot_id:
             # Sent to an earlier run of this agent, and still on the bus
             # when it restarted: the scheduler has taken the instance for
@@ -146,11 +146,11 @@ class ComputeAgent(service.Service):
         when asked, what the host remembers finishing.
         """
         answer = {'now': self.clock.now(),
-                  'instances': [compute_rpc.report_to_dict(report)
+                  'instances': [wire.report_to_dict(report)
                                 for report in self.driver.list_instances(
                                     host)]}
         if finished:
-            answer['finished'] = [compute_rpc.report_to_dict(report)
+            answer['finished'] = [wire.report_to_dict(report)
                                   for report in self.driver.finished_instances(
                                       host)]
         return answer

@@ -39,12 +39,12 @@ none.
 import oslo_messaging
 
 from preemptible_sched import compute
-from preemptible_sched.compute import rpc as compute_rpc
 from preemptible_sched.conf import service as service_conf
 from preemptible_sched import exception
 from preemptible_sched.service import schemas
+from preemptible_sched import wire
 
-RPC_API_VERSION = compute_rpc.RPC_API_VERSION
+RPC_API_VERSION = wire.RPC_API_VERSION
 
 
 class ServiceError(exception.PreemptibleSchedException):
@@ -128,7 +128,7 @@ class SchedulerAPI:
 
     def submit(self, spec, duration=None, image=None):
         """Submit ``spec`` (a dict of
-        :func:`preemptible_sched.db.models.spec_to_dict`'s fields; ``id``
+        :func:`preemptible_sched.wire.spec_to_dict`'s fields; ``id``
         may be left out, but a caller that may retry gives one); returns
         the request as :meth:`show` does. Submitting the same id with the
         same request again returns the request; with another request it
@@ -161,7 +161,7 @@ class ComputeAPI:
     def spawn(self, host, instance, image=None, duration=None,
               agent_boot=None):
         """Cast: boot ``instance`` (a dict of
-        :func:`~preemptible_sched.compute.rpc.instance_to_dict`).
+        :func:`~preemptible_sched.wire.instance_to_dict`).
 
         ``agent_boot`` is the boot id of the agent run the scheduler means
         it for: a spawn still on the bus when that agent restarted reaches
@@ -218,7 +218,7 @@ class SchedulerReportsAPI(compute.ComputeEvents):
 
     def register_host(self, host, boot_id):
         """``host`` is an :class:`objects.Host`."""
-        self._cast('register_host', host=compute_rpc.host_to_dict(host),
+        self._cast('register_host', host=wire.host_to_dict(host),
                    boot_id=boot_id)
 
     def instance_started(self, host, instance_id, at, boot=None):

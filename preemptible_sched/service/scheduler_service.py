@@ -70,11 +70,13 @@ from preemptible_sched.loadwatcher import provider
 from preemptible_sched.loadwatcher import store as store_mod
 from preemptible_sched.loop import scheduler_loop
 from preemptible_sched import service
+from preemptible_sched.service import compute_reports
 from preemptible_sched.service import notifications
 from preemptible_sched.service import policies as api_policies
 from preemptible_sched.service import policy
 from preemptible_sched.service import rpcapi
 from preemptible_sched.service import schemas
+from preemptible_sched import wire
 
 LOG = logging.getLogger(__name__)
 
@@ -122,7 +124,7 @@ def request_spec_from_wire(data):
     if data.get('id') is None:
         data['id'] = 'req-%s' % uuid.uuid4().hex[:12]
     try:
-        spec = models.spec_from_dict(data)
+        spec = wire.spec_from_dict(data)
     except (TypeError, ValueError) as error:
         raise exception.InvalidInput(source, None, str(error)) from None
     problems = []
@@ -159,8 +161,8 @@ def submit_differences(request, spec, duration=None, image=None):
     A priority left to the service class (0 with a class) is the class's,
     as the loop stored it; instance ids are compared when given.
     """
-    stored = models.spec_to_dict(request.request_spec())
-    sent = models.spec_to_dict(spec)
+    stored = wire.spec_to_dict(request.request_spec())
+    sent = wire.spec_to_dict(spec)
     differences = [name for name in _SAME_FIELDS
                    if stored[name] != sent[name]]
     if (spec.service_class is None or spec.priority) and \
@@ -434,7 +436,7 @@ class SchedulerService(service.Service):
         if self.remote:
             # One thread: the reports are handled in the order they came.
             self.serve(service_conf.report_topic(self.conf), server,
-                       compute_rpc.ComputeReportsEndpoint(
+                       compute_reports.ComputeReportsEndpoint(
                            self.driver, check=schemas.check_report),
                        override_pool_size=1)
             self.driver.announce()

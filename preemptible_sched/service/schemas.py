@@ -22,7 +22,7 @@ database before :func:`check` accepted it:
   (:func:`check_context`);
 * the agents' reports (``<scheduler_topic>_reports``):
   :func:`check_report`, handed to
-  :class:`~preemptible_sched.compute.rpc.ComputeReportsEndpoint`;
+  :class:`~preemptible_sched.service.compute_reports.ComputeReportsEndpoint`;
 * the API of a compute agent (``[service] compute_topic``): ``spawn``,
   ``terminate``, ``list_instances``, ``report_host``;
 * the answer of an agent to ``list_instances``
@@ -157,7 +157,7 @@ SCALAR = {'anyOf': [_text(), {'type': ['number', 'boolean']}]}
 RESOURCES = _object({'vcpus': SIZE, 'memory_mb': SIZE, 'disk_gb': SIZE})
 
 #: A request as a client submits it (the fields of
-#: :func:`preemptible_sched.db.models.spec_to_dict`; ``id`` may be left
+#: :func:`preemptible_sched.wire.spec_to_dict`; ``id`` may be left
 #: out).
 REQUEST_SPEC = _object({
     'id': _nullable(REQUEST_ID),
@@ -240,7 +240,7 @@ INSTANCE = _object({
     'running_since': OPTIONAL_CLOCK,
 }, required=['id', 'resources'], additional=True)
 
-#: A :class:`~preemptible_sched.compute.InstanceReport`
+#: A :class:`~preemptible_sched.objects.InstanceReport`
 #: (``report_to_dict``).
 REPORT = _object({
     'id': INSTANCE_ID,
@@ -459,7 +459,7 @@ def check_request_spec(data, source='request'):
 
 def check_report(method, kwargs):
     """The arguments of an agent's report ``method``, checked; given to
-    :class:`~preemptible_sched.compute.rpc.ComputeReportsEndpoint`.
+    :class:`~preemptible_sched.service.compute_reports.ComputeReportsEndpoint`.
     """
     name = 'reports.%s' % method
     if name not in SCHEMAS:

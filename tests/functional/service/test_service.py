@@ -20,13 +20,13 @@ import time
 import fixtures
 import oslo_messaging
 
-from preemptible_sched.compute import rpc as compute_rpc
 from preemptible_sched.conf import CONF
 from preemptible_sched.conf import service as service_conf
 from preemptible_sched import exception
 from preemptible_sched import objects
 from preemptible_sched.service import notifications
 from preemptible_sched.service import rpcapi
+from preemptible_sched import wire
 from tests.functional.service import base
 
 #: What fills one emulated blade: four medium instances.
@@ -296,13 +296,13 @@ def _resources(**fields):
 
 
 def _host(**fields):
-    host = compute_rpc.host_to_dict(objects.Host('host-A', 8, 16384, 500))
+    host = wire.host_to_dict(objects.Host('host-A', 8, 16384, 500))
     host.update(fields)
     return host
 
 
 def _instance(**fields):
-    instance = compute_rpc.instance_to_dict(
+    instance = wire.instance_to_dict(
         objects.Instance('fuzz', objects.Resources(1, 100, 1)))
     instance.update(fields)
     return instance

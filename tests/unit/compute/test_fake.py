@@ -163,12 +163,12 @@ class TestBoot(FakeDriverTestCase):
     def test_building_then_running(self):
         self.driver.spawn('host-A', medium('i1'))
         self.assertEqual([], self.events.log)
-        self.assertEqual([compute.InstanceReport('i1', 'building')],
+        self.assertEqual([objects.InstanceReport('i1', 'building')],
                          self.driver.list_instances('host-A'))
         self.clock.run()
         self.assertEqual([('started', 'host-A', 'i1', 5.0)], self.events.log)
         self.assertEqual(
-            [compute.InstanceReport('i1', 'running', 5.0, 0.5)],
+            [objects.InstanceReport('i1', 'running', 5.0, 0.5)],
             self.driver.list_instances('host-A'))
 
     def by_image(self):

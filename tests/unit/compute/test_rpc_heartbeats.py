@@ -18,6 +18,7 @@ from preemptible_sched import clock as clock_mod
 from preemptible_sched import compute
 from preemptible_sched.compute import rpc
 from preemptible_sched import objects
+from preemptible_sched.service import compute_reports
 from preemptible_sched.service import schemas
 from tests import base
 
@@ -140,8 +141,8 @@ class TestBootTokens(base.TestCase):
         driver.register(blade('host-A'), 'boot-A')
         driver.host_specs()
         driver.start_delivery()
-        endpoint = rpc.ComputeReportsEndpoint(driver,
-                                              check=schemas.check_report)
+        endpoint = compute_reports.ComputeReportsEndpoint(
+            driver, check=schemas.check_report)
         endpoint.instance_failed({}, host='host-A', instance_id='vm',
                                  reason='refused', at=5.0, boot=7)
         endpoint.instance_failed({}, host='host-A', instance_id='old',

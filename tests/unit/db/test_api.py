@@ -929,18 +929,3 @@ class TestConnectionUrl(base.TestCase):
         connection, = [opt for opt in database_conf.database_opts
                        if opt.name == 'connection']
         self.assertTrue(connection.secret)
-
-
-class TestSpecConversion(base.TestCase):
-
-    def test_defaults_fill_missing_fields(self):
-        spec = models.spec_from_dict(
-            {'id': 'r', 'resources': {'vcpus': 1, 'memory_mb': 2}})
-        self.assertEqual(objects.RequestSpec('r', objects.Resources(1, 2)),
-                         spec)
-
-    def test_round_trip(self):
-        spec = base.make_spec(constraints={'k': 'v'},
-                              group_hosts=frozenset({'h'}))
-        self.assertEqual(spec,
-                         models.spec_from_dict(models.spec_to_dict(spec)))

@@ -20,15 +20,16 @@ import uuid
 
 import oslo_messaging
 
-from preemptible_sched.compute import rpc
 from preemptible_sched.conf import CONF
 from preemptible_sched.conf import service as service_conf
 from preemptible_sched import exception
 from preemptible_sched import objects
 from preemptible_sched import service
 from preemptible_sched.service import compute_agent
+from preemptible_sched.service import compute_reports
 from preemptible_sched.service import rpcapi
 from preemptible_sched.service import schemas
+from preemptible_sched import wire
 from tests import base
 
 
@@ -70,8 +71,8 @@ class AgentTestCase(base.TestCase):
             self.transport,
             oslo_messaging.Target(topic=service_conf.report_topic(CONF),
                                   server='scheduler'),
-            [rpc.ComputeReportsEndpoint(self.reports,
-                                        check=schemas.check_report)])
+            [compute_reports.ComputeReportsEndpoint(
+                self.reports, check=schemas.check_report)])
         server.start()
         self.addCleanup(server.wait)
         self.addCleanup(server.stop)
@@ -105,7 +106,7 @@ class TestComputeAgent(AgentTestCase):
 
     def test_spawn_list_and_terminate(self):
         instance = objects.Instance('i1', objects.Resources(2, 4000, 40))
-        self.api.spawn('host-A', rpc.instance_to_dict(instance))
+        self.api.spawn('host-A', wire.instance_to_dict(instance))
         self.wait_for(lambda: self.reports.seen(
             ('instance_started', 'host-A', 'i1')), 'i1 started')
         answer = self.api.list_instances('host-A')
@@ -123,7 +124,7 @@ class TestComputeAgent(AgentTestCase):
 
     def test_spawn_beyond_capacity_fails(self):
         large = objects.Instance('big', objects.Resources(16, 1, 1))
-        self.api.spawn('host-A', rpc.instance_to_dict(large))
+        self.api.spawn('host-A', wire.instance_to_dict(large))
         self.wait_for(lambda: any(e[:3] == ('instance_failed', 'host-A',
                                             'big')
                                   for e in list(self.reports.log)),
@@ -141,7 +142,7 @@ class TestStaleSpawns(AgentTestCase):
     def spawn(self, instance_id, agent_boot):
         instance = objects.Instance(instance_id,
                                     objects.Resources(2, 4000, 40), boot=7)
-        self.api.spawn('host-A', rpc.instance_to_dict(instance),
+        self.api.spawn('host-A', wire.instance_to_dict(instance),
                        agent_boot=agent_boot)
 
     def test_earlier_run_refused(self):
@@ -182,7 +183,7 @@ class TestHostileMessages(AgentTestCase):
     """
 
     def spawn(self, instance_id, vcpus):
-        self.api.spawn('host-A', rpc.instance_to_dict(objects.Instance(
+        self.api.spawn('host-A', wire.instance_to_dict(objects.Instance(
             instance_id, objects.Resources(vcpus, 100, 1))))
 
     def test_a_nan_spawn_does_not_disable_the_capacity_check(self):
@@ -212,9 +213,9 @@ class TestHostileMessages(AgentTestCase):
             ('spawn', {}), ('spawn', {'host': 'host-A', 'instance': None}),
             ('spawn', {'host': 'host-A', 'instance': {'id': 'x'}}),
             ('spawn', {'host': ['host-A'], 'instance': {}}),
-            ('spawn', {'host': 'host-B', 'instance': rpc.instance_to_dict(
+            ('spawn', {'host': 'host-B', 'instance': wire.instance_to_dict(
                 objects.Instance('b', objects.Resources(1, 1, 1)))}),
-            ('spawn', {'host': 'host-A', 'instance': rpc.instance_to_dict(
+            ('spawn', {'host': 'host-A', 'instance': wire.instance_to_dict(
                 objects.Instance('d', objects.Resources(1, 1, 1))),
                 'duration': -5}),
             ('terminate', {'host': None, 'instance_id': 'i'}),

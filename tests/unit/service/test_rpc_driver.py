@@ -223,8 +223,8 @@ class TestRequests(DriverTestCase):
              'cpu_utilization': 0.5},
             {'id': 'i2', 'state': 'building', 'started_at': None}]}
         reports = self.driver.list_instances('host-A')
-        self.assertEqual([compute.InstanceReport('i1', 'running', 90.0, 0.5),
-                          compute.InstanceReport('i2', 'building', None)],
+        self.assertEqual([objects.InstanceReport('i1', 'running', 90.0, 0.5),
+                          objects.InstanceReport('i2', 'building', None)],
                          reports)
 
     def test_finished_instances_move_to_our_clock(self):
@@ -233,7 +233,7 @@ class TestRequests(DriverTestCase):
             'finished': [{'id': 'i2', 'state': 'ended', 'started_at': 900.0,
                           'ended_at': 950.0, 'boot': 4, 'reason': None}]}
         self.assertEqual(
-            [compute.InstanceReport('i2', 'ended', 0.0, boot=4,
+            [objects.InstanceReport('i2', 'ended', 0.0, boot=4,
                                     ended_at=50.0)],
             self.driver.finished_instances('host-A'))
         self.assertEqual(1, len(self.driver.list_instances('host-A')))
@@ -252,65 +252,3 @@ class TestRequests(DriverTestCase):
 
     def test_list_instances_of_unknown_host(self):
         self.assertRaises(LookupError, self.driver.list_instances, 'host-Z')
-
-
-class TestWireFormat(base.TestCase):
-
-    def test_host_round_trip(self):
-        host = objects.Host(
-            name='h', vcpus=8, memory_mb=16384, disk_gb=500,
-            attributes={'reputation': 'high'},
-            aggregates=(objects.Aggregate('fast', {'ssd': 'true'}),),
-            availability_zone='az1', cpu_allocation_ratio=2.0,
-            metrics={'cpu_utilization': {'avg': 25.0}})
-        data = rpc.host_to_dict(host)
-        self.assertEqual(host, rpc.host_from_dict(data))
-
-    def test_host_from_a_newer_agent(self):
-        data = rpc.host_to_dict(blade('h'))
-        data['gpus'] = 2
-        self.assertEqual(blade('h'), rpc.host_from_dict(data))
-
-    def test_instance_round_trip(self):
-        instance = objects.Instance(
-            id='i', resources=objects.Resources(1, 2000, 20),
-            preemptible=True, started_at=5.0, flavor='small',
-            service_class='gold', priority=2.0, group='g')
-        data = rpc.instance_to_dict(instance)
-        self.assertEqual([1, 2000, 20], data['resources'])
-        self.assertEqual(vars(instance), vars(rpc.instance_from_dict(data)))
-
-    def test_report_round_trip(self):
-        report = compute.InstanceReport('i', 'running', 3.0, 0.25)
-        self.assertEqual(report, rpc.report_from_dict(
-            rpc.report_to_dict(report)))
-
-
-class TestReportsEndpoint(base.TestCase):
-
-    def test_forwards_to_the_driver(self):
-        calls = []
-
-        class Driver:
-            def register(self, host, boot_id):
-                calls.append(('register', host.name, boot_id))
-
-            def report(self, event, host, *args):
-                calls.append((event, host) + args)
-
-        endpoint = rpc.ComputeReportsEndpoint(Driver())
-        endpoint.register_host({}, rpc.host_to_dict(blade('h')), 'b')
-        endpoint.instance_started({}, 'h', 'i', at=1.0)
-        endpoint.instance_ended({}, 'h', 'i')
-        endpoint.instance_failed({}, 'h', 'i', 'why')
-        endpoint.instance_terminated({}, 'h', 'i')
-        endpoint.termination_failed({}, 'h', 'i', 'why')
-        endpoint.host_down({}, 'h')
-        endpoint.host_up({}, 'h')
-        self.assertEqual([('register', 'h', 'b'),
-                          ('instance_started', 'h', 'i'),
-                          ('instance_ended', 'h', 'i'),
-                          ('instance_failed', 'h', 'i', 'why'),
-                          ('instance_terminated', 'h', 'i'),
-                          ('termination_failed', 'h', 'i', 'why'),
-                          ('host_down', 'h'), ('host_up', 'h')], calls)

@@ -26,10 +26,10 @@ import logging
 import fixtures
 import oslo_messaging
 
-from preemptible_sched.compute import rpc
 from preemptible_sched import exception
 from preemptible_sched import objects
 from preemptible_sched.service import schemas
+from preemptible_sched import wire
 from tests import base
 
 NAN = float('nan')
@@ -159,7 +159,7 @@ class TestContextSchema(base.TestCase):
 class TestReportSchemas(base.TestCase):
 
     def host(self, **fields):
-        data = rpc.host_to_dict(objects.Host(
+        data = wire.host_to_dict(objects.Host(
             'host-A', 8, 16384, 500, attributes={'ssd': 'yes'},
             aggregates=(objects.Aggregate('agg', {'k': 'v'}),),
             metrics={'cpu': 0.5}))
@@ -172,7 +172,7 @@ class TestReportSchemas(base.TestCase):
         self.assertEqual(objects.Host(
             'host-A', 8, 16384, 500, attributes={'ssd': 'yes'},
             aggregates=(objects.Aggregate('agg', {'k': 'v'}),),
-            metrics={'cpu': 0.5}), rpc.host_from_dict(checked['host']))
+            metrics={'cpu': 0.5}), wire.host_from_dict(checked['host']))
 
     def test_string_or_nan_sizes_are_refused(self):
         # Each of these killed the scheduler.
@@ -239,7 +239,7 @@ class TestReportSchemas(base.TestCase):
 
     def test_spawn_with_a_nan_size_is_refused(self):
         # It disabled the capacity check of the agent.
-        instance = rpc.instance_to_dict(
+        instance = wire.instance_to_dict(
             objects.Instance('i', objects.Resources(NAN, 1, 1)))
         error = self.assertRaises(exception.InvalidInput, schemas.check,
                                   'compute.spawn',
@@ -333,71 +333,3 @@ class TestGuards(base.TestCase):
                          self.lines())
         self.assertRaises(AttributeError, getattr, self.endpoint, '_private')
         self.assertFalse(hasattr(self.endpoint, 'oslo_rpc_server_ping'))
-
-
-class TestReportsEndpoint(base.TestCase):
-    """The agents' reports, checked by :func:`schemas.check_report`."""
-
-    def setUp(self):
-        super().setUp()
-        self.log = self.useFixture(fixtures.FakeLogger(
-            name='preemptible_sched.compute.rpc', level=logging.INFO))
-        self.calls = []
-        test = self
-
-        class Driver:
-            def register(self, host, boot_id):
-                test.calls.append(('register', host, boot_id))
-
-            def report(self, event, host, *args):
-                test.calls.append((event, host) + args)
-
-        self.endpoint = rpc.ComputeReportsEndpoint(
-            Driver(), check=schemas.check_report)
-
-    def test_register_host_with_a_string_or_nan_size_is_dropped(self):
-        # Each killed the scheduler.
-        for value in ('8', NAN):
-            host = rpc.host_to_dict(objects.Host('host-A', 8, 16384))
-            host['vcpus'] = value
-            self.endpoint.register_host({}, host=host, boot_id='b')
-        self.assertEqual([], self.calls)
-        self.assertEqual(2, len(self.log.output.splitlines()))
-        self.assertIn('Dropped report register_host: register_host: '
-                      'host.vcpus:', self.log.output)
-
-    def test_good_reports_pass(self):
-        host = objects.Host('host-A', 8, 16384)
-        self.endpoint.register_host({}, host=rpc.host_to_dict(host),
-                                    boot_id='b')
-        self.endpoint.instance_failed({}, host='host-A', instance_id='i',
-                                      reason='why', at=2.0)
-        self.endpoint.host_down({}, host='host-A')
-        self.assertEqual([('register', host, 'b'),
-                          ('instance_failed', 'host-A', 'i', 'why'),
-                          ('host_down', 'host-A')], self.calls)
-        self.assertEqual('', self.log.output)
-
-    def test_nothing_raises(self):
-        hostile = [
-            ('register_host', {}), ('register_host', {'host': None}),
-            ('register_host', {'host': 'h', 'boot_id': 'b'}),
-            ('instance_started', {'host': 'h', 'instance_id': 'i',
-                                  'colour': 'red'}),
-            ('instance_failed', {'host': 'h', 'instance_id': 'i',
-                                 'reason': None}),
-            ('host_up', {'host': {'name': 'h'}}),
-            ('launch', {'host': 'h'}),
-        ]
-        for method, kwargs in hostile:
-            self.assertIsNone(getattr(self.endpoint, method)({}, **kwargs))
-        self.assertEqual([], self.calls)
-        self.assertEqual(len(hostile), len(self.log.output.splitlines()))
-
-    def test_without_check_the_wire_helpers_still_refuse(self):
-        endpoint = rpc.ComputeReportsEndpoint(self.endpoint._driver)
-        endpoint.register_host({}, host={'vcpus': 1}, boot_id='b')
-        endpoint.register_host({}, host=[1], boot_id='b')
-        self.assertEqual([], self.calls)
-        self.assertIn('malformed', self.log.output)
-        self.assertNotIn('Traceback', self.log.output)
