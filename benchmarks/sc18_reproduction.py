@@ -14,7 +14,8 @@
 
 """The SC18 reference-architecture experiment: Table XI on the Askalon trace.
 
-Runs ``preemptible-sched simulate`` once per configuration of
+Runs ``preemptible-sched simulate`` (with this script's interpreter, as
+``python -m preemptible_sched.cmd.sched``) once per configuration of
 ``etc/preemptible-sched/experiments/sc18/`` (queue order x allocation
 policy, nine files) on the Askalon GWF trace, with seed 0, then the
 ``random-*`` configurations again with seeds 1, 2 and 3, each run in its own
@@ -92,7 +93,10 @@ def run_one(name, seed, output, trace, limit, extra_conf=None):
     configuration file read after the experiment's.
     """
     directory = os.path.join(output, '%s-seed%d' % (name, seed))
-    command = ['preemptible-sched', 'simulate', '--workload', trace,
+    # The interpreter that runs this script, so that no console script
+    # needs to be on PATH (a virtualenv used without activating it).
+    command = [sys.executable, '-m', 'preemptible_sched.cmd.sched',
+               'simulate', '--workload', trace,
                '--infrastructure',
                os.path.join(EXPERIMENT, 'infrastructure.csv'),
                '--config-file', os.path.join(EXPERIMENT, name + '.conf'),
