@@ -20,6 +20,7 @@ import os
 
 import fixtures
 
+from preemptible_sched import exception
 from preemptible_sched.simulation.traces import catalogue
 from preemptible_sched.simulation.traces import reading
 
@@ -72,6 +73,40 @@ class TraceFileMixin:
 
     def read(self, name, text, fmt='auto', **kw):
         return reading.read_workload(self.write(name, text), fmt, **kw)
+
+
+class InvalidTraceMixin(TraceFileMixin):
+    """``assertInvalid``: a trace written from text is refused on one line
+    naming the file and the field.
+    """
+
+    def assertRefused(self, path, field, message_part, *args, **kw):
+        error = self.assertRaises(exception.InvalidInput,
+                                  reading.read_workload, path, *args, **kw)
+        self.assertEqual(path, error.source)
+        self.assertEqual(field, error.field)
+        self.assertIn(message_part, error.message)
+        self.assertNotIn('\n', str(error))
+        return error
+
+    def assertInvalid(self, name, text, field, message_part, **kw):
+        return self.assertRefused(self.write(name, text), field,
+                                  message_part, **kw)
+
+
+class HostileTraceMixin(InvalidTraceMixin):
+    """``assertInvalid``: a trace file (``write_bytes``) is refused on one
+    line naming the file and the field.
+    """
+
+    def assertInvalid(self, path, field, message_part, fmt='auto'):
+        return self.assertRefused(path, field, message_part, fmt)
+
+    def write_bytes(self, name, data):
+        path = os.path.join(self.useFixture(fixtures.TempDir()).path, name)
+        with open(path, 'wb') as stream:
+            stream.write(data)
+        return path
 
 
 # A workflow of three tasks (1 then 2 and 3) and one of a zero-length and

@@ -17,9 +17,7 @@
 import collections
 import os
 
-import fixtures
 
-from preemptible_sched import exception
 from preemptible_sched.simulation.traces import reading
 from tests import base
 from tests.unit.simulation.traces import samples
@@ -30,17 +28,7 @@ ALIBABA_HEADER = samples.ALIBABA_HEADER
 summary = samples.summary
 
 
-class TestInvalid(samples.TraceFileMixin, base.TestCase):
-    def assertInvalid(self, name, text, field, message_part, **kw):
-        path = self.write(name, text)
-        error = self.assertRaises(exception.InvalidInput,
-                                  reading.read_workload, path, **kw)
-        self.assertEqual(path, error.source)
-        self.assertEqual(field, error.field)
-        self.assertIn(message_part, error.message)
-        self.assertNotIn('\n', str(error))
-        return error
-
+class TestInvalid(samples.InvalidTraceMixin, base.TestCase):
     def test_alibaba_unknown_qos(self):
         self.assertInvalid('p.csv', ALIBABA_HEADER +
                            'p,1000,1,0,0,,Spot,Running,0,5,1\n',
@@ -114,25 +102,10 @@ class TestRealTraces(base.TestCase):
         self.assertEqual(items[:1000], prefix)
 
 
-class TestHostileTraces(samples.TraceFileMixin, base.TestCase):
+class TestHostileTraces(samples.HostileTraceMixin, base.TestCase):
     """Regressions of issue 11: hostile traces are refused on one line
     naming the file and the line, never read without bound.
     """
-
-    def assertInvalid(self, path, field, message_part, fmt='auto'):
-        error = self.assertRaises(exception.InvalidInput,
-                                  reading.read_workload, path, fmt)
-        self.assertEqual(path, error.source)
-        self.assertEqual(field, error.field)
-        self.assertIn(message_part, error.message)
-        self.assertNotIn('\n', str(error))
-        return error
-
-    def write_bytes(self, name, data):
-        path = os.path.join(self.useFixture(fixtures.TempDir()).path, name)
-        with open(path, 'wb') as stream:
-            stream.write(data)
-        return path
 
     def test_alibaba_nan_gpu_is_refused(self):
         path = self.write('pods.csv', ALIBABA_HEADER +

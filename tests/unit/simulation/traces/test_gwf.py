@@ -17,7 +17,6 @@
 import os
 
 
-from preemptible_sched import exception
 from preemptible_sched.simulation.traces import reading
 from tests import base
 from tests.unit.simulation.traces import samples
@@ -28,17 +27,7 @@ GWF_HEADER = samples.GWF_HEADER
 summary = samples.summary
 
 
-class TestInvalid(samples.TraceFileMixin, base.TestCase):
-    def assertInvalid(self, name, text, field, message_part, **kw):
-        path = self.write(name, text)
-        error = self.assertRaises(exception.InvalidInput,
-                                  reading.read_workload, path, **kw)
-        self.assertEqual(path, error.source)
-        self.assertEqual(field, error.field)
-        self.assertIn(message_part, error.message)
-        self.assertNotIn('\n', str(error))
-        return error
-
+class TestInvalid(samples.InvalidTraceMixin, base.TestCase):
     def test_gwf_field_named_as_in_header(self):
         self.assertInvalid('w.gwf', GWF_HEADER + '0, 1, 16, soon, 1, 1,\n',
                            'line 2: field RunTime', "'soon'")

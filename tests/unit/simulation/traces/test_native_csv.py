@@ -85,17 +85,7 @@ class TestCanonicalCsv(samples.TraceFileMixin, base.TestCase):
         self.assertEqual(['x'], [i.id for i in items])
 
 
-class TestInvalid(samples.TraceFileMixin, base.TestCase):
-    def assertInvalid(self, name, text, field, message_part, **kw):
-        path = self.write(name, text)
-        error = self.assertRaises(exception.InvalidInput,
-                                  reading.read_workload, path, **kw)
-        self.assertEqual(path, error.source)
-        self.assertEqual(field, error.field)
-        self.assertIn(message_part, error.message)
-        self.assertNotIn('\n', str(error))
-        return error
-
+class TestInvalid(samples.InvalidTraceMixin, base.TestCase):
     def test_csv_not_a_number(self):
         self.assertInvalid('w.csv', CSV_HEADER + 'a,0,1,1,1,,,,\n'
                            'b,0,1,two,1,,,,\n', 'line 3: field vcpus',

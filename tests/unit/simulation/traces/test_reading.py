@@ -30,17 +30,7 @@ google_event = samples.google_event
 WORKFLOWS_GWF = samples.WORKFLOWS_GWF
 
 
-class TestInvalid(samples.TraceFileMixin, base.TestCase):
-    def assertInvalid(self, name, text, field, message_part, **kw):
-        path = self.write(name, text)
-        error = self.assertRaises(exception.InvalidInput,
-                                  reading.read_workload, path, **kw)
-        self.assertEqual(path, error.source)
-        self.assertEqual(field, error.field)
-        self.assertIn(message_part, error.message)
-        self.assertNotIn('\n', str(error))
-        return error
-
+class TestInvalid(samples.InvalidTraceMixin, base.TestCase):
     def test_unknown_format_option(self):
         error = self.assertRaises(exception.InvalidInput,
                                   reading.read_workload, 'x.csv', 'json')

@@ -32,17 +32,7 @@ CSV_HEADER = samples.CSV_HEADER
 swf_line = samples.swf_line
 
 
-class TestInvalid(samples.TraceFileMixin, base.TestCase):
-    def assertInvalid(self, name, text, field, message_part, **kw):
-        path = self.write(name, text)
-        error = self.assertRaises(exception.InvalidInput,
-                                  reading.read_workload, path, **kw)
-        self.assertEqual(path, error.source)
-        self.assertEqual(field, error.field)
-        self.assertIn(message_part, error.message)
-        self.assertNotIn('\n', str(error))
-        return error
-
+class TestInvalid(samples.InvalidTraceMixin, base.TestCase):
     def test_duplicate_header_column(self):
         # The second "vcpus" used to win silently.
         self.assertInvalid('w.csv', 'id,submit_s,duration_s,vcpus,'
@@ -79,25 +69,10 @@ class TestInvalid(samples.TraceFileMixin, base.TestCase):
         self.assertIn('cannot read file', error.message)
 
 
-class TestHostileTraces(samples.TraceFileMixin, base.TestCase):
+class TestHostileTraces(samples.HostileTraceMixin, base.TestCase):
     """Regressions of issue 11: hostile traces are refused on one line
     naming the file and the line, never read without bound.
     """
-
-    def assertInvalid(self, path, field, message_part, fmt='auto'):
-        error = self.assertRaises(exception.InvalidInput,
-                                  reading.read_workload, path, fmt)
-        self.assertEqual(path, error.source)
-        self.assertEqual(field, error.field)
-        self.assertIn(message_part, error.message)
-        self.assertNotIn('\n', str(error))
-        return error
-
-    def write_bytes(self, name, data):
-        path = os.path.join(self.useFixture(fixtures.TempDir()).path, name)
-        with open(path, 'wb') as stream:
-            stream.write(data)
-        return path
 
     def test_fifo_is_refused_without_blocking(self):
         path = os.path.join(self.useFixture(fixtures.TempDir()).path,

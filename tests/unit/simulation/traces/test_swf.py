@@ -16,9 +16,7 @@
 
 import os
 
-import fixtures
 
-from preemptible_sched import exception
 from preemptible_sched.simulation.traces import reading
 from tests import base
 from tests.unit.simulation.traces import samples
@@ -30,17 +28,7 @@ summary = samples.summary
 JOBS = samples.JOBS
 
 
-class TestInvalid(samples.TraceFileMixin, base.TestCase):
-    def assertInvalid(self, name, text, field, message_part, **kw):
-        path = self.write(name, text)
-        error = self.assertRaises(exception.InvalidInput,
-                                  reading.read_workload, path, **kw)
-        self.assertEqual(path, error.source)
-        self.assertEqual(field, error.field)
-        self.assertIn(message_part, error.message)
-        self.assertNotIn('\n', str(error))
-        return error
-
+class TestInvalid(samples.InvalidTraceMixin, base.TestCase):
     def test_swf_field_count(self):
         self.assertInvalid('l.swf', ';\n' + swf_line(1, 0, 5, 1) +
                            '2 0 5 1\n', 'line 3', 'expected 18')
@@ -100,25 +88,10 @@ class TestRealTraces(base.TestCase):
                          summary(items)[0])
 
 
-class TestHostileTraces(samples.TraceFileMixin, base.TestCase):
+class TestHostileTraces(samples.HostileTraceMixin, base.TestCase):
     """Regressions of issue 11: hostile traces are refused on one line
     naming the file and the line, never read without bound.
     """
-
-    def assertInvalid(self, path, field, message_part, fmt='auto'):
-        error = self.assertRaises(exception.InvalidInput,
-                                  reading.read_workload, path, fmt)
-        self.assertEqual(path, error.source)
-        self.assertEqual(field, error.field)
-        self.assertIn(message_part, error.message)
-        self.assertNotIn('\n', str(error))
-        return error
-
-    def write_bytes(self, name, data):
-        path = os.path.join(self.useFixture(fixtures.TempDir()).path, name)
-        with open(path, 'wb') as stream:
-            stream.write(data)
-        return path
 
     def test_swf_memory_times_processors_beyond_the_bound(self):
         path = self.write('w.swf', swf_line(1, 0, 10, 10 ** 8,
