@@ -20,7 +20,9 @@
 prints everything about a trace, its citation included; ``traces download
 NAME`` fetches its files into the cache
 (:mod:`preemptible_sched.simulation.traces.download`, verifying their
-SHA-256) and prints their paths, one a line.
+SHA-256) and prints their paths, one a line; ``traces import NAME
+PATH...`` puts files the user already has into the cache the same way
+(:mod:`preemptible_sched.simulation.traces.local`).
 
 Exit codes: 0 done; 1 the download failed (network, HTTP status,
 timeout); 2 bad input (unknown trace, missing or wrong checksum,
@@ -37,6 +39,7 @@ from preemptible_sched import input_limits as limits
 from preemptible_sched.simulation.traces import catalogue
 from preemptible_sched.simulation.traces import checksums
 from preemptible_sched.simulation.traces import download
+from preemptible_sched.simulation.traces import local
 
 EXIT_OK, EXIT_DOWNLOAD_FAILED = 0, 1
 
@@ -56,7 +59,7 @@ def add_parser(subparsers):
         'where they come from, and download them.')
     actions = parser.add_subparsers(
         dest='traces_command', metavar='ACTION',
-        title='Actions', help='list, show or download.')
+        title='Actions', help='list, show, download or import.')
     actions.required = True
 
     listing = actions.add_parser(
@@ -120,6 +123,31 @@ def add_parser(subparsers):
                        'past N bytes (default %d; a catalogued size is '
                        'checked exactly).' % download.MAX_DOWNLOAD_BYTES)
     fetch.set_defaults(func=run_download)
+
+    take = actions.add_parser(
+        'import', help='Put files you already have into the cache, '
+        'verified as a download is, and print their paths.',
+        description='Copy files of a trace you already have (fetched on '
+        'another machine, or a copy of a cache or a mirror) into the cache '
+        'directory, verify their SHA-256 as a download would, and print '
+        'their cached paths, one a line. Each PATH is one of the trace\'s '
+        'files (by its name) or a directory holding all of them as '
+        'DIR/FILE or DIR/NAME/FILE. Exit 2 on bad input or a checksum '
+        'mismatch; nothing half-written is left in the cache.')
+    take.add_argument('trace', metavar='NAME', help='Name of the trace.')
+    take.add_argument('paths', metavar='PATH', nargs='+',
+                      help='A file of the trace, or a directory holding '
+                      'its files.')
+    take.add_argument('--cache-dir', metavar='DIR',
+                      help='Cache directory (as for download).')
+    take.add_argument('--sha256', action='append', default=[],
+                      metavar='[FILE=]DIGEST',
+                      help='Expected SHA-256 of a file the catalogue has '
+                      'no checksum for. Repeatable.')
+    take.add_argument('--insecure-no-checksum', action='store_true',
+                      help='Accept files no checksum verifies (their '
+                      'SHA-256 is logged).')
+    take.set_defaults(func=run_import)
 
 
 # -- list --------------------------------------------------------------------
@@ -259,9 +287,28 @@ def run_download(args):
     except download.DownloadError as error:
         _fail('%s: download failed: %s (offline, or behind a proxy? put '
               'the files in a directory as DIR/%s/FILE and run: '
-              'preemptible-sched traces download %s --mirror file://DIR)'
-              % (trace.name, error, trace.name, trace.name))
+              'preemptible-sched traces download %s --mirror file://DIR; '
+              'or, with the files at hand: preemptible-sched traces import '
+              '%s FILE...)'
+              % (trace.name, error, trace.name, trace.name, trace.name))
         return EXIT_DOWNLOAD_FAILED
+    for path in paths:
+        print(path)
+    return EXIT_OK
+
+
+def run_import(args):
+    trace = catalogue.get(args.trace)
+    for option, value in [('--cache-dir', args.cache_dir)] + [
+            ('PATH', path) for path in args.paths]:
+        if value is not None and ('\0' in value or not value.strip()):
+            raise exception.InvalidInput(
+                option, None, 'expected a path, got %s'
+                % limits.one_line(repr(value), 80))
+    paths = local.import_files(
+        trace.name, args.paths, cache_dir=args.cache_dir,
+        sha256=parse_sha256(args.sha256, trace),
+        insecure=args.insecure_no_checksum)
     for path in paths:
         print(path)
     return EXIT_OK

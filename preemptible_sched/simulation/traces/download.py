@@ -155,14 +155,14 @@ def download(name, cache_dir=None, base_url=None, sha256=None,
                 % trace.page)
         check_url(url, '%s/%s' % (trace.name, trace_file.name))
     directory = os.path.join(cache_dir or default_cache_dir(), trace.name)
-    bounds = _Bounds(timeout, deadline, max_bytes)
-    return [_fetch(trace, trace_file, url, directory,
-                   digests[trace_file.name], bounds)
+    bounds = Bounds(timeout, deadline, max_bytes)
+    return [fetch_file(trace, trace_file, url, directory,
+                       digests[trace_file.name], bounds)
             for trace_file, url in zip(trace.files, urls)]
 
 
 @dataclasses.dataclass(frozen=True)
-class _Bounds:
+class Bounds:
     """What one file's transfer may take: seconds per read, seconds in
     all, bytes when the catalogue does not know its size.
     """
@@ -188,7 +188,7 @@ def _cached(path, expected):
     return False
 
 
-def _fetch(trace, trace_file, url, directory, expected, bounds):
+def fetch_file(trace, trace_file, url, directory, expected, bounds):
     path = os.path.join(directory, trace_file.name)
     try:
         if _cached(path, expected):

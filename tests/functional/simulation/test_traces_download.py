@@ -300,6 +300,8 @@ class TestDownload(TracesDownloadTestCase):
         self.assertIn('put the files in a directory as DIR/test-trace/FILE '
                       'and run: preemptible-sched traces download '
                       'test-trace --mirror file://DIR', err)
+        self.assertIn('preemptible-sched traces import test-trace FILE...',
+                      err)
 
     def test_silent_server_times_out(self):
         self.server.put('test-trace', 'jobs.csv', JOBS)

@@ -12,17 +12,21 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""``preemptible-sched traces``: list, show and download."""
+"""``preemptible-sched traces``: list, show, download and import."""
 
 import io
 import json
+import os
 from unittest import mock
+
+import fixtures
 
 from preemptible_sched.cmd import sched
 from preemptible_sched.cmd import traces as traces_cmd
 from preemptible_sched import exception
 from preemptible_sched.simulation.traces import catalogue
 from tests import base
+from tests.unit.simulation.traces import samples
 
 
 def run_cli(*argv):
@@ -150,3 +154,52 @@ class TestTracesCommand(base.TestCase):
                 ['NASA-iPSC-1993-3.1-cln.swf.gz=' + 'b' * 64], trace))
         self.assertRaises(exception.InvalidInput, traces_cmd.parse_sha256,
                           ['a' * 64, 'b' * 64], trace)
+
+
+class TestTracesImport(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.tmp = self.useFixture(fixtures.TempDir()).path
+        self.cache = os.path.join(self.tmp, 'cache')
+        patcher = mock.patch.object(
+            catalogue, '_CATALOGUE',
+            catalogue._CATALOGUE + (samples.TEST_TRACE,))
+        patcher.start()
+        self.addCleanup(patcher.stop)
+
+    def write(self, name, content):
+        path = os.path.join(self.tmp, name)
+        with open(path, 'wb') as stream:
+            stream.write(content)
+        return path
+
+    def test_import_prints_the_cached_path(self):
+        given = self.write('jobs.csv', samples.JOBS)
+        code, out, err = run_cli('traces', 'import', 'test-trace', given,
+                                 '--cache-dir', self.cache)
+        self.assertEqual((0, ''), (code, err))
+        cached = os.path.join(self.cache, 'test-trace', 'jobs.csv')
+        self.assertEqual(cached + '\n', out)
+        with open(cached, 'rb') as stream:
+            self.assertEqual(samples.JOBS, stream.read())
+
+    def test_bad_input_is_one_line_and_exit_2(self):
+        other = self.write('other.csv', samples.JOBS)
+        corrupt = self.write('jobs.csv', samples.JOBS + b'c,9,9,9,9\n')
+        for argv, message in (
+                (['test-trace', other], 'not a file of trace test-trace'),
+                (['test-trace', corrupt], 'size mismatch'),
+                (['test-trace', os.path.join(self.tmp, 'missing.csv')],
+                 'no such file or directory'),
+                (['test-trace', ' '], 'PATH: expected a path'),
+                (['no-such-trace', corrupt], "unknown trace")):
+            code, out, err = run_cli('traces', 'import', *argv,
+                                     '--cache-dir', self.cache)
+            self.assertEqual(2, code, argv)
+            self.assertEqual('', out)
+            self.assertEqual(1, len(err.splitlines()), err)
+            self.assertIn(message, err)
+            self.assertNotIn('Traceback', err)
+        self.assertFalse(os.path.exists(os.path.join(self.cache,
+                                                     'test-trace')))
