@@ -43,7 +43,7 @@ from oslo_config import cfg
 from oslo_config import types
 
 from preemptible_sched import exception
-from preemptible_sched import input_limits as limits
+from preemptible_sched.input_limits import regular_files
 
 LOG = logging.getLogger(__name__)
 
@@ -154,7 +154,7 @@ def file_problem(path):
     try:
         # Opened without blocking (a FIFO with no writer); one byte read,
         # for a file that cannot be (/proc/self/mem).
-        with limits.open_regular(path) as stream:
+        with regular_files.open_regular(path) as stream:
             size = os.fstat(stream.fileno()).st_size
             stream.read(1)
     except exception.InvalidInput as error:

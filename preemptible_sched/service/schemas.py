@@ -30,15 +30,16 @@ database before :func:`check` accepted it:
 
 A payload is first made plain JSON (what a broker would deliver: tuples
 become lists; sets, bytes and other objects are refused), then checked by
-:func:`preemptible_sched.input_limits.check_tree` (finite numbers, string keys,
-valid Unicode, bounded nesting and size: JSON schema cannot refuse NaN,
-whose comparisons with any bound are false), then by its schema. Numbers
-are bounded (sizes ``0..MAX_RESOURCE``, ``num_instances``
-``1..MAX_INSTANCES_PER_REQUEST``, durations ``0..MAX_TIME``), strings are
-bounded in length and free of control characters, ids and host names match
-:data:`ID_PATTERN`. Integers are true integers (``2.0`` and ``true`` are
-not). A refusal is an :class:`~preemptible_sched.exception.InvalidInput`
-naming the method and the field, on one line.
+:func:`preemptible_sched.input_limits.documents.check_tree` (finite
+numbers, string keys, valid Unicode, bounded nesting and size: JSON
+schema cannot refuse NaN, whose comparisons with any bound are false),
+then by its schema. Numbers are bounded (sizes ``0..MAX_RESOURCE``,
+``num_instances`` ``1..MAX_INSTANCES_PER_REQUEST``, durations
+``0..MAX_TIME``), strings are bounded in length and free of control
+characters, ids and host names match :data:`ID_PATTERN`. Integers are true
+integers (``2.0`` and ``true`` are not). A refusal is an
+:class:`~preemptible_sched.exception.InvalidInput` naming the method and
+the field, on one line.
 
 :func:`checked_call` and :func:`checked_cast` wrap endpoint methods: a bad
 call is logged (one WARNING line) and answered with ``InvalidInput`` (the
@@ -58,6 +59,7 @@ import oslo_messaging
 from preemptible_sched.db import models
 from preemptible_sched import exception
 from preemptible_sched import input_limits as limits
+from preemptible_sched.input_limits import documents
 from preemptible_sched import objects
 
 LOG = logging.getLogger(__name__)
@@ -428,7 +430,8 @@ def check(name, payload, source=None):
     source = source or name
     max_nodes = MAX_NODES * (10 if name == 'list_instances_answer' else 1)
     data = _plain(payload, source, MAX_DEPTH)
-    limits.check_tree(data, source, max_depth=MAX_DEPTH, max_nodes=max_nodes)
+    documents.check_tree(data, source, max_depth=MAX_DEPTH,
+                         max_nodes=max_nodes)
     errors = sorted((_innermost(e) for e in
                      _VALIDATORS[name].iter_errors(data)),
                     key=lambda e: (list(map(str, e.absolute_path)),

@@ -44,6 +44,7 @@ import jsonschema
 
 from preemptible_sched import exception
 from preemptible_sched import input_limits as limits
+from preemptible_sched.input_limits import documents
 from preemptible_sched.simulation import experiment
 
 SCHEMA_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -314,7 +315,7 @@ def build(source, data):
 
 def load(path):
     """Read, validate and resolve the definition at ``path``."""
-    data = limits.load_document(path)
+    data = documents.load_document(path)
     problems = schema_problems(path, data)
     if problems:
         raise exception.ConfigProblems(problems)

@@ -42,6 +42,7 @@ from oslo_config import cfg
 from preemptible_sched import constraints as constraint_language
 from preemptible_sched import exception
 from preemptible_sched import input_limits as limits
+from preemptible_sched.input_limits import documents
 from preemptible_sched import objects
 
 _SIZE = {'type': 'number', 'minimum': 0, 'maximum': limits.MAX_RESOURCE}
@@ -200,7 +201,7 @@ def _path(parts):
 
 def _read(path):
     """The document at ``path``: bounded, UTF-8, finite, not too deep."""
-    return limits.load_document(path)
+    return documents.load_document(path)
 
 
 def _validate_schema(path, data):

@@ -44,6 +44,7 @@ import zlib
 from preemptible_sched import constraints as constraint_language
 from preemptible_sched import exception
 from preemptible_sched import input_limits as limits
+from preemptible_sched.input_limits import regular_files
 from preemptible_sched import objects
 
 #: The default of a value that has none: it is required.
@@ -105,7 +106,7 @@ def lines(path, max_bytes=None):
     """
     if max_bytes is None:
         max_bytes = limits.MAX_TRACE_BYTES
-    with limits.open_regular(path) as raw:
+    with regular_files.open_regular(path) as raw:
         stream = gzip.GzipFile(fileobj=raw, mode='rb') if str(
             path).endswith('.gz') else raw
         total = number = 0

@@ -59,6 +59,7 @@ import typing
 from preemptible_sched import exception
 from preemptible_sched import extras
 from preemptible_sched import input_limits as limits
+from preemptible_sched.input_limits import regular_files
 from preemptible_sched import objects
 from preemptible_sched.simulation.traces import records
 
@@ -131,7 +132,7 @@ def _table_files(path, name):
                     % limits.MAX_TRACE_BYTES)
         else:
             try:
-                limits.open_regular(where).close()
+                regular_files.open_regular(where).close()
             except exception.InvalidInput as error:
                 # The kind of file (a FIFO, a device), under our names.
                 raise exception.InvalidInput(path, relative,

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from preemptible_sched import exception
 from preemptible_sched import input_limits as limits
+from preemptible_sched.input_limits import documents
 from tests import base
 from tests import fuzz_strategies as hostile
 from tests.hypothesis_profiles import fuzz_settings
@@ -65,7 +66,7 @@ class TestLimitsFuzz(base.TestCase):
         hostile.nasty_text(40), hostile.deep_nesting()))
     def test_parse_json(self, text):
         try:
-            data = limits.parse_json(text, 'f')
+            data = documents.parse_json(text, 'f')
         except exception.InvalidInput as error:
             self.assertNotIn('\n', str(error))
             return
@@ -79,7 +80,7 @@ class TestLimitsFuzz(base.TestCase):
         ''.join)))
     def test_parse_yaml(self, text):
         try:
-            data = limits.parse_yaml(text, 'f')
+            data = documents.parse_yaml(text, 'f')
         except exception.InvalidInput as error:
             self.assertNotIn('\n', str(error))
             return
