@@ -47,9 +47,9 @@ import time
 import uuid
 
 from preemptible_sched.cmd import scheduler as scheduler_cmd
-from preemptible_sched.conf import checks
 from preemptible_sched.conf import CONF
 from preemptible_sched.conf import parsing
+from preemptible_sched.conf import urls
 from preemptible_sched import exception
 from preemptible_sched import input_limits as limits
 from preemptible_sched import objects
@@ -342,7 +342,7 @@ def _transport(service):
 
     from preemptible_sched.service import readiness
     service.register_messaging_opts(CONF)
-    problem = checks.transport_url_problem(CONF, CONF.transport_url)
+    problem = urls.transport_url_problem(CONF, CONF.transport_url)
     if problem:
         raise _Failed('%s: %s' % (parsing.where(
             CONF, 'DEFAULT', 'transport_url'), problem), EXIT_FAILED)

@@ -24,14 +24,13 @@ naming the file, before anything runs:
 * a group or an option in a file that nothing registered (a misspelling:
   the closest known name is suggested);
 * an unknown plugin name, an incomplete service class, a malformed
-  ``[database] connection`` or ``transport_url``, a logging option that
-  would stop logging from being set up;
+  ``[database] connection`` or ``transport_url`` (:mod:`.urls`), a
+  logging option that would stop logging from being set up;
 * options that contradict each other, deprecated options that disagree
   with their replacements.
 """
 
 import os
-import re
 
 from oslo_config import cfg
 
@@ -43,14 +42,12 @@ from preemptible_sched.conf import plugins
 from preemptible_sched.conf import qos
 from preemptible_sched.conf import service
 from preemptible_sched.conf import sla
+from preemptible_sched.conf import urls
 from preemptible_sched import exception
 
 #: ``[scheduler] preemption_policy`` (deprecated) as a strategy; ``billing``
 #: is whatever ``[preemptible] mode`` says.
 _POLICY_STRATEGY = {'none': 'plain', 'qos': 'qos', 'priority': 'priority'}
-
-#: A host name or address in a URL (IPv6 without its brackets).
-_HOST = re.compile(r'^[A-Za-z0-9._%:-]+$')
 
 DEFAULT_STRATEGY = 'dual_state'
 
@@ -199,75 +196,10 @@ def _topic_problems(conf, at):
     return found
 
 
-def database_url_problem(text):
-    """What is wrong with the SQLAlchemy URL ``text``, or None.
-
-    The URL is never repeated in the answer (it may hold a password).
-    """
-    from sqlalchemy.engine import url as sa_url
-    from sqlalchemy import exc as sa_exc
-    try:
-        url = sa_url.make_url(text)
-    except (sa_exc.ArgumentError, ValueError, TypeError) as error:
-        return 'not a valid SQLAlchemy URL (%s)' % parsing.mask_passwords(
-            str(error).replace(text, '...'))
-    if url.port is not None and not 0 < url.port < 65536:
-        return 'port %d out of range 1-65535' % url.port
-    try:
-        dialect = url.get_dialect()
-    except (sa_exc.NoSuchModuleError, ImportError, ValueError):
-        return ('unknown database driver %r (examples: mysql+pymysql, '
-                'postgresql+psycopg2, sqlite)' % url.drivername)
-    import_dbapi = getattr(dialect, 'import_dbapi', None) or getattr(
-        dialect, 'dbapi', None)
-    try:
-        if import_dbapi is not None:
-            import_dbapi()
-    except ImportError as error:
-        return 'the Python driver of %r is not installed (%s)' % (
-            url.drivername, error)
-    if url.get_backend_name() == 'sqlite':
-        name = url.database
-        if name and name != ':memory:' and not name.startswith('file:'):
-            path = os.path.abspath(os.path.expanduser(name))
-            if os.path.isdir(path):
-                return '%s is a directory, not a database file' % path
-            if not os.path.isdir(os.path.dirname(path)):
-                return 'no directory %s for the SQLite file' % (
-                    os.path.dirname(path))
-    elif url.host and not _HOST.match(url.host):
-        return 'invalid host name %r' % url.host
-    return None
-
-
-def transport_url_problem(conf, text):
-    """What is wrong with the oslo.messaging transport URL ``text``, or
-    None; the URL is never repeated (it may hold a password).
-    """
-    import oslo_messaging
-    try:
-        # A configuration object of its own: parse() registers options.
-        url = oslo_messaging.TransportURL.parse(cfg.ConfigOpts(), text)
-    except (oslo_messaging.InvalidTransportURL, ValueError,
-            TypeError) as error:
-        return 'not a valid transport URL (%s)' % parsing.mask_passwords(
-            str(error).replace(text, '...'))
-    drivers = plugins.names('oslo.messaging.drivers')
-    if drivers and url.transport not in drivers:
-        return 'unknown transport driver %r (valid: %s)' % (
-            url.transport, ', '.join(sorted(drivers)))
-    for host in url.hosts:
-        if host.port is not None and not 0 < host.port < 65536:
-            return 'port %d out of range 1-65535' % host.port
-        if host.hostname and not _HOST.match(host.hostname):
-            return 'invalid host name %r' % host.hostname
-    return None
-
-
 def _database_problems(conf, at):
     connection = conf.database.connection
     if connection:
-        problem = database_url_problem(connection)
+        problem = urls.database_url_problem(connection)
         return ['%s: %s' % (at('database', 'connection'), problem)] \
             if problem else []
     path = database.get_state_path(conf)
@@ -297,7 +229,7 @@ def _transport_problems(conf, at):
                     text, place = values[-1], '%s: [%s] %s' % (
                         path, group, option)
         if text and '$' not in text:
-            problem = transport_url_problem(conf, text)
+            problem = urls.transport_url_problem(conf, text)
             if problem:
                 found.append('%s: %s' % (place, problem))
     return found

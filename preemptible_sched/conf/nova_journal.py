@@ -29,10 +29,10 @@ files of ``--config-file`` and ``--config-dir`` before anything else:
   on its ``[database] connection``.
 """
 
-from preemptible_sched.conf import checks
 from preemptible_sched.conf import nova as nova_opts
 from preemptible_sched.conf import nova_paths
 from preemptible_sched.conf import parsing
+from preemptible_sched.conf import urls
 from preemptible_sched import exception
 
 GROUP = nova_opts.nova_group.name
@@ -74,7 +74,7 @@ def journal_url(conf):
             'state_path, which the file does not set (and Nova, which '
             'gives its default, is not installed here): set either')
     url = conf[GROUP].journal_connection
-    problem = checks.database_url_problem(url)
+    problem = urls.database_url_problem(url)
     if problem:
         raise exception.InvalidInput(where, None, problem)
     return url
