@@ -49,6 +49,7 @@ from preemptible_sched.cmd import journal as journal_cmd
 from preemptible_sched.cmd import scheduler as scheduler_cmd
 from preemptible_sched.conf import checks
 from preemptible_sched.conf import CONF
+from preemptible_sched.conf import config_files
 from preemptible_sched.conf import database as database_conf
 from preemptible_sched.conf import nova_journal
 from preemptible_sched.conf import parsing
@@ -197,7 +198,7 @@ def main(argv=None):
                                 handler=_add_parsers)
     # The database wait imports oslo.messaging (preemptible_sched.service).
     scheduler_cmd.quiet_eventlet()
-    nova_files = parsing.nova_files(argv)
+    nova_files = config_files.nova_files(argv)
     conf = nova_journal.make_conf() if nova_files else CONF
     conf.register_cli_opt(command)
     try:

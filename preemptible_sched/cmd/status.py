@@ -62,6 +62,7 @@ from preemptible_sched.cmd import common
 from preemptible_sched.cmd import scheduler as scheduler_cmd
 from preemptible_sched.conf import checks
 from preemptible_sched.conf import CONF
+from preemptible_sched.conf import config_files
 from preemptible_sched.conf import database as database_conf
 from preemptible_sched.conf import nova_journal
 from preemptible_sched.conf import parsing
@@ -74,12 +75,13 @@ from preemptible_sched import version
 Code = upgradecheck.Code
 Result = upgradecheck.Result
 
-NOVA_GROUP = parsing.NOVA_GROUP
+NOVA_GROUP = config_files.NOVA_GROUP
 
 
 def _nova_sections(conf):
     """(path, sections) of every configuration file with our Nova group."""
-    return [(path, sections) for path, sections in parsing.parsed_files(conf)
+    return [(path, sections)
+            for path, sections in config_files.parsed_files(conf)
             if NOVA_GROUP in sections]
 
 
@@ -285,7 +287,7 @@ def main(argv=None):
     unregister again (tests run it several times).
     """
     argv = sys.argv[1:] if argv is None else list(argv)
-    nova_files = parsing.nova_files(argv)
+    nova_files = config_files.nova_files(argv)
     if nova_files:
         conf = nova_journal.make_conf()
         checks_command = NovaChecks(conf, nova_files)

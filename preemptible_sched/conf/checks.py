@@ -34,6 +34,7 @@ import os
 
 from oslo_config import cfg
 
+from preemptible_sched.conf import config_files
 from preemptible_sched.conf import database
 from preemptible_sched.conf import load
 from preemptible_sched.conf import load_watcher
@@ -42,6 +43,7 @@ from preemptible_sched.conf import plugins
 from preemptible_sched.conf import qos
 from preemptible_sched.conf import service
 from preemptible_sched.conf import sla
+from preemptible_sched.conf import unknown_names
 from preemptible_sched.conf import urls
 from preemptible_sched import exception
 
@@ -221,7 +223,7 @@ def _transport_problems(conf, at):
         else:
             # oslo.messaging is not used by this command: the files' value.
             if files is None:
-                files = parsing.parsed_files(conf)
+                files = config_files.parsed_files(conf)
             text = place = None
             for path, sections in files:
                 values = sections.get(group, {}).get(option)
@@ -242,7 +244,7 @@ def _on_victim_problem(conf, strategy, at):
             conf.scheduler.on_victim != 'terminate':
         return []
     option = at('scheduler', 'on_victim')
-    files = parsing.parsed_files(conf)
+    files = config_files.parsed_files(conf)
     if not any('on_victim' in sections.get('scheduler', {})
                for _, sections in files):
         # Set under its deprecated name: say so.
@@ -260,12 +262,12 @@ def _option_problems(conf, defaults_source=None):
     """Values that cannot be used and names nothing knows, one line each."""
     plugins.register_opts(conf)
     _register_classes(conf)
-    files = parsing.parsed_files(conf)
+    files = config_files.parsed_files(conf)
     # Every option's value, so that a bad one in a group this command
     # would not read is reported now too, and every name nothing knows.
     found = parsing.value_problems(conf, defaults_source)
     found += parsing.logging_problems(conf)
-    found += parsing.unknown_names(conf, files)
+    found += unknown_names.unknown_names(conf, files)
     return found
 
 

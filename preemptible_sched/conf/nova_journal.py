@@ -19,7 +19,7 @@ act on, Nova's journal or the standalone scheduler's state.
 files of ``--config-file`` and ``--config-dir`` before anything else:
 
 * one of them is a **nova.conf** when it has a ``[preemptible_sched]`` or
-  an ``[api_database]`` section (:func:`.parsing.is_nova_conf`). Then the
+  an ``[api_database]`` section (:func:`.config_files.is_nova_conf`). Then the
   commands act on the Nova integration's journal, ``[preemptible_sched]
   journal_connection``, and read nothing else of the files but Nova's
   ``[DEFAULT] state_path`` (the journal's default SQLite file is in it):
@@ -29,6 +29,7 @@ files of ``--config-file`` and ``--config-dir`` before anything else:
   on its ``[database] connection``.
 """
 
+from preemptible_sched.conf import config_files
 from preemptible_sched.conf import nova as nova_opts
 from preemptible_sched.conf import nova_paths
 from preemptible_sched.conf import parsing
@@ -51,7 +52,7 @@ def make_conf():
 
 def _default_journal(conf):
     """Whether ``journal_connection`` is its default (set nowhere)."""
-    files = parsing.parsed_files(conf)
+    files = config_files.parsed_files(conf)
     return not any('journal_connection' in sections.get(GROUP, {})
                    for _path, sections in files)
 
@@ -66,7 +67,7 @@ def journal_url(conf):
     default = _default_journal(conf)
     if default:
         where = '%s: %s (default)' % (
-            ', '.join(parsing.config_files(conf)), JOURNAL_OPTION)
+            ', '.join(config_files.config_files(conf)), JOURNAL_OPTION)
     if default and not conf.pybasedir and \
             conf.state_path in (None, '', 'None'):
         raise exception.InvalidInput(

@@ -28,6 +28,7 @@ from preemptible_sched.conf import CONF
 from preemptible_sched.conf import parsing
 from preemptible_sched.conf import plugins
 from preemptible_sched.conf import scheduler as scheduler_conf
+from preemptible_sched.conf import unknown_names
 from preemptible_sched import exception
 from preemptible_sched.scheduler import filter_scheduler as scheduler
 from preemptible_sched import service
@@ -527,7 +528,7 @@ class TestUnknownNames(ConfigFileTestCase):
             [path + ": [DEFAULT] debug: Unexpected boolean value 'maybe'",
              path + ': [oslo_messaging_rabbit] kombu_reconnect_delay: '
              'must be a finite number, got nan'],
-            parsing.unknown_names(conf))
+            unknown_names.unknown_names(conf))
 
     def test_deprecated_names_are_known(self):
         self.load('[preemptible]\non_preempt = requeue\nmode = retry\n')
@@ -537,7 +538,7 @@ class TestUnknownNames(ConfigFileTestCase):
         self.load('[preemptible_sched]\nservice_classes = gold:3\n'
                   '[filter_scheduler]\navailable_filters = x\n'
                   '[api]\nauth_strategy = keystone\n')
-        self.assertEqual([], parsing.unknown_names(CONF))
+        self.assertEqual([], unknown_names.unknown_names(CONF))
 
 
 class TestUrls(ConfigFileTestCase):

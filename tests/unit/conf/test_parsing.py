@@ -21,6 +21,7 @@ import threading
 import fixtures
 from oslo_config import cfg
 
+from preemptible_sched.conf import config_files
 from preemptible_sched.conf import parsing
 from tests import base
 
@@ -94,7 +95,7 @@ class TestSpecialFiles(base.TestCase):
 
     def test_too_large(self):
         with open(self.path('big.conf'), 'wb') as stream:
-            stream.truncate(parsing.MAX_CONFIG_BYTES + 1)
+            stream.truncate(config_files.MAX_CONFIG_BYTES + 1)
         self.assertRefused([self.path('big.conf'), 'file too large'],
                            '--config-file', self.path('big.conf'))
 
@@ -107,10 +108,10 @@ class TestSpecialFiles(base.TestCase):
 
     def test_nova_files_skips_special_files(self):
         os.mkfifo(self.path('fifo.conf'))
-        self.assertEqual([], parsing.nova_files(
+        self.assertEqual([], config_files.nova_files(
             ['--config-file', self.path('fifo.conf'),
              '--config-file', '/dev/zero']))
-        self.assertIsNone(parsing.parse_file(self.path('fifo.conf')))
+        self.assertIsNone(config_files.parse_file(self.path('fifo.conf')))
 
 
 class TestLoggingFiles(base.TestCase):
