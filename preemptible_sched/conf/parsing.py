@@ -40,6 +40,10 @@ from oslo_config import types
 
 from preemptible_sched.conf import config_files
 
+#: Where the value came from, in the text of oslo.config's
+#: ConfigFileValueError ("Value for option X from LocationInfo(...,
+#: detail='FILE') is not valid: REASON"): get_location() raises that same
+#: error for a bad value, and nothing public holds the file or the reason.
 _DETAIL = re.compile(r"detail='([^']*)'")
 _PASSWORD = re.compile(r'(?P<head>[a-zA-Z][\w+.-]*://[^:/@\s]*:)[^/\s]*@')
 
@@ -63,7 +67,9 @@ class BadValues(cfg.ConfigFileValueError):
 
 def registered(conf):
     """``(group name, opt)`` of every option registered on ``conf``."""
-    # oslo.config has no public iterator over the option objects.
+    # oslo.config has no public iterator over the option objects
+    # (export_state() copies them, but refuses a configuration with
+    # alternative sources or driver options, and pickles it all).
     for info in list(conf._opts.values()):
         yield 'DEFAULT', info['opt']
     for group in list(conf._groups.values()):
@@ -139,9 +145,11 @@ def takes_a_value(opt):
 
 
 def _read(conf, group, opt):
+    if group != 'DEFAULT':
+        return conf[group][opt.dest]
     # Not conf[name]: for [DEFAULT] it turns every error into "no such
-    # option".
-    return conf._get(opt.dest, None if group == 'DEFAULT' else group)
+    # option" (a group's conf[group][name] lets each error out as it is).
+    return conf._get(opt.dest)
 
 
 def check_value(conf, group, opt, defaults_source=None, files=None):
@@ -209,7 +217,8 @@ def _option(conf, name):
     if name not in conf:
         return None
     try:
-        return conf._get(name)
+        # Any error but a ValueError comes out as NoSuchOptError.
+        return conf[name]
     except (cfg.Error, ValueError, RecursionError):
         return None
 
