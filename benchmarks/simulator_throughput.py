@@ -61,7 +61,7 @@ from report import machine
 
 from preemptible_sched.conf import CONF
 from preemptible_sched.simulation import infrastructure
-from preemptible_sched.simulation import report
+from preemptible_sched.simulation import run_progress
 from preemptible_sched.simulation import runner
 from preemptible_sched.simulation.traces import reading
 
@@ -87,7 +87,7 @@ def measure(label, policy, items, hosts, seed):
     """Replay ``items`` on ``hosts`` under ``policy``; one result row."""
     log(f'{label} {policy}: {len(items)} requests on {len(hosts)} hosts')
     gc.collect()
-    bar = report.Progress(len(items), label=f'{label} {policy}')
+    bar = run_progress.Progress(len(items), label=f'{label} {policy}')
     begin = time.perf_counter()
     begin_cpu = time.process_time()
     try:

@@ -66,7 +66,7 @@ from preemptible_sched.simulation import experiment
 from preemptible_sched.simulation import infrastructure
 from preemptible_sched.simulation import plots
 from preemptible_sched.simulation import replay
-from preemptible_sched.simulation import report
+from preemptible_sched.simulation import report_tables
 from preemptible_sched.simulation import runner
 
 DEFAULT_POLICIES = 'qos,priority'
@@ -344,7 +344,8 @@ def _run(args):
         sys.stderr.write(plots.skipped_note() + '\n')
     sys.stdout.write('%s\n%s\n' % (
         experiment.comparison_intro(rows, plan.replication),
-        report.render_text(experiment.comparison_tables(rows, classes)[:2])))
+        report_tables.render_text(
+            experiment.comparison_tables(rows, classes)[:2])))
     if plan.definition is not None:
         definition = plan.definition
         sys.stdout.write(

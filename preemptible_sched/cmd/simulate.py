@@ -39,6 +39,7 @@ from preemptible_sched.simulation import metrics
 from preemptible_sched.simulation import plots
 from preemptible_sched.simulation import replay
 from preemptible_sched.simulation import report
+from preemptible_sched.simulation import report_tables
 from preemptible_sched.simulation import runner
 
 
@@ -146,10 +147,12 @@ def _run(args):
         jobs=result.jobs)
     if not args.no_plots and not plots.available():
         sys.stderr.write(plots.skipped_note() + '\n')
-    sys.stdout.write(report.render_text(report.run_tables(summary)))
+    sys.stdout.write(report_tables.render_text(
+        report_tables.run_tables(summary)))
     sys.stdout.write('\n%s: %d requests on %d hosts, policy %s, %d '
                      'preemptions, %s simulated; results in %s\n' % (
                          args.workload, len(items), len(hosts),
                          summary['policy'], summary['preemptions'],
-                         report.duration(summary['until_s']), args.output))
+                         report_tables.duration(summary['until_s']),
+                         args.output))
     return 0

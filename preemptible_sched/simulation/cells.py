@@ -55,6 +55,7 @@ from preemptible_sched.simulation import infrastructure
 from preemptible_sched.simulation import plots
 from preemptible_sched.simulation import replay
 from preemptible_sched.simulation import report
+from preemptible_sched.simulation import run_progress
 from preemptible_sched.simulation import runner
 from preemptible_sched.simulation.traces import reading
 
@@ -338,7 +339,8 @@ def run_cells(plan, until, on_result):
             config_file=(configurations or {}).get(cell.policy)))
     pool = worker_pool(min(plan.jobs, len(tasks)))
     span, events = 0.0, 0
-    with report.Progress(len(tasks), label='experiment', unit='runs') as bar:
+    with run_progress.Progress(len(tasks), label='experiment',
+                               unit='runs') as bar:
         try:
             futures = {pool.submit(run_cell, task): task.cell
                        for task in tasks}

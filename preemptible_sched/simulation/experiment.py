@@ -62,7 +62,7 @@ import typing
 from preemptible_sched.simulation import metrics
 from preemptible_sched.simulation import plots
 from preemptible_sched.simulation import replications
-from preemptible_sched.simulation import report
+from preemptible_sched.simulation import report_tables
 from preemptible_sched.simulation import staging
 
 #: The size factor level of hosts given outright.
@@ -99,23 +99,23 @@ PAIRED_COLUMNS = ('workload', 'size_factor', 'policy', 'baseline', 'metric',
 #: Headers of the run-wide metrics in comparison.md, with their units, and
 #: how their values are shown.
 RUN_METRIC_HEADERS = {
-    'preemptions': ('Preemptions', report.count),
-    'terminations': ('Terminations', report.count),
+    'preemptions': ('Preemptions', report_tables.count),
+    'terminations': ('Terminations', report_tables.count),
     'latency_p99_ms': ('Scheduling latency p99 (ms)',
-                       lambda value: report.number(value, 2)),
+                       lambda value: report_tables.number(value, 2)),
     'wall_time_s': ('Wall time of a run (s)',
-                    lambda value: report.number(value, 1)),
+                    lambda value: report_tables.number(value, 1)),
 }
 
 #: Headers of the workflow metrics in comparison.md.
 WORKFLOW_METRIC_HEADERS = {
     'jms_mean_s': ('Job makespan JMS (s)',
-                   lambda value: report.number(value, 0)),
+                   lambda value: report_tables.number(value, 0)),
     'jwt_mean_s': ('Job waiting time JWT (s)',
-                   lambda value: report.number(value, 0)),
+                   lambda value: report_tables.number(value, 0)),
     'trt_mean_s': ('Task response time TRT (s)',
-                   lambda value: report.number(value, 0)),
-    'njsl_mean': ('NJSL', lambda value: report.number(value, 2)),
+                   lambda value: report_tables.number(value, 0)),
+    'njsl_mean': ('NJSL', lambda value: report_tables.number(value, 2)),
 }
 
 
@@ -458,8 +458,8 @@ def comparison_intro(rows, replication='seeds'):
 
 
 def comparison_tables(rows, classes):
-    """The comparison for people (:class:`report.Table`): availability
-    per class, operations, and time per scheduling stage.
+    """The comparison for people (:class:`report_tables.Table`):
+    availability per class, operations, and time per scheduling stage.
 
     Rows of the per-class table are grouped by class, so that the
     policies of a class come one under the other; classes come in the
@@ -478,9 +478,9 @@ def comparison_tables(rows, classes):
                     continue
                 cells = _keys(row, varying) + [
                     plots.label(name), row.policy,
-                    report.number(row.requests[name], 0),
-                    report.percent(row.slos.get(name))]
-                for key, _header, show in report.CLASS_COLUMNS[1:]:
+                    report_tables.number(row.requests[name], 0),
+                    report_tables.percent(row.slos.get(name))]
+                for key, _header, show in report_tables.CLASS_COLUMNS[1:]:
                     mean, std = row.values['%s_%s' % (name, key)]
                     cells.append(_cell(mean, std, show))
                 class_rows.append(cells)
@@ -490,15 +490,15 @@ def comparison_tables(rows, classes):
             for column, (_header, show) in RUN_METRIC_HEADERS.items()]
         for row in rows]
     tables = [
-        report.Table(
+        report_tables.Table(
             'Availability per class',
             keys + ['Class', 'Policy', 'Requests'] +
-            [header for _key, header, _show in report.CLASS_COLUMNS],
+            [header for _key, header, _show in report_tables.CLASS_COLUMNS],
             class_rows,
             ['left'] * (len(keys) + 2) +
-            ['right'] * (1 + len(report.CLASS_COLUMNS)),
-            report.CLASS_NOTE),
-        report.Table(
+            ['right'] * (1 + len(report_tables.CLASS_COLUMNS)),
+            report_tables.CLASS_NOTE),
+        report_tables.Table(
             'Operations',
             keys + ['Policy'] + [header for header, _show
                                  in RUN_METRIC_HEADERS.values()],
@@ -509,7 +509,7 @@ def comparison_tables(rows, classes):
             'wall time of the whole run.'),
     ]
     if _has_workflows(rows):
-        tables.append(report.Table(
+        tables.append(report_tables.Table(
             'Workflows',
             keys + ['Policy'] + [header for header, _show
                                  in WORKFLOW_METRIC_HEADERS.values()] +
@@ -529,8 +529,8 @@ def comparison_tables(rows, classes):
             'task the response time TRT. Mean ± standard deviation over '
             'the replications; the interval is the 95 % confidence '
             'interval of the mean JMS (Student t).'))
-    codes = report.stage_order({code for row in rows
-                                for code in row.stages})
+    codes = report_tables.stage_order({code for row in rows
+                                       for code in row.stages})
     if codes:
         policies = list(dict.fromkeys(row.policy for row in rows))
         stage_rows = []
@@ -540,20 +540,22 @@ def comparison_tables(rows, classes):
                        if (row.workload, row.size_factor) == group}
             some = next(iter(members.values()))
             for code in codes:
-                cells = _keys(some, varying) + [report.stage_label(code)]
+                cells = _keys(some, varying) + [
+                    report_tables.stage_label(code)]
                 for policy in policies:
                     row = members.get(policy)
                     mean, std = (row.stages.get(code, (None, None))
                                  if row else (None, None))
                     cells.append(_cell(
-                        mean, std, lambda value: report.number(value, 3)))
+                        mean, std,
+                        lambda value: report_tables.number(value, 3)))
                 stage_rows.append(cells)
-        tables.append(report.Table(
+        tables.append(report_tables.Table(
             'Scheduling time per stage (ms per pass)',
             keys + ['Stage'] + ['%s (ms)' % policy for policy in policies],
             stage_rows,
             ['left'] * (len(keys) + 1) + ['right'] * len(policies),
-            report.STAGE_NOTE))
+            report_tables.STAGE_NOTE))
     return tables
 
 
@@ -570,21 +572,21 @@ def _metric_label(name, classes):
     if name in headers:
         return headers[name][0]
     for cls in classes:
-        for key, header, _show in report.CLASS_COLUMNS:
+        for key, header, _show in report_tables.CLASS_COLUMNS:
             if name == '%s_%s' % (cls, key):
                 return '%s: %s' % (plots.label(cls), header)
     return name
 
 
 def paired_table(rows, classes):
-    """:class:`report.Table` of the paired differences (raw units: the
-    availability metrics are fractions here, as in comparison.csv).
+    """:class:`report_tables.Table` of the paired differences (raw units:
+    the availability metrics are fractions here, as in comparison.csv).
     """
     many_workloads = len({row.workload for row in rows}) > 1
     many_levels = len({row.size_factor for row in rows}) > 1
 
     def show(value):
-        return '' if value is None else report.number(value, 4)
+        return '' if value is None else report_tables.number(value, 4)
 
     cells = [
         ([row.workload] if many_workloads else []) +
@@ -598,7 +600,7 @@ def paired_table(rows, classes):
     keys = ((['Workload'] if many_workloads else []) +
             (['Size factor (× peak demand)'] if many_levels else []))
     baseline = rows[0].baseline if rows else ''
-    return report.Table(
+    return report_tables.Table(
         'Paired differences against %s' % baseline,
         keys + ['Policy', 'Metric', 'Pairs', 'Mean difference',
                 'Std of the differences', '95 % CI of the mean'],
@@ -622,7 +624,7 @@ def write_comparison_md(path, rows, classes, paired=None,
         tables.append(paired_table(paired, classes))
     text = '# Policy comparison\n\n%s\n\n%s' % (
         comparison_intro(rows, replication),
-        report.render_markdown(tables))
+        report_tables.render_markdown(tables))
     with open(path, 'w') as stream:
         stream.write(text)
 

@@ -29,6 +29,7 @@ from preemptible_sched.service_classes import qos
 from preemptible_sched.simulation import infrastructure
 from preemptible_sched.simulation import metrics
 from preemptible_sched.simulation import report
+from preemptible_sched.simulation import run_progress
 from preemptible_sched.simulation import runner
 from preemptible_sched.simulation import sla_accounts
 from preemptible_sched.simulation.traces import reading
@@ -153,14 +154,14 @@ def simulate(args, items, hosts, policy, seed, progress=True):
     """Run one simulation; returns (result, summary).
 
     With ``progress``, a progress bar on stderr at a terminal, a summary
-    line there otherwise (see :class:`report.Progress`).
+    line there otherwise (see :class:`run_progress.Progress`).
     """
     started = time.monotonic()
     simulation = runner.Simulation(items, hosts, until=args.until,
                                    seed=seed, policy=policy)
-    with report.Progress(len(items), enabled=None if progress else False,
-                         label=' '.join(filter(None, ('simulate', policy)))
-                         ) as bar:
+    with run_progress.Progress(
+            len(items), enabled=None if progress else False,
+            label=' '.join(filter(None, ('simulate', policy)))) as bar:
         simulation.on_event = bar.follow(simulation)
         with quiet_decisions():
             result = simulation.run()

@@ -22,6 +22,7 @@ from preemptible_sched.service_classes.sla_prices import per_class
 from preemptible_sched.simulation import metrics
 from preemptible_sched.simulation import plots
 from preemptible_sched.simulation import report
+from preemptible_sched.simulation import report_tables
 from preemptible_sched.simulation import sla_accounts
 from preemptible_sched.simulation.traces import records
 from tests import base
@@ -122,7 +123,7 @@ class TestOutputs(base.TestCase):
                          '24,h1;h2,600,0.5', lines[1])
         if plots.available():
             self.assertIn('sla_gantt.png', names)
-        tables = report.sla_tables(summary['sla'])
+        tables = report_tables.sla_tables(summary['sla'])
         self.assertEqual(['alice', '1', '2', '24.00', '7.0', '2.0', '0.17',
                           '0.50'], tables[0].rows[0])
-        self.assertEqual([], report.sla_tables(None))
+        self.assertEqual([], report_tables.sla_tables(None))
