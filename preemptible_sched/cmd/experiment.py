@@ -61,6 +61,7 @@ from preemptible_sched import extras
 from preemptible_sched import input_limits as limits
 from preemptible_sched.service_classes import qos
 from preemptible_sched.simulation import cells
+from preemptible_sched.simulation import comparison_tables
 from preemptible_sched.simulation import definition as definitions
 from preemptible_sched.simulation import experiment
 from preemptible_sched.simulation import infrastructure
@@ -343,9 +344,9 @@ def _run(args):
     if not args.no_plots and not draw:
         sys.stderr.write(plots.skipped_note() + '\n')
     sys.stdout.write('%s\n%s\n' % (
-        experiment.comparison_intro(rows, plan.replication),
+        comparison_tables.comparison_intro(rows, plan.replication),
         report_tables.render_text(
-            experiment.comparison_tables(rows, classes)[:2])))
+            comparison_tables.comparison_tables(rows, classes)[:2])))
     if plan.definition is not None:
         definition = plan.definition
         sys.stdout.write(

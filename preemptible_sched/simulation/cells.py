@@ -50,6 +50,8 @@ from preemptible_sched import exception
 from preemptible_sched import input_limits as limits
 from preemptible_sched import objects
 from preemptible_sched.service_classes import qos
+from preemptible_sched.simulation import comparison_csv
+from preemptible_sched.simulation import comparison_tables
 from preemptible_sched.simulation import experiment
 from preemptible_sched.simulation import infrastructure
 from preemptible_sched.simulation import plots
@@ -430,13 +432,13 @@ def run(plan, output, until, draw):
             # paired differences (empty cells with one replication).
             paired = experiment.paired_differences(
                 ordered, classes, plan.definition.baseline, key=plan.key)
-            experiment.write_paired_csv(
+            comparison_csv.write_paired_csv(
                 os.path.join(staging, experiment.PAIRED_CSV), paired)
         with_std = len(plan.seeds) > 1 or plan.definition is not None
-        experiment.write_comparison_md(
+        comparison_tables.write_comparison_md(
             os.path.join(staging, experiment.COMPARISON_MD), rows, classes,
             paired=paired, replication=plan.replication)
-        experiment.write_comparison_csv(
+        comparison_csv.write_comparison_csv(
             os.path.join(staging, experiment.COMPARISON_CSV), rows,
             classes, with_std, with_ci=plan.definition is not None)
         if draw:

@@ -32,9 +32,11 @@ Layout of the output directory::
     <workload-stem>/<policy>/<level>/seed<seed>/instances.csv
                                                /summary.json
     comparison.csv      one row per (workload, size factor, policy)
+                        (:mod:`.comparison_csv`)
     comparison.md       the same for people: availability per class,
                         operations and time per scheduling stage, in
                         Markdown tables with readable headers and units
+                        (:mod:`.comparison_tables`)
     paired.csv          with a definition: each policy minus the
                         baseline on the same replication, per row and
                         metric (:func:`paired_differences`)
@@ -53,16 +55,13 @@ Nothing here runs a simulation: :mod:`.cells` runs the cells (for
 """
 
 import contextlib
-import csv
 import dataclasses
 import os
 import shutil
 import typing
 
 from preemptible_sched.simulation import metrics
-from preemptible_sched.simulation import plots
 from preemptible_sched.simulation import replications
-from preemptible_sched.simulation import report_tables
 from preemptible_sched.simulation import staging
 
 #: The size factor level of hosts given outright.
@@ -70,6 +69,7 @@ FIXED = 'fixed'
 
 COMPARISON_CSV = 'comparison.csv'
 COMPARISON_MD = 'comparison.md'
+PAIRED_CSV = 'paired.csv'
 
 #: Per class, from ``summary['per_class'][class]``.
 CLASS_METRICS = ('mean_availability', 'slo_fulfillment',
@@ -88,35 +88,6 @@ WORKFLOW_METRICS = (('jms_mean_s', ('workflow_metrics', 'jms_mean_s')),
                     ('jwt_mean_s', ('workflow_metrics', 'jwt_mean_s')),
                     ('trt_mean_s', ('workflow_metrics', 'trt_mean_s')),
                     ('njsl_mean', ('workflow_metrics', 'njsl_mean')))
-
-KEY_COLUMNS = ('workload', 'size_factor', 'policy', 'seeds')
-
-PAIRED_CSV = 'paired.csv'
-PAIRED_COLUMNS = ('workload', 'size_factor', 'policy', 'baseline', 'metric',
-                  'pairs', 'mean_difference', 'std_difference',
-                  'ci95_low', 'ci95_high')
-
-#: Headers of the run-wide metrics in comparison.md, with their units, and
-#: how their values are shown.
-RUN_METRIC_HEADERS = {
-    'preemptions': ('Preemptions', report_tables.count),
-    'terminations': ('Terminations', report_tables.count),
-    'latency_p99_ms': ('Scheduling latency p99 (ms)',
-                       lambda value: report_tables.number(value, 2)),
-    'wall_time_s': ('Wall time of a run (s)',
-                    lambda value: report_tables.number(value, 1)),
-}
-
-#: Headers of the workflow metrics in comparison.md.
-WORKFLOW_METRIC_HEADERS = {
-    'jms_mean_s': ('Job makespan JMS (s)',
-                   lambda value: report_tables.number(value, 0)),
-    'jwt_mean_s': ('Job waiting time JWT (s)',
-                   lambda value: report_tables.number(value, 0)),
-    'trt_mean_s': ('Task response time TRT (s)',
-                   lambda value: report_tables.number(value, 0)),
-    'njsl_mean': ('NJSL', lambda value: report_tables.number(value, 2)),
-}
 
 
 def level_label(size_factor):
@@ -199,7 +170,8 @@ def metric_names(classes, workflow=False):
              if workflow else []))
 
 
-def _has_workflows(rows):
+def has_workflows(rows):
+    """Whether the rows have the workflow metrics."""
     return bool(rows) and WORKFLOW_METRICS[0][0] in rows[0].values
 
 
@@ -311,44 +283,6 @@ def aggregate(summaries, classes, key=by_seed):
     return rows
 
 
-def _number(value):
-    """A CSV number: empty for None, at most 6 decimals."""
-    if value is None:
-        return ''
-    text = ('%.6f' % value).rstrip('0').rstrip('.')
-    return '0' if text == '-0' else text
-
-
-def comparison_columns(classes, with_std, workflow=False, with_ci=False):
-    """The header of comparison.csv; ``<metric>_std`` after each metric
-    when ``with_std``, then ``<metric>_ci95`` (the half-width of the 95 %
-    confidence interval of the mean) when ``with_ci``.
-    """
-    columns = list(KEY_COLUMNS)
-    for name in metric_names(classes, workflow):
-        columns += ([name] + ([name + '_std'] if with_std else []) +
-                    ([name + '_ci95'] if with_ci else []))
-    return columns
-
-
-def write_comparison_csv(path, rows, classes, with_std, with_ci=False):
-    workflow = _has_workflows(rows)
-    with open(path, 'w', newline='') as stream:
-        writer = csv.writer(stream, lineterminator='\n')
-        writer.writerow(comparison_columns(classes, with_std, workflow,
-                                           with_ci))
-        for row in rows:
-            cells = [row.workload, level_label(row.size_factor), row.policy,
-                     row.seeds]
-            for name in metric_names(classes, workflow):
-                mean, std = row.values[name]
-                cells += ([_number(mean)] +
-                          ([_number(std)] if with_std else []) +
-                          ([_number(row.ci95.get(name))] if with_ci
-                           else []))
-            writer.writerow(cells)
-
-
 @dataclasses.dataclass
 class PairedRow:
     """A policy against the baseline, on one metric, over the
@@ -394,239 +328,6 @@ def paired_differences(summaries, classes, baseline, key=by_seed):
                     rows.append(PairedRow(workload, size_factor, policy,
                                           baseline, name, difference))
     return rows
-
-
-def write_paired_csv(path, rows):
-    with open(path, 'w', newline='') as stream:
-        writer = csv.writer(stream, lineterminator='\n')
-        writer.writerow(PAIRED_COLUMNS)
-        for row in rows:
-            diff = row.difference
-            writer.writerow([row.workload, level_label(row.size_factor),
-                             row.policy, row.baseline, row.metric, diff.n,
-                             _number(diff.mean), _number(diff.std),
-                             _number(diff.low), _number(diff.high)])
-
-
-def _cell(mean, std, show):
-    """``mean ± std`` as ``show`` formats them; ``n/a`` without a mean."""
-    if mean is None:
-        return 'n/a'
-    text = show(mean)
-    if std is not None:
-        text += ' ± ' + show(std)
-    return text
-
-
-def _varying(rows):
-    """Whether the rows span several workloads, and several size
-    factors: the tables have those columns only then.
-    """
-    return (len({row.workload for row in rows}) > 1,
-            len({row.size_factor for row in rows}) > 1)
-
-
-def _keys(row, varying):
-    many_workloads, many_levels = varying
-    return (([row.workload] if many_workloads else []) +
-            ([row.level] if many_levels else []))
-
-
-def _key_headers(varying):
-    many_workloads, many_levels = varying
-    return ((['Workload'] if many_workloads else []) +
-            (['Size factor (× peak demand)'] if many_levels else []))
-
-
-def comparison_intro(rows, replication='seeds'):
-    """What every row of the comparison tables stands for; the
-    ``replication`` (``seeds`` or ``workloads``) it is the mean over.
-    """
-    workloads = list(dict.fromkeys(row.workload for row in rows))
-    levels = list(dict.fromkeys(row.level for row in rows))
-    seeds = sorted({row.seeds for row in rows})
-    hosts = ('hosts given outright' if levels == [FIXED] else
-             'clouds of %s × the peak demand' % ', '.join(
-                 level for level in levels if level != FIXED))
-    noun = 'seeds' if replication == 'seeds' else 'runs (workloads x seeds)'
-    what = ('the mean over %s %s ± the sample standard deviation'
-            % ('/'.join(map(str, seeds)), noun) if seeds != [1]
-            else 'one run (one seed)')
-    return ('Workload%s %s, %s; each row is %s.' % (
-        's' if len(workloads) > 1 else '', ', '.join(workloads), hosts,
-        what))
-
-
-def comparison_tables(rows, classes):
-    """The comparison for people (:class:`report_tables.Table`):
-    availability per class, operations, and time per scheduling stage.
-
-    Rows of the per-class table are grouped by class, so that the
-    policies of a class come one under the other; classes come in the
-    order of ``classes`` (see :func:`ordered_classes`).
-    """
-    varying = _varying(rows)
-    keys = _key_headers(varying)
-    class_rows = []
-    for group in dict.fromkeys((row.workload, row.size_factor)
-                               for row in rows):
-        members = [row for row in rows
-                   if (row.workload, row.size_factor) == group]
-        for name in classes:
-            for row in members:
-                if row.requests.get(name) is None:
-                    continue
-                cells = _keys(row, varying) + [
-                    plots.label(name), row.policy,
-                    report_tables.number(row.requests[name], 0),
-                    report_tables.percent(row.slos.get(name))]
-                for key, _header, show in report_tables.CLASS_COLUMNS[1:]:
-                    mean, std = row.values['%s_%s' % (name, key)]
-                    cells.append(_cell(mean, std, show))
-                class_rows.append(cells)
-    operations = [
-        _keys(row, varying) + [row.policy] + [
-            _cell(*row.values[column], show)
-            for column, (_header, show) in RUN_METRIC_HEADERS.items()]
-        for row in rows]
-    tables = [
-        report_tables.Table(
-            'Availability per class',
-            keys + ['Class', 'Policy', 'Requests'] +
-            [header for _key, header, _show in report_tables.CLASS_COLUMNS],
-            class_rows,
-            ['left'] * (len(keys) + 2) +
-            ['right'] * (1 + len(report_tables.CLASS_COLUMNS)),
-            report_tables.CLASS_NOTE),
-        report_tables.Table(
-            'Operations',
-            keys + ['Policy'] + [header for header, _show
-                                 in RUN_METRIC_HEADERS.values()],
-            operations,
-            ['left'] * (len(keys) + 1) + ['right'] * len(RUN_METRIC_HEADERS),
-            'Per run: preemptions and terminations made, the 99th '
-            'percentile of the time one scheduling decision took, and the '
-            'wall time of the whole run.'),
-    ]
-    if _has_workflows(rows):
-        tables.append(report_tables.Table(
-            'Workflows',
-            keys + ['Policy'] + [header for header, _show
-                                 in WORKFLOW_METRIC_HEADERS.values()] +
-            ['JMS 95 % CI (s)'],
-            [_keys(row, varying) + [row.policy] + [
-                _cell(*row.values[column], show)
-                for column, (_header, show)
-                in WORKFLOW_METRIC_HEADERS.items()] + [
-                _interval(row.values['jms_mean_s'][0],
-                          row.ci95.get('jms_mean_s'),
-                          WORKFLOW_METRIC_HEADERS['jms_mean_s'][1])]
-             for row in rows],
-            ['left'] * (len(keys) + 1) +
-            ['right'] * (len(WORKFLOW_METRIC_HEADERS) + 1),
-            'Per job (workflow), the mean over the jobs of a run: makespan '
-            'JMS, waiting time JWT, normalised schedule length NJSL; per '
-            'task the response time TRT. Mean ± standard deviation over '
-            'the replications; the interval is the 95 % confidence '
-            'interval of the mean JMS (Student t).'))
-    codes = report_tables.stage_order({code for row in rows
-                                       for code in row.stages})
-    if codes:
-        policies = list(dict.fromkeys(row.policy for row in rows))
-        stage_rows = []
-        for group in dict.fromkeys((row.workload, row.size_factor)
-                                   for row in rows):
-            members = {row.policy: row for row in rows
-                       if (row.workload, row.size_factor) == group}
-            some = next(iter(members.values()))
-            for code in codes:
-                cells = _keys(some, varying) + [
-                    report_tables.stage_label(code)]
-                for policy in policies:
-                    row = members.get(policy)
-                    mean, std = (row.stages.get(code, (None, None))
-                                 if row else (None, None))
-                    cells.append(_cell(
-                        mean, std,
-                        lambda value: report_tables.number(value, 3)))
-                stage_rows.append(cells)
-        tables.append(report_tables.Table(
-            'Scheduling time per stage (ms per pass)',
-            keys + ['Stage'] + ['%s (ms)' % policy for policy in policies],
-            stage_rows,
-            ['left'] * (len(keys) + 1) + ['right'] * len(policies),
-            report_tables.STAGE_NOTE))
-    return tables
-
-
-def _interval(mean, half_width, show):
-    """``[low, high]`` as ``show`` formats them; empty without one."""
-    if mean is None or half_width is None:
-        return ''
-    return '[%s, %s]' % (show(mean - half_width), show(mean + half_width))
-
-
-def _metric_label(name, classes):
-    """A metric column as people read it: ``gold: SLO fulfilment (%)``."""
-    headers = dict(RUN_METRIC_HEADERS, **WORKFLOW_METRIC_HEADERS)
-    if name in headers:
-        return headers[name][0]
-    for cls in classes:
-        for key, header, _show in report_tables.CLASS_COLUMNS:
-            if name == '%s_%s' % (cls, key):
-                return '%s: %s' % (plots.label(cls), header)
-    return name
-
-
-def paired_table(rows, classes):
-    """:class:`report_tables.Table` of the paired differences (raw units:
-    the availability metrics are fractions here, as in comparison.csv).
-    """
-    many_workloads = len({row.workload for row in rows}) > 1
-    many_levels = len({row.size_factor for row in rows}) > 1
-
-    def show(value):
-        return '' if value is None else report_tables.number(value, 4)
-
-    cells = [
-        ([row.workload] if many_workloads else []) +
-        ([level_label(row.size_factor)] if many_levels else []) +
-        [row.policy, _metric_label(row.metric, classes),
-         str(row.difference.n), show(row.difference.mean),
-         show(row.difference.std),
-         '' if row.difference.ci95 is None else '[%s, %s]' % (
-             show(row.difference.low), show(row.difference.high))]
-        for row in rows]
-    keys = ((['Workload'] if many_workloads else []) +
-            (['Size factor (× peak demand)'] if many_levels else []))
-    baseline = rows[0].baseline if rows else ''
-    return report_tables.Table(
-        'Paired differences against %s' % baseline,
-        keys + ['Policy', 'Metric', 'Pairs', 'Mean difference',
-                'Std of the differences', '95 % CI of the mean'],
-        cells, ['left'] * (len(keys) + 2) + ['right'] * 4,
-        'Policy minus %s on the same replication (same seed, same hosts, '
-        'same workload), then mean, sample standard deviation and 95 %% '
-        'confidence interval (Student t) over the pairs; an interval '
-        'that excludes 0 is a difference the replications support. Values '
-        'in the units of comparison.csv (fractions for availability and '
-        'fulfilment).' % baseline)
-
-
-def write_comparison_md(path, rows, classes, paired=None,
-                        replication='seeds'):
-    """comparison.md: :func:`comparison_tables` in Markdown, ``mean ±
-    std`` in a cell, under a title and :func:`comparison_intro`; with
-    ``paired`` (:class:`PairedRow`), their table last.
-    """
-    tables = comparison_tables(rows, classes)
-    if paired:
-        tables.append(paired_table(paired, classes))
-    text = '# Policy comparison\n\n%s\n\n%s' % (
-        comparison_intro(rows, replication),
-        report_tables.render_markdown(tables))
-    with open(path, 'w') as stream:
-        stream.write(text)
 
 
 @contextlib.contextmanager

@@ -13,7 +13,9 @@
 #    under the License.
 
 """The aggregation of an experiment's cells, its layout and its staged
-output (:mod:`preemptible_sched.simulation.experiment`).
+output (:mod:`preemptible_sched.simulation.experiment`), and the
+comparison files written from it (:mod:`.comparison_csv`,
+:mod:`.comparison_tables`).
 """
 
 import csv
@@ -24,6 +26,8 @@ import signal
 import tempfile
 
 from preemptible_sched.cmd import common
+from preemptible_sched.simulation import comparison_csv
+from preemptible_sched.simulation import comparison_tables
 from preemptible_sched.simulation import experiment
 from preemptible_sched.simulation import staging
 from tests import base
@@ -109,7 +113,7 @@ class TestAggregation(base.TestCase):
     def test_comparison_csv(self):
         rows = experiment.aggregate(self.summaries, self.classes)
         path = os.path.join(self.make_tmp(), 'comparison.csv')
-        experiment.write_comparison_csv(path, rows, self.classes, True)
+        comparison_csv.write_comparison_csv(path, rows, self.classes, True)
         with open(path, newline='') as stream:
             table = list(csv.DictReader(stream))
         self.assertEqual(['qos', 'priority'],
@@ -134,7 +138,7 @@ class TestAggregation(base.TestCase):
                if cell.seed == 0}
         rows = experiment.aggregate(one, ['gold'])
         path = os.path.join(self.make_tmp(), 'comparison.csv')
-        experiment.write_comparison_csv(path, rows, ['gold'], False)
+        comparison_csv.write_comparison_csv(path, rows, ['gold'], False)
         with open(path) as stream:
             header = stream.readline().strip().split(',')
         self.assertEqual(
@@ -147,7 +151,7 @@ class TestAggregation(base.TestCase):
     def read_md(self, summaries, classes):
         rows = experiment.aggregate(summaries, classes)
         path = os.path.join(self.make_tmp(), 'comparison.md')
-        experiment.write_comparison_md(path, rows, classes)
+        comparison_tables.write_comparison_md(path, rows, classes)
         with open(path) as stream:
             return stream.read()
 
@@ -377,8 +381,8 @@ class TestIntervalsAndPairs(base.TestCase):
     def test_workflow_columns_only_with_workflows(self):
         rows = experiment.aggregate(self.summaries, self.classes)
         path = os.path.join(self.make_tmp(), 'comparison.csv')
-        experiment.write_comparison_csv(path, rows, self.classes, True,
-                                        with_ci=True)
+        comparison_csv.write_comparison_csv(path, rows, self.classes, True,
+                                            with_ci=True)
         with open(path) as stream:
             header = stream.readline().strip().split(',')
         self.assertEqual(['njsl_mean', 'njsl_mean_std', 'njsl_mean_ci95'],
@@ -387,7 +391,7 @@ class TestIntervalsAndPairs(base.TestCase):
         for summary_ in self.summaries.values():
             del summary_['workflow_metrics']
         rows = experiment.aggregate(self.summaries, self.classes)
-        experiment.write_comparison_csv(path, rows, self.classes, True)
+        comparison_csv.write_comparison_csv(path, rows, self.classes, True)
         with open(path) as stream:
             header = stream.readline().strip().split(',')
         self.assertEqual('wall_time_s_std', header[-1])
@@ -424,7 +428,7 @@ class TestIntervalsAndPairs(base.TestCase):
         pairs = experiment.paired_differences(self.summaries, self.classes,
                                               'qos')
         path = os.path.join(self.make_tmp(), 'paired.csv')
-        experiment.write_paired_csv(path, pairs)
+        comparison_csv.write_paired_csv(path, pairs)
         with open(path) as stream:
             rows = {row['metric']: row for row in csv.DictReader(stream)}
         row = rows['jms_mean_s']
