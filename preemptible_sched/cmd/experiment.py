@@ -27,12 +27,13 @@ The hosts of every (workload, size factor, seed) are sampled here too,
 with that seed, and handed to the cells of every policy. A bad input is
 reported on one line with exit code 2, and nothing is written.
 
-The cells run in worker processes (:mod:`.simulation.cells`: the pool,
-the workers, the staging directory moved into ``--output`` once every
-file is written). SIGTERM or Ctrl-C while it runs stops the workers,
-removes the staging directory and exits with one line on stderr (143 and
-130); a staging directory left by a run killed outright (SIGKILL) is
-removed by the next run into the same ``--output``.
+The cells run in worker processes (:mod:`.simulation.cells`: the run,
+the staging directory moved into ``--output`` once every file is
+written; :mod:`.simulation.cell_workers`: the pool and the workers).
+SIGTERM or Ctrl-C while it runs stops the workers, removes the staging
+directory and exits with one line on stderr (143 and 130); a staging
+directory left by a run killed outright (SIGKILL) is removed by the next
+run into the same ``--output``.
 
 ``--definition FILE`` reads the design from a YAML or JSON file instead
 (:mod:`preemptible_sched.simulation.definition`): several infrastructures,

@@ -19,28 +19,19 @@ The cell runner of ``preemptible-sched experiment`` (see
 :mod:`preemptible_sched.simulation.experiment` for the design, the
 aggregation and the output layout): the validated inputs of an
 experiment (:class:`Plan`), what the cells of a definition read
-(:func:`read_inputs`, each configuration in a worker), the worker pool
-and its workers, and :func:`run`, which runs every cell and writes the
-results.
+(:func:`read_inputs`, each configuration in a worker), the cells run in
+the worker pool (:func:`run_cells`; the pool and its workers are in
+:mod:`.cell_workers`), and :func:`run`, which runs every cell and writes
+the results.
 
-Workers are started with ``spawn``: a forked worker would inherit the
-command's parsed command line (the subcommand) and could not parse the
-configuration again. Each worker parses the same configuration files
-(``--config-file``, ``--config-dir``) in its initializer; the policy
-overrides are applied per run by :class:`runner.Simulation`. Workers only
-compute; this process writes every file, into a staging directory that
-is moved into the output directory once all the cells, the comparison and
-the plots are written. A worker whose command is gone exits
-(:func:`exit_with_parent`).
+Workers only compute; this process writes every file, into a staging
+directory that is moved into the output directory once all the cells,
+the comparison and the plots are written.
 """
 
 import concurrent.futures
 import dataclasses
-import multiprocessing
 import os
-import threading
-import time
-import types
 import typing
 
 from oslo_config import cfg
@@ -50,6 +41,7 @@ from preemptible_sched import exception
 from preemptible_sched import input_limits as limits
 from preemptible_sched import objects
 from preemptible_sched.service_classes import qos
+from preemptible_sched.simulation import cell_workers
 from preemptible_sched.simulation import comparison_csv
 from preemptible_sched.simulation import comparison_tables
 from preemptible_sched.simulation import experiment
@@ -161,10 +153,11 @@ def read_inputs(definition, limit=None, until=None):
 
 def preflight(config_file, definition, limit, until):
     """:func:`read_inputs` under ``config_file`` (in a worker); a
-    problem is raised as :class:`CellFailed`, one line naming the file.
+    problem is raised as :class:`.cell_workers.CellFailed`, one line
+    naming the file.
     """
     try:
-        reconfigure(config_file)
+        cell_workers.reconfigure(config_file)
         return read_inputs(definition, limit, until)
     except exception.ConfigProblems as error:
         message = '; '.join(error.problems)
@@ -173,7 +166,7 @@ def preflight(config_file, definition, limit, until):
     message = limits.one_line(message, 400)
     if config_file not in message:
         message = '%s: %s' % (config_file, message)
-    raise CellFailed(message)
+    raise cell_workers.CellFailed(message)
 
 
 def definition_plan(definition, jobs, limit=None, until=None):
@@ -184,7 +177,7 @@ def definition_plan(definition, jobs, limit=None, until=None):
     """
     if definition.configurations:
         names = list(definition.configurations)
-        pool = worker_pool(min(jobs, len(names)))
+        pool = cell_workers.worker_pool(min(jobs, len(names)))
         try:
             futures = [pool.submit(preflight, definition.configurations[
                 name], definition, limit, until) for name in names]
@@ -192,10 +185,10 @@ def definition_plan(definition, jobs, limit=None, until=None):
             for name, future in zip(names, futures):
                 try:
                     inputs[name] = future.result()
-                except CellFailed as error:
+                except cell_workers.CellFailed as error:
                     raise exception.ConfigProblems([str(error)]) from None
         except BaseException:
-            stop_workers(pool)
+            cell_workers.stop_workers(pool)
             raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
@@ -218,108 +211,7 @@ def definition_plan(definition, jobs, limit=None, until=None):
                 definition=definition, inputs=inputs)
 
 
-# -- Workers ----------------------------------------------------------------
-
-class CellFailed(Exception):
-    """A run failed on purpose (bad input found late) in a worker.
-
-    Carries the message only: :class:`InvalidInput` itself does not
-    survive pickling back to this process.
-    """
-
-
-@dataclasses.dataclass
-class CellTask:
-    """What a worker needs to run one cell."""
-
-    cell: experiment.Cell
-    workload_path: str
-    items: list
-    hosts: list
-    until: typing.Optional[float]
-    #: A configuration file this cell runs under (its policy is then the
-    #: configuration's own), or None.
-    config_file: typing.Optional[str] = None
-
-
-#: Seconds between a worker's checks that the command it works for runs.
-PARENT_CHECK_SECONDS = 1.0
-
-
-def exit_with_parent(parent, interval=PARENT_CHECK_SECONDS):
-    """Exit the process once ``parent`` is no longer its parent.
-
-    A pool worker whose command was killed (SIGKILL leaves it no time to
-    stop its workers) would otherwise wait for work forever: it holds the
-    write end of its own task queue, so it never reads an end of file.
-    """
-    while os.getppid() == parent:
-        time.sleep(interval)
-    os._exit(1)
-
-
-#: The worker's base configuration: (config files, config dirs).
-_BASE_CONFIG = ((), ())
-
-
-def init_worker(config_files, config_dirs, parent=None):
-    """Parse the configuration the parent parsed (workers start afresh);
-    exit when the ``parent`` process is gone.
-    """
-    global _BASE_CONFIG
-    if parent is not None:
-        threading.Thread(target=exit_with_parent, args=(parent,),
-                         name='parent-watch', daemon=True).start()
-    _BASE_CONFIG = (tuple(config_files), tuple(config_dirs))
-    reconfigure(None)
-
-
-def reconfigure(config_file):
-    """Parse the worker's base configuration again, then ``config_file``
-    (a configuration of a definition) over it; None for the base alone.
-    Parsing anew drops every option the previous cell set.
-    """
-    config_files, config_dirs = _BASE_CONFIG
-    argv = []
-    for path in tuple(config_files) + ((config_file,) if config_file
-                                       else ()):
-        argv += ['--config-file', path]
-    for path in config_dirs:
-        argv += ['--config-dir', path]
-    CONF(argv, project='preemptible-sched', default_config_files=[],
-         default_config_dirs=[])
-
-
-def worker_pool(workers):
-    """The pool the cells run in: ``workers`` fresh processes with this
-    process's configuration, which exit if this process is killed.
-    """
-    return concurrent.futures.ProcessPoolExecutor(
-        max_workers=workers, mp_context=multiprocessing.get_context('spawn'),
-        initializer=init_worker,
-        initargs=(list(CONF.config_file or ()), list(CONF.config_dir or ()),
-                  os.getpid()))
-
-
-def run_cell(task):
-    """Run one cell; returns ``(summary, records)``."""
-    args = types.SimpleNamespace(workload=task.workload_path,
-                                 until=task.until)
-    try:
-        if task.config_file:
-            reconfigure(task.config_file)
-        result, summary = replay.simulate(
-            args, task.items, task.hosts,
-            None if task.config_file else task.cell.policy, task.cell.seed,
-            progress=False)
-    except exception.PreemptibleSchedException as error:
-        raise CellFailed(str(error)) from None
-    if task.config_file:
-        summary['configuration'] = task.cell.policy
-        summary['config_file'] = task.config_file
-    summary['size_factor'] = task.cell.size_factor
-    return summary, result.records
-
+# -- Running ----------------------------------------------------------------
 
 def run_cells(plan, until, on_result):
     """Run every cell in ``plan.jobs`` workers; ``on_result(cell, summary,
@@ -333,25 +225,25 @@ def run_cells(plan, until, on_result):
         path, items = inputs['workloads'][cell.workload]
         configurations = (plan.definition.configurations
                           if plan.definition is not None else None)
-        tasks.append(CellTask(
+        tasks.append(cell_workers.CellTask(
             cell=cell, workload_path=path, items=items,
             hosts=inputs['hosts'][cell.workload, cell.size_factor,
                                   cell.seed],
             until=until,
             config_file=(configurations or {}).get(cell.policy)))
-    pool = worker_pool(min(plan.jobs, len(tasks)))
+    pool = cell_workers.worker_pool(min(plan.jobs, len(tasks)))
     span, events = 0.0, 0
     with run_progress.Progress(len(tasks), label='experiment',
                                unit='runs') as bar:
         try:
-            futures = {pool.submit(run_cell, task): task.cell
+            futures = {pool.submit(cell_workers.run_cell, task): task.cell
                        for task in tasks}
             for done, future in enumerate(
                     concurrent.futures.as_completed(futures), 1):
                 cell = futures[future]
                 try:
                     summary, records = future.result()
-                except CellFailed as error:
+                except cell_workers.CellFailed as error:
                     raise exception.InvalidInput(cell.path, None,
                                                  str(error)) from None
                 on_result(cell, summary, records)
@@ -361,20 +253,10 @@ def run_cells(plan, until, on_result):
         except BaseException:
             # Stopped (SIGTERM), Ctrl-C or a failed cell: the runs under
             # way are of no use any more; do not wait for them.
-            stop_workers(pool)
+            cell_workers.stop_workers(pool)
             raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
-
-
-def stop_workers(pool):
-    """Terminate the worker processes of ``pool`` (they only compute)."""
-    processes = getattr(pool, '_processes', None) or {}
-    for process in list(processes.values()):
-        try:
-            process.terminate()
-        except (OSError, ValueError, AttributeError):
-            pass
 
 
 # -- Writing ----------------------------------------------------------------

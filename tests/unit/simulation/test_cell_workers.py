@@ -12,8 +12,8 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""The cell runner of an experiment
-(:mod:`preemptible_sched.simulation.cells`): its workers exit with the
+"""The workers of an experiment
+(:mod:`preemptible_sched.simulation.cell_workers`): they exit with the
 command they work for.
 """
 
@@ -24,7 +24,7 @@ import sys
 import tempfile
 import time
 
-from preemptible_sched.simulation import cells
+from preemptible_sched.simulation import cell_workers
 from tests import base
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
@@ -37,11 +37,11 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
 _ORPHAN = """
 import os, signal, time
 from preemptible_sched.conf import CONF
-from preemptible_sched.simulation import cells
+from preemptible_sched.simulation import cell_workers
 if __name__ == '__main__':
     CONF([], project='preemptible-sched', default_config_files=[],
          default_config_dirs=[])
-    pool = cells.worker_pool(1)
+    pool = cell_workers.worker_pool(1)
     pool.submit(time.sleep, 0.1).result()
     pid, = list(pool._processes)
     print(pid, flush=True)
@@ -79,13 +79,13 @@ class TestWorkersOfAKilledCommand(base.TestCase):
 
         def exit_(code):
             raise SystemExit(code)
-        self.patch(cells.os, 'getppid', lambda: 7)
-        self.patch(cells.time, 'sleep', sleep)
-        self.patch(cells.os, '_exit', exit_)
-        self.assertRaises(_Stop, cells.exit_with_parent, 7, 0.5)
+        self.patch(cell_workers.os, 'getppid', lambda: 7)
+        self.patch(cell_workers.time, 'sleep', sleep)
+        self.patch(cell_workers.os, '_exit', exit_)
+        self.assertRaises(_Stop, cell_workers.exit_with_parent, 7, 0.5)
         self.assertEqual([0.5] * 3, sleeps)
         # Another parent: it exits at once.
-        self.assertRaises(SystemExit, cells.exit_with_parent, 8)
+        self.assertRaises(SystemExit, cell_workers.exit_with_parent, 8)
         self.assertEqual(3, len(sleeps))
 
 

@@ -1,0 +1,151 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The workers of an experiment: the process pool its cells run in.
+
+Workers are started with ``spawn``: a forked worker would inherit the
+command's parsed command line (the subcommand) and could not parse the
+configuration again. Each worker parses the same configuration files
+(``--config-file``, ``--config-dir``) in its initializer; the policy
+overrides are applied per run by :class:`runner.Simulation`. Workers only
+compute (:func:`run_cell`); the command's process writes every file (see
+:mod:`.cells`). A worker whose command is gone exits
+(:func:`exit_with_parent`); one no longer needed is stopped
+(:func:`stop_workers`).
+"""
+
+import concurrent.futures
+import dataclasses
+import multiprocessing
+import os
+import threading
+import time
+import types
+import typing
+
+from preemptible_sched.conf import CONF
+from preemptible_sched import exception
+from preemptible_sched.simulation import experiment
+from preemptible_sched.simulation import replay
+
+
+class CellFailed(Exception):
+    """A run failed on purpose (bad input found late) in a worker.
+
+    Carries the message only: :class:`InvalidInput` itself does not
+    survive pickling back to this process.
+    """
+
+
+@dataclasses.dataclass
+class CellTask:
+    """What a worker needs to run one cell."""
+
+    cell: experiment.Cell
+    workload_path: str
+    items: list
+    hosts: list
+    until: typing.Optional[float]
+    #: A configuration file this cell runs under (its policy is then the
+    #: configuration's own), or None.
+    config_file: typing.Optional[str] = None
+
+
+#: Seconds between a worker's checks that the command it works for runs.
+PARENT_CHECK_SECONDS = 1.0
+
+
+def exit_with_parent(parent, interval=PARENT_CHECK_SECONDS):
+    """Exit the process once ``parent`` is no longer its parent.
+
+    A pool worker whose command was killed (SIGKILL leaves it no time to
+    stop its workers) would otherwise wait for work forever: it holds the
+    write end of its own task queue, so it never reads an end of file.
+    """
+    while os.getppid() == parent:
+        time.sleep(interval)
+    os._exit(1)
+
+
+#: The worker's base configuration: (config files, config dirs).
+_BASE_CONFIG = ((), ())
+
+
+def init_worker(config_files, config_dirs, parent=None):
+    """Parse the configuration the parent parsed (workers start afresh);
+    exit when the ``parent`` process is gone.
+    """
+    global _BASE_CONFIG
+    if parent is not None:
+        threading.Thread(target=exit_with_parent, args=(parent,),
+                         name='parent-watch', daemon=True).start()
+    _BASE_CONFIG = (tuple(config_files), tuple(config_dirs))
+    reconfigure(None)
+
+
+def reconfigure(config_file):
+    """Parse the worker's base configuration again, then ``config_file``
+    (a configuration of a definition) over it; None for the base alone.
+    Parsing anew drops every option the previous cell set.
+    """
+    config_files, config_dirs = _BASE_CONFIG
+    argv = []
+    for path in tuple(config_files) + ((config_file,) if config_file
+                                       else ()):
+        argv += ['--config-file', path]
+    for path in config_dirs:
+        argv += ['--config-dir', path]
+    CONF(argv, project='preemptible-sched', default_config_files=[],
+         default_config_dirs=[])
+
+
+def worker_pool(workers):
+    """The pool the cells run in: ``workers`` fresh processes with this
+    process's configuration, which exit if this process is killed.
+    """
+    return concurrent.futures.ProcessPoolExecutor(
+        max_workers=workers, mp_context=multiprocessing.get_context('spawn'),
+        initializer=init_worker,
+        initargs=(list(CONF.config_file or ()), list(CONF.config_dir or ()),
+                  os.getpid()))
+
+
+def run_cell(task):
+    """Run one cell; returns ``(summary, records)``."""
+    args = types.SimpleNamespace(workload=task.workload_path,
+                                 until=task.until)
+    try:
+        if task.config_file:
+            reconfigure(task.config_file)
+        result, summary = replay.simulate(
+            args, task.items, task.hosts,
+            None if task.config_file else task.cell.policy, task.cell.seed,
+            progress=False)
+    except exception.PreemptibleSchedException as error:
+        raise CellFailed(str(error)) from None
+    if task.config_file:
+        summary['configuration'] = task.cell.policy
+        summary['config_file'] = task.config_file
+    summary['size_factor'] = task.cell.size_factor
+    return summary, result.records
+
+
+def stop_workers(pool):
+    """Terminate the worker processes of ``pool`` (they only compute)."""
+    processes = getattr(pool, '_processes', None) or {}
+    for process in list(processes.values()):
+        try:
+            process.terminate()
+        except (OSError, ValueError, AttributeError):
+            pass
