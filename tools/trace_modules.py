@@ -489,14 +489,14 @@ def trace_submit(package=PACKAGE, until=600.0):
 def trace_simulate(package=PACKAGE):
     """Trace the simulator's run of a one-request workload."""
     _configure()
-    from preemptible_sched.compute import fake
+    from preemptible_sched.compute import fake_config
     from preemptible_sched import objects
     from preemptible_sched.simulation import runner
     from preemptible_sched.simulation.traces import records
 
     items = [records.WorkloadItem('traced-request', 0.0, 60.0,
                                   objects.Resources(1, 512, 1))]
-    simulation = runner.Simulation(items, fake.default_hosts()[:2])
+    simulation = runner.Simulation(items, fake_config.default_hosts()[:2])
     with CallTrace(package) as trace:
         result = simulation.run()
     return trace, result

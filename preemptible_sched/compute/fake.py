@@ -35,7 +35,8 @@ What it emulates:
 * **Host speed**: with ``[fake_driver] reference_cpu_mhz``, a duration is
   the run time at that speed, and a host of known ``cpu_mhz`` runs it in
   ``duration * reference / cpu_mhz`` seconds (rounded down to whole
-  seconds with ``integer_durations``); see :func:`scaled_duration`.
+  seconds with ``integer_durations``); see
+  :func:`.fake_hosts.scaled_duration`.
 * **No overcommit**: a spawn the host cannot hold, counting every instance
   it has (building or running, full sizes), fails with the reason. The
   capacity is the one the scheduler is promised, ``(total - reserved) *
@@ -49,13 +50,13 @@ What it emulates:
   exactly one answer, except that a host going down answers everything
   pending on it with ``host_down``.
 * **Memory of finished instances**: each host remembers the last
-  :data:`FINISHED_KEPT` instances that ended, failed or were terminated
-  there (:meth:`FakeDriver.finished_instances`), as a real compute host
-  keeps its deleted instances' records; a host that goes down forgets
-  them.
+  :data:`.fake_hosts.FINISHED_KEPT` instances that ended, failed or were
+  terminated there (:meth:`FakeDriver.finished_instances`), as a real
+  compute host keeps its deleted instances' records; a host that goes
+  down forgets them.
 * **Failures on demand** for tests and chaos runs: :meth:`fail_next_spawns`,
   :meth:`fail_next_terminations`, :meth:`crash_instance`,
-  :meth:`host_down` and :meth:`host_up`.
+  :meth:`host_down` and :meth:`host_up` (see :mod:`.fake_faults`).
 * **CPU utilisation** per instance, from the model chosen by
   ``[fake_driver] utilization_model`` (see :mod:`.utilization`).
 
@@ -65,176 +66,22 @@ thread-safe: call it from the clock's thread (``clock.call_soon`` from
 elsewhere).
 """
 
-import collections
 import dataclasses
-import math
-import os
 import random
-import string
 
 from preemptible_sched import clock as clock_mod
 from preemptible_sched import compute
-from preemptible_sched.compute import utilization
+from preemptible_sched.compute import fake_config
+from preemptible_sched.compute import fake_faults
+from preemptible_sched.compute import fake_hosts
 from preemptible_sched.conf import CONF
-from preemptible_sched import exception
-from preemptible_sched.hosts import table as host_table
 from preemptible_sched import objects
 
 DEFAULT_IMAGE = 'default'
 
-# Tolerance of the capacity check, for sums of fractional vCPUs.
-_EPSILON = 1e-9
 
-#: Finished instances a host remembers (the oldest are forgotten first).
-FINISHED_KEPT = 1024
-
-
-def _boot(instance):
-    """``{'boot': ...}`` for an instance the scheduler spawned (reports
-    name the boot they are about), else nothing.
-    """
-    return {} if instance.boot is None else {'boot': instance.boot}
-
-
-def blade_name(index):
-    """``host-A`` ... ``host-Z`` for indexes 0..25, then ``host-27``..."""
-    if index < len(string.ascii_uppercase):
-        return 'host-%s' % string.ascii_uppercase[index]
-    return 'host-%d' % (index + 1)
-
-
-def default_hosts():
-    """The blades of ``[fake_driver]``, as :class:`objects.Host`."""
-    conf = CONF.fake_driver
-    return [objects.Host(name=blade_name(index), vcpus=conf.vcpus,
-                         memory_mb=conf.memory_mb, disk_gb=conf.disk_gb)
-            for index in range(conf.host_count)]
-
-
-def scaled_duration(duration, cpu_mhz, reference_mhz, integer=False):
-    """How long a run of ``duration`` seconds at ``reference_mhz`` takes
-    on a core of ``cpu_mhz`` (either unknown: ``duration`` as it is).
-
-    With ``integer``, whole seconds rounded down, as the SC18 simulator
-    counts them: ``floor(duration * reference_mhz / cpu_mhz)``. The
-    product is taken before the division so that whole numbers stay
-    exact (11 s at 4000 MHz on 4100 MHz: 44000 / 4100 -> 10 s).
-    """
-    if duration is None or not cpu_mhz or not reference_mhz:
-        return duration
-    scaled = duration * reference_mhz / cpu_mhz
-    return float(math.floor(scaled)) if integer else scaled
-
-
-def reference_seconds(seconds, cpu_mhz, reference_mhz):
-    """The work ``seconds`` of running on a core of ``cpu_mhz`` do, in
-    seconds at ``reference_mhz`` (the inverse of :func:`scaled_duration`;
-    either speed unknown: ``seconds`` as they are).
-    """
-    if not cpu_mhz or not reference_mhz:
-        return seconds
-    return seconds * cpu_mhz / reference_mhz
-
-
-def _capacity(host):
-    return objects.Resources(*host_table.capacity_of(host))
-
-
-def _boot_times(option):
-    values = [float(value) for value in getattr(CONF.fake_driver, option)]
-    if not values:
-        raise exception.InvalidInput('[fake_driver] %s' % option, None,
-                                     'needs at least one boot time')
-    return values
-
-
-def utilization_model():
-    """The utilisation model ``[fake_driver]`` configures.
-
-    Raises :class:`InvalidInput` for a ``replay`` without a trace or with a
-    malformed one, so a bad configuration stops the driver at start-up.
-    """
-    conf = CONF.fake_driver
-    if conf.utilization_model == 'constant':
-        return utilization.ConstantUtilization(conf.utilization_share)
-    if conf.utilization_model == 'random_walk':
-        return utilization.RandomWalkUtilization(conf.utilization_share,
-                                                 conf.utilization_step,
-                                                 conf.utilization_interval)
-    if not conf.utilization_trace:
-        raise exception.InvalidInput(
-            '[fake_driver] utilization_trace', None,
-            'required when utilization_model = replay')
-    if os.path.isdir(conf.utilization_trace):
-        return utilization.PooledTraceUtilization.from_directory(
-            conf.utilization_trace)
-    return utilization.TraceUtilization.from_file(conf.utilization_trace)
-
-
-@dataclasses.dataclass(eq=False)
-class _FakeInstance:
-    instance: objects.Instance
-    image: str
-    state: str = 'building'
-    started_at: float = None
-    track: object = None
-    boot: clock_mod.Handle = None
-    end: clock_mod.Handle = None
-    termination: clock_mod.Handle = None
-    # Terminate calls waiting for this instance's termination.
-    terminate_calls: int = 0
-
-    def cancel_lifecycle(self):
-        for handle in (self.boot, self.end):
-            if handle is not None:
-                handle.cancel()
-        self.boot = self.end = None
-
-    def cancel_all(self):
-        self.cancel_lifecycle()
-        if self.termination is not None:
-            self.termination.cancel()
-            self.termination = None
-
-
-class _FakeHost:
-    def __init__(self, spec):
-        self.spec = spec
-        self.capacity = _capacity(spec)
-        self.up = True
-        self.instances = {}
-        #: id -> InstanceReport of the instances that finished here
-        self.finished = collections.OrderedDict()
-        self.images = set()
-        #: ids of the instances that have started here (hot restarts)
-        self.started = set()
-        self.fail_spawns = 0
-        self.fail_terminations = 0
-
-    def remember(self, fake, state, at, reason=None):
-        """Record how ``fake`` finished."""
-        self.finished.pop(fake.instance.id, None)
-        self.finished[fake.instance.id] = objects.InstanceReport(
-            id=fake.instance.id, state=state, started_at=fake.started_at,
-            boot=fake.instance.boot, ended_at=at, reason=reason)
-        while len(self.finished) > FINISHED_KEPT:
-            self.finished.popitem(last=False)
-
-    def used(self):
-        used = objects.Resources()
-        for fake in self.instances.values():
-            used = used + fake.instance.resources
-        return used
-
-    def shortage(self, resources):
-        """Names of the resources ``resources`` does not fit in, or []."""
-        free = self.capacity - self.used()
-        return [name for name, need, have in zip(resources._fields,
-                                                 resources, free)
-                if need > have + _EPSILON]
-
-
-class FakeDriver(compute.ComputeDriver):
+class FakeDriver(fake_faults.FailureInjection,
+                 compute.ComputeDriver):
     """Emulated blades; see the module docstring for what it emulates.
 
     ``hosts`` (a list of :class:`objects.Host`) replaces the configured
@@ -249,23 +96,23 @@ class FakeDriver(compute.ComputeDriver):
         super().__init__(clock, events)
         conf = CONF.fake_driver
         if hosts is None:
-            hosts = default_hosts()
+            hosts = fake_config.default_hosts()
         self._hosts = {}
         for host in hosts:
             if host.name in self._hosts:
                 raise ValueError('host %s given twice' % host.name)
-            self._hosts[host.name] = _FakeHost(host)
+            self._hosts[host.name] = fake_hosts.FakeHost(host)
         seed = conf.random_seed if seed is None else seed
         # Two generators, so the utilisation model never shifts boot times.
         self._boot_rng = random.Random(seed)
         self._utilization_rng = random.Random('utilization:%s' % (seed,))
-        self.boot_times_hot = _boot_times('boot_times_hot')
-        self.boot_times_cold = _boot_times('boot_times_cold')
+        self.boot_times_hot = fake_config.boot_times('boot_times_hot')
+        self.boot_times_cold = fake_config.boot_times('boot_times_cold')
         self.hot_by_image = conf.hot_start == 'image'
         self.termination_seconds = conf.termination_seconds
         self.reference_cpu_mhz = conf.reference_cpu_mhz
         self.integer_durations = conf.integer_durations
-        self.utilization = utilization_model()
+        self.utilization = fake_config.utilization_model()
         self._fail_spawns = 0
         self._fail_terminations = 0
 
@@ -320,7 +167,7 @@ class FakeDriver(compute.ComputeDriver):
         instance's duration is less of. An unknown host: ``seconds``.
         """
         fake_host = self._hosts.get(host)
-        return reference_seconds(
+        return fake_hosts.reference_seconds(
             seconds, fake_host.spec.cpu_mhz if fake_host else None,
             self.reference_cpu_mhz)
 
@@ -341,17 +188,17 @@ class FakeDriver(compute.ComputeDriver):
         reason = self._spawn_refusal(host, instance)
         if reason is not None:
             self._report('instance_failed', host, instance.id,
-                         reason, **_boot(instance))
+                         reason, **fake_hosts.boot_of(instance))
             return
         fake_host = self._hosts[host]
-        duration = scaled_duration(duration, fake_host.spec.cpu_mhz,
-                                   self.reference_cpu_mhz,
-                                   self.integer_durations)
+        duration = fake_hosts.scaled_duration(
+            duration, fake_host.spec.cpu_mhz, self.reference_cpu_mhz,
+            self.integer_durations)
         hot = (image in fake_host.images if self.hot_by_image
                else instance.id in fake_host.started)
         boot_time = self._boot_rng.choice(self.boot_times_hot if hot
                                           else self.boot_times_cold)
-        fake = _FakeInstance(instance=instance, image=image)
+        fake = fake_hosts.FakeInstance(instance=instance, image=image)
         fake_host.instances[instance.id] = fake
         fake_host.finished.pop(instance.id, None)      # a new boot
         if self._take_injected(fake_host, 'fail_spawns'):
@@ -417,72 +264,7 @@ class FakeDriver(compute.ComputeDriver):
     def is_up(self, host):
         return self._host(host).up
 
-    # -- failure injection ---------------------------------------------------
-
-    def fail_next_spawns(self, count=1, host=None):
-        """Make the next ``count`` spawns (on ``host``, or on any) fail.
-
-        A spawn refused for another reason (capacity, duplicate id, host
-        down) does not use up an injected failure.
-        """
-        self._inject('fail_spawns', count, host)
-
-    def fail_next_terminations(self, count=1, host=None):
-        """Make the next ``count`` terminations (on ``host``, or any) fail.
-
-        Only terminations of an instance that is there use up an injected
-        failure; the instance keeps running, and its ``duration`` still
-        ends it.
-        """
-        self._inject('fail_terminations', count, host)
-
-    def crash_instance(self, host, instance_id, reason='crashed'):
-        """The instance dies now (building or running): ``instance_failed``.
-
-        Terminations pending on it are answered ``instance_terminated`` at
-        their time, as for an absent instance.
-        """
-        fake_host = self._host(host)
-        fake = fake_host.instances.pop(instance_id, None)
-        if fake is None:
-            raise LookupError('no instance %s on %s' % (instance_id, host))
-        fake.cancel_lifecycle()
-        fake_host.remember(fake, 'failed', self.clock.now(), reason)
-        self._report('instance_failed', host, instance_id, reason,
-                     **_boot(fake.instance))
-
-    def host_down(self, host):
-        """``host`` stops now: its instances vanish, ``host_down``.
-
-        Boots, ends and terminations pending on the host are dropped: the
-        ``host_down`` event answers them all. Until :meth:`host_up`, spawns
-        to the host fail and terminations fail (nothing can be confirmed).
-        Taking down a host that is down does nothing.
-        """
-        fake_host = self._host(host)
-        if not fake_host.up:
-            return
-        fake_host.up = False
-        for fake in fake_host.instances.values():
-            fake.cancel_all()
-        fake_host.instances.clear()
-        fake_host.finished.clear()
-        self._report('host_down', host)
-
-    def host_up(self, host):
-        """``host`` is back, empty, and takes instances: ``host_up``.
-
-        Its image cache survives (the disk was not wiped), so the next boots
-        of images it ran before are hot. Bringing up a host that is up does
-        nothing.
-        """
-        fake_host = self._host(host)
-        if fake_host.up:
-            return
-        fake_host.up = True
-        self._report('host_up', host)
-
-    # -- internals -----------------------------------------------------------
+    # -- internals (the failure injection: fake_faults.py) ------------------
 
     def _host(self, host):
         try:
@@ -539,15 +321,6 @@ class FakeDriver(compute.ComputeDriver):
             self._report('instance_terminated', host, instance_id,
                          boot=record.boot)
 
-    def _inject(self, counter, count, host):
-        if count < 0:
-            raise ValueError('count must be >= 0, got %r' % count)
-        if host is None:
-            setattr(self, '_' + counter, getattr(self, '_' + counter) + count)
-        else:
-            fake_host = self._host(host)
-            setattr(fake_host, counter, getattr(fake_host, counter) + count)
-
     def _take_injected(self, fake_host, counter):
         """Use up one injected failure, the host's own first."""
         if getattr(fake_host, counter) > 0:
@@ -591,7 +364,8 @@ class FakeDriver(compute.ComputeDriver):
         if duration is not None:
             fake.end = self._later(duration, self._ended, fake_host, fake)
         self.events.instance_started(fake_host.spec.name, fake.instance.id,
-                                     fake.started_at, **_boot(fake.instance))
+                                     fake.started_at,
+                                     **fake_hosts.boot_of(fake.instance))
 
     def _boot_failed(self, fake_host, fake):
         fake.boot = None
@@ -600,14 +374,15 @@ class FakeDriver(compute.ComputeDriver):
                            'injected boot failure')
         self.events.instance_failed(fake_host.spec.name, fake.instance.id,
                                     self.clock.now(), 'injected boot failure',
-                                    **_boot(fake.instance))
+                                    **fake_hosts.boot_of(fake.instance))
 
     def _ended(self, fake_host, fake):
         fake.end = None
         del fake_host.instances[fake.instance.id]
         fake_host.remember(fake, 'ended', self.clock.now())
         self.events.instance_ended(fake_host.spec.name, fake.instance.id,
-                                   self.clock.now(), **_boot(fake.instance))
+                                   self.clock.now(),
+                                   **fake_hosts.boot_of(fake.instance))
 
     def _terminated(self, fake_host, fake):
         fake.termination = None
@@ -615,7 +390,6 @@ class FakeDriver(compute.ComputeDriver):
             del fake_host.instances[fake.instance.id]
             fake_host.remember(fake, 'terminated', self.clock.now())
         for _ in range(fake.terminate_calls):
-            self.events.instance_terminated(fake_host.spec.name,
-                                            fake.instance.id,
-                                            self.clock.now(),
-                                            **_boot(fake.instance))
+            self.events.instance_terminated(
+                fake_host.spec.name, fake.instance.id, self.clock.now(),
+                **fake_hosts.boot_of(fake.instance))

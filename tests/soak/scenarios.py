@@ -27,7 +27,7 @@ import typing
 
 from oslo_config import cfg
 
-from preemptible_sched.compute import fake
+from preemptible_sched.compute import fake_config
 from preemptible_sched.conf import CONF
 from preemptible_sched import objects
 
@@ -171,8 +171,8 @@ def generate(seed, size='full', late_held=False):
     hosts = []
     for index in range(rng.randint(*host_range)):
         vcpus = rng.choice((4, 8, 8, 16))
-        hosts.append(objects.Host(name=fake.blade_name(index), vcpus=vcpus,
-                                  memory_mb=vcpus * 2048,
+        hosts.append(objects.Host(name=fake_config.blade_name(index),
+                                  vcpus=vcpus, memory_mb=vcpus * 2048,
                                   disk_gb=vcpus * 20))
     options = {
         ('scheduler', 'preemption_strategy'): strategy,

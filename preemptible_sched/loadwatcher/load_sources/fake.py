@@ -18,7 +18,7 @@
 import os
 import random
 
-from preemptible_sched.compute import fake as fake_driver
+from preemptible_sched.compute import fake_config
 from preemptible_sched.compute import utilization
 from preemptible_sched.conf import CONF
 from preemptible_sched.loadwatcher import load_sources as sources
@@ -52,7 +52,7 @@ class FakeSource(sources.MetricsSource):
         self.hosts = []
         for index in range(count):
             replayed = traces[index % len(traces)]
-            self.hosts.append((fake_driver.blade_name(index), replayed,
+            self.hosts.append((fake_config.blade_name(index), replayed,
                                rng.randrange(len(replayed.times))))
 
     def collect(self, now):

@@ -19,6 +19,8 @@ import stevedore
 from preemptible_sched import clock as clock_mod
 from preemptible_sched import compute
 from preemptible_sched.compute import fake
+from preemptible_sched.compute import fake_config
+from preemptible_sched.compute import fake_hosts
 from preemptible_sched.conf import opts
 from preemptible_sched import exception
 from preemptible_sched import objects
@@ -260,7 +262,7 @@ class TestDefaultBootTimes(base.TestCase):
         driver = fake.FakeDriver(clock, events, **kw)
         # One instance per blade (cold), then three more per blade (hot).
         for index in range(16):
-            host = fake.blade_name(index % 4)
+            host = fake_config.blade_name(index % 4)
             clock.run(until=index * 10.0)
             driver.spawn(host, medium('i%02d' % index), duration=1000.0)
         clock.run()
@@ -445,178 +447,6 @@ class TestTerminate(FakeDriverTestCase):
                          self.events.log)
 
 
-class TestFailureInjection(FakeDriverTestCase):
-
-    def test_fail_next_spawns(self):
-        self.driver.fail_next_spawns(count=2)
-        for index in range(3):
-            self.driver.spawn('host-A', medium('i%d' % index))
-        self.assertEqual(objects.Resources(6, 12000, 120),
-                         self.driver.used('host-A'))
-        self.clock.run()
-        reason = 'injected boot failure'
-        self.assertEqual([('failed', 'host-A', 'i0', 5.0, reason),
-                          ('failed', 'host-A', 'i1', 5.0, reason),
-                          ('started', 'host-A', 'i2', 5.0)],
-                         self.events.log)
-        self.assertEqual(['i2'], self.ids())
-        # Only i2, which started, warmed the image cache.
-        self.assertEqual({'default'}, self.driver.images('host-A'))
-
-    def test_failed_boot_leaves_the_cache_cold(self):
-        self.driver.fail_next_spawns()
-        self.driver.spawn('host-A', medium('i1'))
-        self.clock.run()
-        self.assertEqual(set(), self.driver.images('host-A'))
-
-    def test_fail_next_spawns_on_one_host(self):
-        self.driver.fail_next_spawns(host='host-B')
-        self.driver.spawn('host-A', medium('a'))
-        self.driver.spawn('host-B', medium('b'))
-        self.driver.spawn('host-B', medium('b2'))
-        self.clock.run()
-        self.assertEqual([('started', 'host-A', 'a', 5.0),
-                          ('failed', 'host-B', 'b', 5.0,
-                           'injected boot failure'),
-                          ('started', 'host-B', 'b2', 5.0)],
-                         self.events.log)
-
-    def test_refused_spawn_keeps_the_injected_failure(self):
-        self.driver.fail_next_spawns()
-        self.driver.spawn('host-X', medium('x'))
-        self.driver.spawn('host-A', medium('a'))
-        self.clock.run()
-        self.assertEqual(['failed', 'failed'], self.events.names())
-        self.assertEqual('injected boot failure', self.events.log[1][4])
-
-    def test_negative_count_rejected(self):
-        self.assertRaises(ValueError, self.driver.fail_next_spawns, -1)
-
-    def test_fail_next_terminations(self):
-        self.driver.spawn('host-A', medium('i1'), duration=100.0)
-        self.clock.run(until=10.0)
-        self.driver.fail_next_terminations(host='host-A')
-        self.driver.terminate('host-A', 'i1')
-        self.clock.run(until=50.0)
-        self.assertEqual(('termination_failed', 'host-A', 'i1', 10.5,
-                          'injected termination failure'),
-                         self.events.log[-1])
-        self.assertEqual(['i1'], self.ids())
-        self.driver.terminate('host-A', 'i1')
-        self.clock.run()
-        self.assertEqual(('terminated', 'host-A', 'i1', 50.5),
-                         self.events.log[-1])
-
-    def test_failed_termination_keeps_the_instance_and_its_end(self):
-        self.driver.spawn('host-A', medium('i1'), duration=100.0)
-        self.clock.run(until=10.0)
-        self.driver.fail_next_terminations()
-        self.driver.terminate('host-A', 'absent')
-        self.driver.terminate('host-A', 'i1')
-        self.clock.run()
-        self.assertEqual(['started', 'terminated', 'termination_failed',
-                          'ended'], self.events.names())
-        self.assertEqual(('ended', 'host-A', 'i1', 105.0),
-                         self.events.log[-1])
-
-    def test_crash_running_instance(self):
-        self.driver.spawn('host-A', medium('i1'), duration=100.0)
-        self.clock.run(until=10.0)
-        self.driver.crash_instance('host-A', 'i1', 'kernel panic')
-        self.assertEqual([], self.ids())
-        self.clock.run()
-        self.assertEqual([('started', 'host-A', 'i1', 5.0),
-                          ('failed', 'host-A', 'i1', 10.0, 'kernel panic')],
-                         self.events.log)
-
-    def test_crash_mid_boot(self):
-        self.driver.spawn('host-A', medium('i1'))
-        self.clock.run(until=1.0)
-        self.driver.crash_instance('host-A', 'i1', 'boom')
-        self.clock.run()
-        self.assertEqual([('failed', 'host-A', 'i1', 1.0, 'boom')],
-                         self.events.log)
-
-    def test_crash_while_terminating_still_answers_the_termination(self):
-        self.driver.spawn('host-A', medium('i1'))
-        self.clock.run(until=10.0)
-        self.driver.terminate('host-A', 'i1')
-        self.driver.crash_instance('host-A', 'i1', 'boom')
-        self.clock.run()
-        self.assertEqual([('started', 'host-A', 'i1', 5.0),
-                          ('failed', 'host-A', 'i1', 10.0, 'boom'),
-                          ('terminated', 'host-A', 'i1', 10.5)],
-                         self.events.log)
-
-    def test_crash_absent_instance(self):
-        self.assertRaises(LookupError, self.driver.crash_instance,
-                          'host-A', 'nope', 'boom')
-
-
-class TestHostDownUp(FakeDriverTestCase):
-
-    def setUp(self):
-        super().setUp()
-        self.driver.spawn('host-A', medium('running'), duration=100.0)
-        self.driver.spawn('host-A', medium('terminating'))
-        self.driver.spawn('host-B', medium('elsewhere'))
-        self.clock.run(until=10.0)
-        self.driver.spawn('host-A', medium('building'))
-        self.driver.terminate('host-A', 'terminating')
-        del self.events.log[:]
-
-    def test_instances_vanish_and_pending_work_is_dropped(self):
-        self.driver.host_down('host-A')
-        self.assertEqual([], self.driver.list_instances('host-A'))
-        self.assertEqual(objects.Resources(), self.driver.used('host-A'))
-        self.assertFalse(self.driver.host_specs()[0].up)
-        self.assertTrue(self.driver.host_specs()[1].up)
-        self.clock.run()
-        self.assertEqual([('host_down', 'host-A', 10.0)], self.events.log)
-        self.assertEqual(['elsewhere'], self.ids('host-B'))
-
-    def test_requests_to_a_down_host_fail(self):
-        self.driver.host_down('host-A')
-        self.driver.spawn('host-A', medium('new'))
-        self.driver.terminate('host-A', 'running')
-        self.clock.run()
-        self.assertEqual(
-            [('host_down', 'host-A', 10.0),
-             ('failed', 'host-A', 'new', 10.0, 'host host-A is down'),
-             ('termination_failed', 'host-A', 'running', 10.0,
-              'host host-A is down')],
-            self.events.log)
-
-    def test_down_twice_reports_once(self):
-        self.driver.host_down('host-A')
-        self.driver.host_down('host-A')
-        self.clock.run()
-        self.assertEqual(['host_down'], self.events.names())
-
-    def test_back_up_empty_with_its_image_cache(self):
-        self.driver.host_down('host-A')
-        self.clock.run(until=20.0)
-        self.driver.host_up('host-A')
-        self.driver.host_up('host-A')
-        self.assertTrue(self.driver.host_specs()[0].up)
-        self.assertEqual([], self.ids())
-        self.driver.spawn('host-A', medium('again'))
-        self.driver.spawn('host-A', medium('running'))
-        self.clock.run()
-        # 'running' ran here before the host went down: hot; 'again' is
-        # new: cold.
-        self.assertEqual([('host_down', 'host-A', 10.0),
-                          ('host_up', 'host-A', 20.0),
-                          ('started', 'host-A', 'running', 21.0),
-                          ('started', 'host-A', 'again', 25.0)],
-                         self.events.log)
-
-    def test_up_host_up_does_nothing(self):
-        self.driver.host_up('host-C')
-        self.clock.run()
-        self.assertNotIn('host_up', self.events.names())
-
-
 class TestUtilization(FakeDriverTestCase, test_utilization.TraceFileMixin):
 
     def shares(self, driver, host='host-A'):
@@ -690,7 +520,7 @@ class TestUtilization(FakeDriverTestCase, test_utilization.TraceFileMixin):
             self.skipTest('Bitbrains sample not found at %s' % path)
         self.flags(group='fake_driver', utilization_model='replay',
                    utilization_trace=path)
-        model = fake.utilization_model()
+        model = fake_config.utilization_model()
 
         def shares(seed):
             clock = clock_mod.VirtualClock()
@@ -819,7 +649,7 @@ class TestFinishedInstances(FakeDriverTestCase):
         self.assertEqual(['vm'], self.ids())
 
     def test_bounded_and_forgotten_when_the_host_goes_down(self):
-        self.patch(fake, 'FINISHED_KEPT', 3)
+        self.patch(fake_hosts, 'FINISHED_KEPT', 3)
         for index in range(4):         # a blade holds four
             self.spawn('vm-%d' % index, index, duration=1 + index)
         self.clock.run(until=20)
@@ -853,21 +683,6 @@ class TestHostSpeed(FakeDriverTestCase):
     HOT = [0.0]
     COLD = [0.0]
 
-    def test_scaled_duration_formula(self):
-        # The SC18 example: 11 s at 4000 MHz.
-        self.assertEqual(10.0, fake.scaled_duration(11, 4100, 4000, True))
-        self.assertEqual(12.0, fake.scaled_duration(11, 3500, 4000, True))
-        self.assertAlmostEqual(44000 / 4100,
-                               fake.scaled_duration(11, 4100, 4000))
-        # 41 s at 4100 MHz is exactly 40 s: no float shortfall to 39.
-        self.assertEqual(40.0, fake.scaled_duration(41, 4100, 4000, True))
-        self.assertEqual(0.0, fake.scaled_duration(0, 3500, 4000, True))
-
-    def test_unknown_speed_or_reference_runs_as_given(self):
-        self.assertEqual(11, fake.scaled_duration(11, None, 4000, True))
-        self.assertEqual(11, fake.scaled_duration(11, 3500, None, True))
-        self.assertIsNone(fake.scaled_duration(None, 3500, 4000, True))
-
     def test_each_host_runs_at_its_speed(self):
         self.flags(group='fake_driver', reference_cpu_mhz=4000.0,
                    integer_durations=True)
@@ -894,14 +709,6 @@ class TestHostSpeed(FakeDriverTestCase):
         self.clock.run()
         self.assertEqual([('started', 'fast', 'i', 0.0),
                           ('ended', 'fast', 'i', 11.0)], self.events.log)
-
-    def test_reference_seconds_inverts_scaled_duration(self):
-        # 250 s on a 4000 MHz core do 500 s of work at 2000 MHz; 500 s at
-        # 2000 MHz take 1000 s on 1000 MHz.
-        self.assertEqual(500.0, fake.reference_seconds(250.0, 4000, 2000))
-        self.assertEqual(1000.0, fake.scaled_duration(500.0, 1000, 2000))
-        self.assertEqual(250.0, fake.reference_seconds(250.0, None, 2000))
-        self.assertEqual(250.0, fake.reference_seconds(250.0, 4000, None))
 
     def test_work_done_at_the_reference_speed(self):
         self.flags(group='fake_driver', reference_cpu_mhz=2000.0)

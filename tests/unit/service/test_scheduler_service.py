@@ -20,6 +20,7 @@ import time
 import uuid
 
 from preemptible_sched.compute import fake
+from preemptible_sched.compute import fake_config
 from preemptible_sched.compute import rpc
 from preemptible_sched.conf import CONF
 from preemptible_sched.db import api as db_api
@@ -237,7 +238,7 @@ class TestFakeDriverService(ServiceTestCase):
                 self.fail('r is not running after 30 s')
             time.sleep(0.05)
         self.assertIn(self.api.show('r')['instances'][0]['host'],
-                      [fake.blade_name(i) for i in range(4)])
+                      [fake_config.blade_name(i) for i in range(4)])
 
 
 class TestIdempotentSubmit(ServiceTestCase):
