@@ -23,7 +23,7 @@ import io
 import json
 from unittest import mock
 
-from preemptible_sched.cmd import client
+from preemptible_sched.cmd.client import service_calls
 from preemptible_sched.cmd import sched
 from tests.functional.service import base
 
@@ -33,7 +33,7 @@ class TestClientCommands(base.ServiceTestCase):
     def setUp(self):
         super().setUp()
         # The commands clean their transport up; ours serves the test on.
-        for patcher in (mock.patch.object(client, '_transport',
+        for patcher in (mock.patch.object(service_calls, '_transport',
                                           return_value=self.transport),
                         mock.patch.object(self.transport, 'cleanup')):
             patcher.start()

@@ -16,7 +16,8 @@
 
 ``--service-class``, ``--constraint KEY=VALUE`` (repeatable),
 ``--availability-zone``, ``--group`` and ``--group-policy`` end up in the
-request dict :func:`~preemptible_sched.cmd.client.request_spec` builds; the
+request dict
+:func:`~preemptible_sched.cmd.client.submit_args.request_spec` builds; the
 refusals are one line on stderr naming the flag, exit code 2, before any
 transport is looked at. Talking to a running service is tested in
 ``tests/functional/service``.
@@ -29,6 +30,8 @@ import json
 from unittest import mock
 
 from preemptible_sched.cmd import client
+from preemptible_sched.cmd.client import service_calls as calls
+from preemptible_sched.cmd.client import submit_args
 from preemptible_sched.cmd import sched
 from preemptible_sched import exception
 from tests import base
@@ -56,7 +59,7 @@ class FakeAPI:
 class TestRequestSpec(base.TestCase):
 
     def test_defaults(self):
-        spec = client.request_spec(parse_submit('--flavor', 'medium'))
+        spec = submit_args.request_spec(parse_submit('--flavor', 'medium'))
         self.assertEqual(
             {'id': None,
              'resources': {'vcpus': 2, 'memory_mb': 4000, 'disk_gb': 40},
@@ -67,7 +70,7 @@ class TestRequestSpec(base.TestCase):
             spec)
 
     def test_every_placement_flag(self):
-        spec = client.request_spec(parse_submit(
+        spec = submit_args.request_spec(parse_submit(
             '--flavor', 'small', '--id', 'r1', '--service-class', 'gold',
             '--constraint', 'gpu=true', '--constraint', 'rack = r7 ',
             '--availability-zone', 'az2', '--group', 'web',
@@ -82,18 +85,18 @@ class TestRequestSpec(base.TestCase):
     def test_service_class_passed_through(self):
         # Unchecked here: the service knows the configured classes.
         for name in ('bronze', 'silver', 'gold', 'platinum'):
-            spec = client.request_spec(parse_submit(
+            spec = submit_args.request_spec(parse_submit(
                 '--flavor', 'small', '--service-class', name))
             self.assertEqual(name, spec['service_class'])
             self.assertEqual(0.0, spec['priority'])
-        spec = client.request_spec(parse_submit(
+        spec = submit_args.request_spec(parse_submit(
             '--flavor', 'small', '--service-class', 'gold', '--priority',
             '7'))
         self.assertEqual(('gold', 7.0),
                          (spec['service_class'], spec['priority']))
 
     def test_constraint_values(self):
-        spec = client.request_spec(parse_submit(
+        spec = submit_args.request_spec(parse_submit(
             '--flavor', 'small', '--constraint', 'k=a=b',
             '--constraint', 'empty=', '--constraint', 'k2=x',
             '--constraint', 'k2=y'))
@@ -105,7 +108,7 @@ class TestRequestSpec(base.TestCase):
     def test_bad_constraint(self):
         for text in ('gpu', '=true', ' =x', ''):
             error = self.assertRaises(
-                exception.InvalidInput, client.request_spec,
+                exception.InvalidInput, submit_args.request_spec,
                 parse_submit('--flavor', 'small', '--constraint', 'ok=1',
                              '--constraint', text))
             self.assertEqual('--constraint', error.field)
@@ -116,14 +119,14 @@ class TestRequestSpec(base.TestCase):
     def test_group_policy_needs_group(self):
         for policy in ('affinity', 'anti-affinity'):
             error = self.assertRaises(
-                exception.InvalidInput, client.request_spec,
+                exception.InvalidInput, submit_args.request_spec,
                 parse_submit('--flavor', 'small', '--group-policy', policy))
             self.assertEqual('--group-policy', error.field)
             self.assertIn('needs --group', str(error))
 
     def test_group_policy_defaults_to_anti_affinity(self):
-        spec = client.request_spec(parse_submit('--flavor', 'small',
-                                                '--group', 'g'))
+        spec = submit_args.request_spec(parse_submit('--flavor', 'small',
+                                                     '--group', 'g'))
         self.assertEqual(('g', 'anti-affinity'),
                          (spec['group'], spec['group_policy']))
 
@@ -146,13 +149,13 @@ class SubmitCommandCase(base.TestCase):
 
         out, err = io.StringIO(), io.StringIO()
         with mock.patch('sys.stdout', out), mock.patch('sys.stderr', err), \
-                mock.patch.object(client, 'scheduler_api', scheduler_api):
+                mock.patch.object(calls, 'scheduler_api', scheduler_api):
             code = sched.main(list(argv))
         return code, out.getvalue(), err.getvalue()
 
     def assertRefused(self, fragments, *argv):
         code, out, err = self.run_cli(*argv)
-        self.assertEqual(client.EXIT_BAD_INPUT, code, err)
+        self.assertEqual(calls.EXIT_BAD_INPUT, code, err)
         self.assertEqual('', out)
         self.assertEqual(1, len(err.splitlines()), err)
         self.assertNotIn('Traceback', err)
@@ -220,7 +223,7 @@ class TestSubmitRetries(SubmitCommandCase):
 
     def setUp(self):
         super().setUp()
-        patcher = mock.patch.object(client, 'RETRY_PAUSE', 0)
+        patcher = mock.patch.object(calls, 'RETRY_PAUSE', 0)
         patcher.start()
         self.addCleanup(patcher.stop)
 
@@ -233,15 +236,15 @@ class TestSubmitRetries(SubmitCommandCase):
         self.assertRegex(spec['id'], r'^req-[0-9a-f]{12}$')
 
     def test_a_timed_out_submit_is_retried_with_the_same_id(self):
-        api = FlakyAPI(client.SUBMIT_ATTEMPTS - 1)
+        api = FlakyAPI(calls.SUBMIT_ATTEMPTS - 1)
         code, out, err = self.run_cli('submit', '--flavor', 'small',
                                       api=api)
         self.assertEqual(0, code, err)
         ids = {spec['id'] for spec, _, _ in api.submitted}
-        self.assertEqual(client.SUBMIT_ATTEMPTS, len(api.submitted))
+        self.assertEqual(calls.SUBMIT_ATTEMPTS, len(api.submitted))
         self.assertEqual(1, len(ids))
         self.assertEqual(ids.pop(), json.loads(out)['id'])
-        self.assertEqual(client.SUBMIT_ATTEMPTS - 1, len(err.splitlines()))
+        self.assertEqual(calls.SUBMIT_ATTEMPTS - 1, len(err.splitlines()))
         self.assertIn('asking again for request req-', err)
 
     def test_retries_are_bounded_and_the_failure_names_the_id(self):
@@ -253,16 +256,16 @@ class TestSubmitRetries(SubmitCommandCase):
             try:
                 yield api
             except rpcapi.ServiceError as error:
-                raise client._Failed(error, client.EXIT_FAILED) from None
+                raise calls._Failed(error, calls.EXIT_FAILED) from None
 
         out, err = io.StringIO(), io.StringIO()
         with mock.patch('sys.stdout', out), mock.patch('sys.stderr', err), \
-                mock.patch.object(client, 'scheduler_api', scheduler_api):
+                mock.patch.object(calls, 'scheduler_api', scheduler_api):
             code = sched.main(['submit', '--flavor', 'small', '--id', 'r7'])
-        self.assertEqual(client.EXIT_FAILED, code)
-        self.assertEqual(client.SUBMIT_ATTEMPTS, len(api.submitted))
+        self.assertEqual(calls.EXIT_FAILED, code)
+        self.assertEqual(calls.SUBMIT_ATTEMPTS, len(api.submitted))
         last = err.getvalue().splitlines()[-1]
-        self.assertIn('(%d attempts)' % client.SUBMIT_ATTEMPTS, last)
+        self.assertIn('(%d attempts)' % calls.SUBMIT_ATTEMPTS, last)
         self.assertIn('preemptible-sched show r7', last)
         self.assertIn('--id r7 is safe', last)
 
@@ -286,21 +289,21 @@ class TestCallContext(base.TestCase):
     def test_defaults(self):
         with mock.patch.dict('os.environ', clear=True):
             self.assertEqual({'project_id': 'default', 'roles': []},
-                             client.call_context(self.parse('list')))
+                             calls.call_context(self.parse('list')))
 
     def test_environment(self):
         with mock.patch.dict('os.environ', {'OS_PROJECT_ID': 'p1',
                                             'OS_ROLES': 'member, admin'}):
             self.assertEqual(
                 {'project_id': 'p1', 'roles': ['member', 'admin']},
-                client.call_context(self.parse('show', 'r')))
+                calls.call_context(self.parse('show', 'r')))
 
     def test_options_win(self):
         with mock.patch.dict('os.environ', {'OS_PROJECT_ID': 'p1',
                                             'OS_ROLES': 'admin'}):
             self.assertEqual(
                 {'project_id': 'p2', 'roles': []},
-                client.call_context(self.parse(
+                calls.call_context(self.parse(
                     'delete', 'r', '--os-project-id', 'p2',
                     '--os-roles', '')))
 
@@ -313,7 +316,7 @@ class TestCallContext(base.TestCase):
             yield FakeAPI()
 
         with mock.patch('sys.stdout', io.StringIO()), \
-                mock.patch.object(client, 'scheduler_api', scheduler_api):
+                mock.patch.object(calls, 'scheduler_api', scheduler_api):
             sched.main(['submit', '--flavor', 'small', '--os-project-id',
                         'p3', '--os-roles', 'admin'])
         self.assertEqual([{'project_id': 'p3', 'roles': ['admin']}], seen)

@@ -16,7 +16,7 @@
 service's wire check.
 """
 
-from preemptible_sched.cmd import client
+from preemptible_sched.cmd.client import submit_args
 from preemptible_sched import exception
 from preemptible_sched import objects
 from preemptible_sched.service import scheduler_service
@@ -30,7 +30,7 @@ SLA_FLAGS = ('--sla-satisfaction', 'premium', '--sla-reputation', 'advanced',
 class TestSubmitSLA(base.TestCase):
 
     def spec(self, *argv):
-        return client.request_spec(test_client.parse_submit(*argv))
+        return submit_args.request_spec(test_client.parse_submit(*argv))
 
     def test_moldable_sla_request_reaches_the_service(self):
         wire = self.spec('--memory-mb', '1024', '--sequential-s', '300',

@@ -20,14 +20,15 @@ Talking to a running service is tested in ``tests/functional/service``.
 import io
 from unittest import mock
 
-from preemptible_sched.cmd import client
+from preemptible_sched.cmd.client import output
+from preemptible_sched.cmd.client import submit_args
 from preemptible_sched.cmd import sched
 from preemptible_sched import exception
 from tests import base
 
 
 #: The SLA options of ``submit``, not given.
-NO_SLA = dict({'sla_' + service: None for service in client.SLA_OPTIONS},
+NO_SLA = dict({'sla_' + service: None for service in submit_args.SLA_OPTIONS},
               sequential_s=None, user=None, expected_vcpus=None)
 
 
@@ -98,10 +99,10 @@ class TestSubmitArguments(CLITestCase):
              'constraints': {'rack': 'r1', 'gpu': 'yes'},
              'availability_zone': 'az1', 'group': 'g',
              'group_policy': 'anti-affinity'},
-            client.request_spec(args))
+            submit_args.request_spec(args))
 
     def test_request_from_sizes(self):
-        spec = client.request_spec(_sizes(vcpus=0.5))
+        spec = submit_args.request_spec(_sizes(vcpus=0.5))
         self.assertEqual({'vcpus': 0.5, 'memory_mb': 512.0, 'disk_gb': 0.0},
                          spec['resources'])
         self.assertIsNone(spec['id'])
@@ -112,12 +113,12 @@ class TestSubmitArguments(CLITestCase):
         # Issue 29 item 6: --expected-vcpus goes with the request, at most
         # its vCPUs.
         args = _sizes(vcpus=2.0, expected_vcpus=1.5)
-        self.assertEqual(1.5, client.request_spec(args)['expected_vcpus'])
+        self.assertEqual(1.5, submit_args.request_spec(args)['expected_vcpus'])
         for value, fragment in ((2.5, 'must be <= 2'), (0.0, 'must be > 0'),
                                 (float('nan'), 'finite')):
             args.expected_vcpus = value
             error = self.assertRaises(exception.InvalidInput,
-                                      client.request_spec, args)
+                                      submit_args.request_spec, args)
             self.assertIn('--expected-vcpus', str(error))
             self.assertIn(fragment, str(error))
 
@@ -150,4 +151,4 @@ class TestTable(base.TestCase):
             'ID  STATUS  REQUEST                          INSTANCES\n'
             'r1  placed  preemptible 2cpu/4000MB/40GB x2  '
             'r1-0 running@host-A, r1-1 pending',
-            client.request_table([request]))
+            output.request_table([request]))
