@@ -32,46 +32,27 @@ instances placed in one pass moves the next one elsewhere.
 Bad metrics (each logged once per host, counted in :class:`MetricsHealth`,
 and listed by :meth:`LoadSnapshot.explain`):
 
-* a host or one of its metrics missing, or metrics older than
-  :data:`MAX_AGE_S` (``window_end``: the end of the window read over HTTP,
-  or the host's own newest sample in process): the host has no usable
-  load and scores 0, unless it carries no instance (a new host, whose
-  utilisation is 0); a missing standard deviation is 0, not a problem
-  (a source of latest values only has none);
+* a host's metrics missing, stale or corrupt: see :mod:`.load_metrics`;
 * the whole source down, or no host with a usable window while some carry
   instances: :attr:`LoadSnapshot.fallback` says why, and the weighers rank
-  by best fit on allocations until metrics return;
-* a corrupt value: an average slightly above 100 % is clipped to 100, a
-  NaN, negative, non-numeric or absurd one is ignored (the metric is then
-  missing); types other than CPU and memory are passed through untouched.
+  by best fit on allocations until metrics return.
 """
 
 import collections
-import dataclasses
 import logging
 import math
-import typing
 
 import numpy
+
+from preemptible_sched.hosts import load_metrics
 
 LOG = logging.getLogger(__name__)
 
 #: Instances placed less than this before a window's end may not show in
 #: it yet (a scrape interval and a window refresh).
 RECENT_MARGIN_S = 60.0
-#: A window older than this (now - its end) is no longer used.
-MAX_AGE_S = 300.0
-#: How far above 100 % an average may be and still be clipped, not
-#: rejected: sampling jitter, a rounding of the source.
-CLIP_SLACK = 5.0
-#: The resources the weighers read, by the key of a host's metrics.
-RESOURCES = ('cpu', 'memory')
 
-#: Reasons a host has no usable load, and the fallback reasons.
-MISSING = 'missing'
-STALE = 'stale'
-CORRUPT = 'corrupt'
-CLIPPED = 'clipped'
+#: The fallback reasons (a host's own: :mod:`.load_metrics`).
 SOURCE_DOWN = 'source down'
 SOURCE_STALE = 'no fresh metrics'
 
@@ -97,34 +78,6 @@ def placed_at(instance):
     """When ``instance`` was placed (its start when that is unknown)."""
     placed = getattr(instance, 'placed_at', None)
     return instance.started_at if placed is None else placed
-
-
-@dataclasses.dataclass
-class HostLoad:
-    """The usable load of one host (NaN: the metric is unusable)."""
-
-    name: str
-    physical_cores: float
-    physical_memory_mb: float
-    cpu_avg: float = math.nan
-    cpu_std: float = math.nan
-    memory_avg: float = math.nan
-    memory_std: float = math.nan
-    #: end of the window, on the scheduler's clock (-inf: none)
-    window_end: float = -math.inf
-    #: carries no instance and has no usable metric: utilisation 0
-    new: bool = False
-    #: why a metric was clipped, ignored or missing
-    problems: typing.List[str] = dataclasses.field(default_factory=list)
-    #: other metric types, passed through untouched
-    extra: typing.Dict[str, typing.Any] = dataclasses.field(
-        default_factory=dict)
-
-    def has(self, resource):
-        return not math.isnan(getattr(self, resource + '_avg'))
-
-    def usable(self):
-        return self.new or any(self.has(r) for r in RESOURCES)
 
 
 class MetricsHealth:
@@ -162,101 +115,13 @@ class MetricsHealth:
             self._fallback_logged = reason
 
 
-def _value(metrics, resource, key):
-    entry = metrics.get(resource)
-    if not isinstance(entry, dict):
-        return None
-    return entry.get(key)
-
-
-def _clean(value, resource, key, problems):
-    """The usable value of one metric (NaN if none), noting problems."""
-    label = '%s %s' % (resource, key)
-    if value is None:
-        problems.append((MISSING, '%s missing' % label))
-        return math.nan
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        problems.append((CORRUPT, '%s is not a number (%s), ignored'
-                         % (label, type(value).__name__)))
-        return math.nan
-    value = float(value)
-    if math.isnan(value) or math.isinf(value) or value < 0:
-        problems.append((CORRUPT, '%s = %s, ignored' % (label, value)))
-        return math.nan
-    if value > 100.0 + CLIP_SLACK:
-        problems.append((CORRUPT, '%s = %g %%, absurd, ignored'
-                         % (label, value)))
-        return math.nan
-    if value > 100.0:
-        problems.append((CLIPPED, '%s = %g %% clipped to 100' % (label,
-                                                                 value)))
-        return 100.0
-    return value
-
-
-def host_load(name, cores, memory_mb, metrics, now, occupied):
-    """The :class:`HostLoad` of one host from its ``metrics``.
-
-    ``metrics``: ``{"cpu": {"avg", "std"}, "memory": {"avg", "std"},
-    "window_end": <absolute s>}`` (None: the host is missing);
-    ``occupied``: it carries instances now.
-    """
-    load = HostLoad(name, float(cores), float(memory_mb))
-    problems = []
-    if not metrics:
-        problems.append((MISSING, 'no metrics for this host'))
-        metrics = {}
-    elif not isinstance(metrics, dict):
-        problems.append((CORRUPT, 'metrics are not a mapping, ignored'))
-        metrics = {}
-    else:
-        end = metrics.get('window_end', now)
-        if isinstance(end, bool) or not isinstance(end, (int, float)) or \
-                not math.isfinite(end):
-            problems.append((CORRUPT, 'window_end %r, ignored' % (end,)))
-            metrics = {}
-        elif now - end > MAX_AGE_S:
-            problems.append((STALE, 'window ended %.0f s ago (more than '
-                             '%.0f s)' % (
-                                 math.ceil(now - end), MAX_AGE_S)))
-            metrics = {}
-        else:
-            load.window_end = float(end)
-    if metrics:
-        for resource in RESOURCES:
-            if resource not in metrics:
-                problems.append((MISSING, '%s missing' % resource))
-                continue
-            avg = _clean(_value(metrics, resource, 'avg'), resource, 'avg',
-                         problems)
-            std = _value(metrics, resource, 'std')
-            # No deviation is no problem: a source of latest values only
-            # (metrics-server) has none, and the released plugins read 0.
-            std = 0.0 if std is None else _clean(std, resource, 'std',
-                                                 problems)
-            if not math.isnan(avg):
-                setattr(load, resource + '_avg', avg)
-                # A window without its deviation is still an average.
-                setattr(load, resource + '_std',
-                        0.0 if math.isnan(std) else std)
-        load.extra = {key: value for key, value in metrics.items()
-                      if key not in RESOURCES and key != 'window_end'}
-    if not load.usable() and not occupied:
-        # A host without instances and without metrics is a new host.
-        load.new = True
-        problems = [(reason, text) for reason, text in problems
-                    if reason != MISSING]
-    load.problems = problems
-    return load
-
-
 class LoadSnapshot:
     """The load of every host, as one pass reads it.
 
-    ``hosts`` maps host names to :class:`HostLoad`; ``fallback`` is None,
-    or why the metrics cannot be used at all (the weighers then rank by
-    best fit on allocations). ``multiplier`` scales declared expected
-    usages (``[target_load_packing] default_multiplier``).
+    ``hosts`` maps host names to :class:`.load_metrics.HostLoad`;
+    ``fallback`` is None, or why the metrics cannot be used at all (the
+    weighers then rank by best fit on allocations). ``multiplier`` scales
+    declared expected usages (``[target_load_packing] default_multiplier``).
     """
 
     def __init__(self, now, hosts, fallback=None, multiplier=1.5):
@@ -410,13 +275,14 @@ def build(now, hosts, windows, occupied, source_problem=None,
 
     ``hosts``: ``(name, physical cores, physical memory MB)`` of every
     host; ``windows``: host name -> its latest metrics (see
-    :func:`host_load`); ``occupied``: the names of the hosts that carry
-    instances; ``source_problem``: why the source failed, if it did.
-    ``health`` (a :class:`MetricsHealth`) counts and logs the problems.
-    ``memo`` (a dict kept by the caller across passes) reuses a host's
-    :class:`HostLoad` while its metrics object, size and occupancy are the
-    same and its window has not aged past :data:`MAX_AGE_S`: the windows
-    change once a refresh, the passes far more often.
+    :func:`.load_metrics.host_load`); ``occupied``: the names of the
+    hosts that carry instances; ``source_problem``: why the source failed,
+    if it did. ``health`` (a :class:`MetricsHealth`) counts and logs the
+    problems. ``memo`` (a dict kept by the caller across passes) reuses a
+    host's :class:`.load_metrics.HostLoad` while its metrics object, size
+    and occupancy are the same and its window has not aged past
+    :data:`.load_metrics.MAX_AGE_S`: the windows change once a refresh,
+    the passes far more often.
     """
     health = health if health is not None else MetricsHealth()
     loads = {}
@@ -428,11 +294,12 @@ def build(now, hosts, windows, occupied, source_problem=None,
                 known[1] == (cores, memory_mb, busy) and now <= known[2]:
             load = known[3]
         else:
-            load = host_load(name, cores, memory_mb, metrics, now, busy)
+            load = load_metrics.host_load(name, cores, memory_mb, metrics,
+                                          now, busy)
             if memo is not None:
                 fresh = math.isfinite(load.window_end)
                 memo[name] = (metrics, (cores, memory_mb, busy),
-                              load.window_end + MAX_AGE_S if fresh
+                              load.window_end + load_metrics.MAX_AGE_S if fresh
                               else math.inf, load)
         loads[name] = load
         if load.problems:
@@ -446,7 +313,7 @@ def build(now, hosts, windows, occupied, source_problem=None,
     elif occupied and not any(load.usable() and not load.new
                               for load in loads.values()):
         fallback = ('%s: no host has a usable window newer than %.0f s'
-                    % (SOURCE_STALE, MAX_AGE_S))
+                    % (SOURCE_STALE, load_metrics.MAX_AGE_S))
     health.fallback(fallback)
     return LoadSnapshot(now, loads, fallback, multiplier)
 
@@ -497,7 +364,7 @@ def of_view(host_view):
 def host_usage(host_view, spec, snapshot):
     """One host's (load, cores, memory MB added by the recent instances
     and the request): the per-host form of :func:`utilisation`.
-    ``load`` is its :class:`HostLoad` (None: unknown host).
+    ``load`` is its :class:`.load_metrics.HostLoad` (None: unknown host).
     """
     name = host_view.name
     cores, memory = snapshot._sums(name, host_view.host.instances.values())

@@ -19,7 +19,7 @@ import logging
 import math
 import threading
 
-from preemptible_sched.hosts import load as load_mod
+from preemptible_sched.hosts import load_metrics
 from preemptible_sched import loadwatcher
 from preemptible_sched.loadwatcher import load_sources as sources
 from preemptible_sched.loadwatcher import payload as payload_mod
@@ -290,11 +290,11 @@ class LoadWatcher:
         return True, 'ok'
 
     def _fresh(self, host):
-        """Whether ``host`` had a sample within :data:`.load.MAX_AGE_S`
+        """Whether ``host`` had a sample within :data:`.load_metrics.MAX_AGE_S`
         of the computation (the staleness rule of the weighers).
         """
         at = self.sampled_at.get(host, self.computed_at)
-        return self.computed_at - at <= load_mod.MAX_AGE_S
+        return self.computed_at - at <= load_metrics.MAX_AGE_S
 
     def payload(self, host=None, window=loadwatcher.LATEST):
         """The wire payload of ``window`` (all hosts, or ``host``); None
@@ -303,8 +303,9 @@ class LoadWatcher:
         A host whose ``window`` is empty is served its next shorter one
         (:func:`.loadwatcher.fallbacks`, said by each metric's
         ``rollup``); a host without a sample for more than
-        :data:`.load.MAX_AGE_S` is left out, so that every reader, which
-        cannot see a host's own time in this format, takes it as missing.
+        :data:`.load_metrics.MAX_AGE_S` is left out, so that every reader,
+        which cannot see a host's own time in this format, takes it as
+        missing.
         """
         with self._lock:
             if self.computed_at is None:

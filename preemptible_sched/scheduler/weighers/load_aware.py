@@ -23,8 +23,8 @@ MAX_SCORE = 100.0
 
 def window(host, resource):
     """(average, deviation) in % of one host's ``resource`` (a
-    :class:`~preemptible_sched.hosts.load.HostLoad`): zeros on a new host, None
-    when it has no usable metric for it.
+    :class:`~preemptible_sched.hosts.load_metrics.HostLoad`): zeros on a new
+    host, None when it has no usable metric for it.
     """
     if host.new:
         return 0.0, 0.0

@@ -15,9 +15,8 @@
 
 """The load snapshot: bad metrics, recent placements, fallback."""
 
-import math
-
 from preemptible_sched.hosts import load
+from preemptible_sched.hosts import load_metrics
 from tests import base
 from tests import load_helpers as helpers
 
@@ -29,81 +28,6 @@ class TestPredictedCores(base.TestCase):
         self.assertEqual(1.5, load.predicted_cores(2, 1, 1.5))
         self.assertEqual(2.0, load.predicted_cores(2, None, 1.5))
         self.assertEqual(0.0, load.predicted_cores(2, 0, 1.5))
-
-
-class TestHostLoad(base.TestCase):
-
-    def _load(self, metrics, occupied=True, now=1000.0):
-        return load.host_load('h', 4, 8192, metrics, now, occupied)
-
-    def test_clean_window(self):
-        host = self._load({'cpu': {'avg': 25, 'std': 5},
-                           'memory': {'avg': 40, 'std': 2},
-                           'window_end': 970})
-        self.assertEqual((25.0, 5.0, 40.0, 2.0, 970.0), (
-            host.cpu_avg, host.cpu_std, host.memory_avg, host.memory_std,
-            host.window_end))
-        self.assertEqual([], host.problems)
-
-    def test_slightly_above_100_clipped(self):
-        host = self._load({'cpu': {'avg': 103.0, 'std': 1},
-                           'memory': {'avg': 50, 'std': 0},
-                           'window_end': 1000})
-        self.assertEqual(100.0, host.cpu_avg)
-        self.assertEqual([load.CLIPPED], [r for r, _ in host.problems])
-
-    def test_clip_slack_boundary(self):
-        clipped = self._load({'cpu': {'avg': 105.0, 'std': 0},
-                              'window_end': 1000})
-        self.assertEqual(100.0, clipped.cpu_avg)
-        rejected = self._load({'cpu': {'avg': 105.01, 'std': 0},
-                               'window_end': 1000})
-        self.assertTrue(math.isnan(rejected.cpu_avg))
-
-    def test_corrupt_values_ignored(self):
-        for value in (-1.0, math.nan, math.inf, 1e6, 'x', True):
-            host = self._load({'cpu': {'avg': value, 'std': 1},
-                               'memory': {'avg': 50, 'std': 1},
-                               'window_end': 1000})
-            self.assertTrue(math.isnan(host.cpu_avg), value)
-            self.assertEqual(50.0, host.memory_avg)
-            self.assertIn(load.CORRUPT, [r for r, _ in host.problems])
-            self.assertTrue(host.usable())
-
-    def test_negative_std_ignored_avg_kept(self):
-        host = self._load({'cpu': {'avg': 20, 'std': -3},
-                           'memory': {'avg': 50, 'std': 1},
-                           'window_end': 1000})
-        self.assertEqual((20.0, 0.0), (host.cpu_avg, host.cpu_std))
-
-    def test_stale_window_is_missing(self):
-        fresh = self._load({'cpu': {'avg': 20, 'std': 0}, 'window_end': 700})
-        self.assertTrue(fresh.has('cpu'))
-        stale = self._load({'cpu': {'avg': 20, 'std': 0},
-                            'window_end': 699})
-        self.assertFalse(stale.usable())
-        self.assertEqual(load.STALE, stale.problems[0][0])
-
-    def test_missing_host_with_instances_unusable_without_is_new(self):
-        self.assertFalse(self._load(None).usable())
-        self.assertFalse(self._load(None).new)
-        new = self._load(None, occupied=False)
-        self.assertTrue(new.new)
-        self.assertTrue(new.usable())
-        self.assertEqual([], new.problems)
-
-    def test_other_types_passed_through(self):
-        host = self._load({'cpu': {'avg': 20, 'std': 0},
-                           'memory': {'avg': 50, 'std': 1},
-                           'energy': {'avg': -7}, 'window_end': 1000})
-        self.assertEqual({'energy': {'avg': -7}}, host.extra)
-        self.assertEqual([], host.problems)
-
-    def test_corrupt_payload_never_raises(self):
-        for metrics in ('text', 5, [], {'cpu': 'x'}, {'cpu': None},
-                        {'window_end': 'soon'}, {'window_end': math.nan}):
-            host = self._load(metrics)
-            self.assertFalse(host.usable(), metrics)
 
 
 class TestBuild(base.TestCase):
@@ -150,7 +74,7 @@ class TestBuild(base.TestCase):
                 'window_end': 0}}, {'a'}, health=health)
             load.build(0, self.HOSTS[:1], windows, {'a'}, health=health)
         self.assertEqual(2, len(logs.records))
-        self.assertEqual(4, health.counts[load.CORRUPT])
+        self.assertEqual(4, health.counts[load_metrics.CORRUPT])
 
     def test_fallback_logged_on_change_only(self):
         health = load.MetricsHealth()
@@ -229,4 +153,4 @@ class TestMemo(base.TestCase):
         for now in (0, 10, 20):
             load.build(now, [('a', 4, 8192)], windows, {'a'}, memo=memo,
                        health=health)
-        self.assertEqual(3, health.counts[load.CORRUPT])
+        self.assertEqual(3, health.counts[load_metrics.CORRUPT])

@@ -23,6 +23,7 @@ of the refresh, so a host silent since t = 0 kept its 80 % in the
 import fixtures
 
 from preemptible_sched.hosts import load
+from preemptible_sched.hosts import load_metrics
 from preemptible_sched.loadwatcher import store as store_mod
 from preemptible_sched.loadwatcher import watcher as watcher_mod
 from tests import base
@@ -82,7 +83,7 @@ class TestSilentHost(base.TestCase):
                 self.assertEqual(now <= 300.0, b.usable(), now)
             # The pass at 840 (the issue's): stale, not 80 %.
             self.assertEqual(
-                [(load.STALE, 'window ended 840 s ago (more than '
+                [(load_metrics.STALE, 'window ended 840 s ago (more than '
                   '300 s)')], b.problems)
             self.assertIsNone(snapshot.fallback)
         # One line when host-b went stale, not one per pass; every pass
@@ -91,7 +92,7 @@ class TestSilentHost(base.TestCase):
             ['Load metrics of host host-b: window ended 360 s ago (more '
              'than 300 s)'],
             [record.getMessage() for record in logs.records])
-        self.assertEqual(9, self.health.counts[load.STALE])
+        self.assertEqual(9, self.health.counts[load_metrics.STALE])
 
     def test_stale_from_the_first_moment_past_the_period(self):
         for minute in range(6):

@@ -23,6 +23,7 @@ import math
 import webob
 
 from preemptible_sched.hosts import load
+from preemptible_sched.hosts import load_metrics
 from preemptible_sched import loadwatcher
 from preemptible_sched.loadwatcher import api
 from preemptible_sched.loadwatcher import payload as payload_mod
@@ -189,4 +190,4 @@ class TestLatestOnlySource(base.TestCase):
         snapshot = load.build(0.0, [('h', 4, 8192)], windows, {'h'},
                               health=health)
         self.assertEqual(0.0, snapshot.hosts['h'].cpu_std)
-        self.assertEqual({load.CORRUPT: 1}, dict(health.counts))
+        self.assertEqual({load_metrics.CORRUPT: 1}, dict(health.counts))
