@@ -108,7 +108,7 @@ def host_from_dict(data):
     Fields this version does not know are ignored, so an agent newer than
     the scheduler can still register. A dict of the wrong shape raises
     InvalidInput; values are not checked here (see
-    :func:`preemptible_sched.service.schemas.check_report`).
+    :func:`preemptible_sched.service.payload_checks.check_report`).
     """
     try:
         fields = _known_fields(objects.Host, data)

@@ -42,8 +42,8 @@ from preemptible_sched.compute import fake
 from preemptible_sched import exception
 from preemptible_sched import objects
 from preemptible_sched import service
+from preemptible_sched.service import endpoint_guards
 from preemptible_sched.service import rpcapi
-from preemptible_sched.service import schemas
 from preemptible_sched import wire
 
 LOG = logging.getLogger(__name__)
@@ -57,7 +57,7 @@ def blade(name, conf):
         disk_gb=conf.fake_driver.disk_gb)
 
 
-class ComputeEndpoint(schemas.GuardedEndpoint):
+class ComputeEndpoint(endpoint_guards.GuardedEndpoint):
     """What the scheduler may ask of the agent (RPC API 1.0).
 
     Every message is checked by its schema (:mod:`.schemas`) and must name
@@ -77,7 +77,7 @@ class ComputeEndpoint(schemas.GuardedEndpoint):
                 'host', None, '%s is not the host of this agent (%s)'
                 % (host, self._agent.host.name))
 
-    @schemas.checked_cast('compute')
+    @endpoint_guards.checked_cast('compute')
     def spawn(self, ctxt, host, instance, image=None, duration=None,
               agent_boot=None):
         self._own(host)
@@ -97,19 +97,19 @@ class ComputeEndpoint(schemas.GuardedEndpoint):
         self._agent.clock.call_soon(self._agent.driver.spawn, host, spawned,
                                     image, duration)
 
-    @schemas.checked_cast('compute')
+    @endpoint_guards.checked_cast('compute')
     def terminate(self, ctxt, host, instance_id):
         self._own(host)
         self._agent.clock.call_soon(self._agent.driver.terminate, host,
                                     instance_id)
 
-    @schemas.checked_call('compute', service.NotReady)
+    @endpoint_guards.checked_call('compute', service.NotReady)
     def list_instances(self, ctxt, host, finished=False):
         self._own(host)
         return self._agent.bridge.call(self._agent.list_instances, host,
                                        finished)
 
-    @schemas.checked_cast('compute')
+    @endpoint_guards.checked_cast('compute')
     def report_host(self, ctxt):
         self._agent.clock.call_soon(self._agent.register)
 

@@ -51,7 +51,7 @@ class ComputeReportsEndpoint:
     Every method is a cast; ``at`` (the agent's clock) is only logged.
     ``check(method, kwargs)``, when given, returns the checked arguments
     of a report or raises InvalidInput (the scheduler service passes
-    :func:`preemptible_sched.service.schemas.check_report`). A report
+    :func:`preemptible_sched.service.payload_checks.check_report`). A report
     refused, of a method that does not exist, or that fails is logged
     (one WARNING line; a failure with its traceback) and dropped: nothing
     an agent sends makes a method raise.

@@ -41,7 +41,7 @@ import oslo_messaging
 from preemptible_sched import compute
 from preemptible_sched.conf import service as service_conf
 from preemptible_sched import exception
-from preemptible_sched.service import schemas
+from preemptible_sched.service import payload_checks
 from preemptible_sched import wire
 
 RPC_API_VERSION = wire.RPC_API_VERSION
@@ -178,7 +178,7 @@ class ComputeAPI:
 
     def list_instances(self, host, finished=False):
         """Call: ``{'now': agent clock, 'instances': [report dicts]}``,
-        checked by :func:`.schemas.validate_list_instances_answer`; with
+        checked by :func:`.payload_checks.validate_list_instances_answer`; with
         ``finished``, also ``'finished'``: what the host remembers
         finishing (asked only then, being up to a thousand records).
 
@@ -191,7 +191,7 @@ class ComputeAPI:
         extra = {'finished': True} if finished else {}
         answer = self._client.prepare(server=host).call(
             {}, 'list_instances', host=host, **extra)
-        return schemas.validate_list_instances_answer(answer)
+        return payload_checks.validate_list_instances_answer(answer)
 
     def announce(self):
         """Fanout cast: every agent registers its host now."""

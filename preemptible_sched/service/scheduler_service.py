@@ -71,7 +71,9 @@ from preemptible_sched.loadwatcher import store as store_mod
 from preemptible_sched.loop import scheduler_loop
 from preemptible_sched import service
 from preemptible_sched.service import compute_reports
+from preemptible_sched.service import endpoint_guards
 from preemptible_sched.service import notifications
+from preemptible_sched.service import payload_checks
 from preemptible_sched.service import policies as api_policies
 from preemptible_sched.service import policy
 from preemptible_sched.service import rpcapi
@@ -120,7 +122,7 @@ def request_spec_from_wire(data):
     if isinstance(data, dict) and isinstance(data.get('id'), str) and \
             re.match(schemas.ID_PATTERN, data['id']):
         source = 'request %s' % limits.one_line(data['id'], 60)
-    data = schemas.check_request_spec(data, source)
+    data = payload_checks.check_request_spec(data, source)
     if data.get('id') is None:
         data['id'] = 'req-%s' % uuid.uuid4().hex[:12]
     try:
@@ -220,7 +222,7 @@ def describe_request(store, request_id, request=None):
                           store.list_instances(request_id=request.id)]}
 
 
-class SchedulerEndpoint(schemas.GuardedEndpoint):
+class SchedulerEndpoint(endpoint_guards.GuardedEndpoint):
     """The client API of the scheduler service (RPC API 1.0).
 
     Every argument and the context are checked by their schemas
@@ -258,8 +260,9 @@ class SchedulerEndpoint(schemas.GuardedEndpoint):
             raise policy.PolicyNotAuthorized(action)
         return request
 
-    @schemas.checked_call('scheduler', db_api.Duplicate,
-                          policy.PolicyNotAuthorized, service.NotReady)
+    @endpoint_guards.checked_call('scheduler', db_api.Duplicate,
+                                  policy.PolicyNotAuthorized,
+                                  service.NotReady)
     def submit(self, ctxt, spec, duration=None, image=None):
         request_spec = request_spec_from_wire(spec)
         project_id = policy.project_of(ctxt)
@@ -300,13 +303,13 @@ class SchedulerEndpoint(schemas.GuardedEndpoint):
         with db_api.project_scope(project_id):
             return self._scheduler.loop.submit(spec, duration, image)
 
-    @schemas.checked_call('scheduler', db_api.NotFound,
-                          policy.PolicyNotAuthorized)
+    @endpoint_guards.checked_call('scheduler', db_api.NotFound,
+                                  policy.PolicyNotAuthorized)
     def show(self, ctxt, request_id):
         request = self._request(ctxt, api_policies.SHOW, request_id)
         return describe_request(self._scheduler.store, request.id, request)
 
-    @schemas.checked_call('scheduler', policy.PolicyNotAuthorized)
+    @endpoint_guards.checked_call('scheduler', policy.PolicyNotAuthorized)
     def list(self, ctxt, status=None):
         project_id = policy.project_of(ctxt)
         self._authorize(ctxt, api_policies.LIST, project_id)
@@ -320,8 +323,9 @@ class SchedulerEndpoint(schemas.GuardedEndpoint):
                     status=status,
                     project_id=None if every_project else project_id)]
 
-    @schemas.checked_call('scheduler', db_api.NotFound,
-                          policy.PolicyNotAuthorized, service.NotReady)
+    @endpoint_guards.checked_call('scheduler', db_api.NotFound,
+                                  policy.PolicyNotAuthorized,
+                                  service.NotReady)
     def delete(self, ctxt, request_id):
         request = self._request(ctxt, api_policies.DELETE, request_id)
         self._scheduler.bridge.call(self._scheduler.loop.delete, request.id)
@@ -437,7 +441,7 @@ class SchedulerService(service.Service):
             # One thread: the reports are handled in the order they came.
             self.serve(service_conf.report_topic(self.conf), server,
                        compute_reports.ComputeReportsEndpoint(
-                           self.driver, check=schemas.check_report),
+                           self.driver, check=payload_checks.check_report),
                        override_pool_size=1)
             self.driver.announce()
             missing = self.driver.wait_for_hosts(

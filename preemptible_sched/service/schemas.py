@@ -12,57 +12,33 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""JSON schemas of every RPC payload, and the endpoints' guards.
+"""JSON schemas of every RPC payload, with the bounds they enforce.
 
 Nothing a peer sends reaches the scheduler loop, a compute driver or the
-database before :func:`check` accepted it:
+database before its schema accepted it
+(:func:`preemptible_sched.service.payload_checks.check`):
 
 * the client API of the scheduler (topic ``[service] scheduler_topic``):
   ``submit``, ``show``, ``list``, ``delete``, and the context of each call
-  (:func:`check_context`);
-* the agents' reports (``<scheduler_topic>_reports``):
-  :func:`check_report`, handed to
+  (:data:`CONTEXT`);
+* the agents' reports (``<scheduler_topic>_reports``), handed to
   :class:`~preemptible_sched.service.compute_reports.ComputeReportsEndpoint`;
 * the API of a compute agent (``[service] compute_topic``): ``spawn``,
   ``terminate``, ``list_instances``, ``report_host``;
 * the answer of an agent to ``list_instances``
-  (:func:`validate_list_instances_answer`).
+  (:data:`LIST_INSTANCES_ANSWER`).
 
-A payload is first made plain JSON (what a broker would deliver: tuples
-become lists; sets, bytes and other objects are refused), then checked by
-:func:`preemptible_sched.input_limits.documents.check_tree` (finite
-numbers, string keys, valid Unicode, bounded nesting and size: JSON
-schema cannot refuse NaN, whose comparisons with any bound are false),
-then by its schema. Numbers are bounded (sizes ``0..MAX_RESOURCE``,
-``num_instances`` ``1..MAX_INSTANCES_PER_REQUEST``, durations
-``0..MAX_TIME``), strings are bounded in length and free of control
-characters, ids and host names match :data:`ID_PATTERN`. Integers are true
-integers (``2.0`` and ``true`` are not). A refusal is an
-:class:`~preemptible_sched.exception.InvalidInput` naming the method and
-the field, on one line.
-
-:func:`checked_call` and :func:`checked_cast` wrap endpoint methods: a bad
-call is logged (one WARNING line) and answered with ``InvalidInput`` (the
-client's ``BadRequest``); a bad cast is logged and dropped; an unexpected
-error is logged with its traceback and answered with
-:class:`ServiceFailure`, so nothing a peer sends makes an endpoint raise
-anything else, let alone stop a service.
+Numbers are bounded (sizes ``0..MAX_RESOURCE``, ``num_instances``
+``1..MAX_INSTANCES_PER_REQUEST``, durations ``0..MAX_TIME``), strings are
+bounded in length and free of control characters, ids and host names match
+:data:`ID_PATTERN`. :data:`SCHEMAS` names every schema; how a payload is
+checked against one is :mod:`preemptible_sched.service.payload_checks`,
+how the endpoints use them :mod:`preemptible_sched.service.endpoint_guards`.
 """
 
-import functools
-import json
-import logging
-
-import jsonschema
-import oslo_messaging
-
 from preemptible_sched.db import models
-from preemptible_sched import exception
 from preemptible_sched import input_limits as limits
-from preemptible_sched.input_limits import documents
 from preemptible_sched import objects
-
-LOG = logging.getLogger(__name__)
 
 #: Most instances of one request (from :mod:`preemptible_sched.input_limits`).
 MAX_INSTANCES_PER_REQUEST = limits.MAX_INSTANCES_PER_REQUEST
@@ -325,244 +301,3 @@ SCHEMAS = {
     'context': CONTEXT,
     'list_instances_answer': LIST_INSTANCES_ANSWER,
 }
-
-
-def _strict_integer(checker, instance):
-    return isinstance(instance, int) and not isinstance(instance, bool)
-
-
-_Validator = jsonschema.validators.extend(
-    jsonschema.Draft202012Validator,
-    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
-        'integer', _strict_integer))
-
-for _schema in SCHEMAS.values():
-    _Validator.check_schema(_schema)
-_VALIDATORS = {name: _Validator(schema) for name, schema in SCHEMAS.items()}
-
-#: Most problems one refusal lists.
-_MAX_PROBLEMS = 5
-
-
-class ServiceFailure(exception.PreemptibleSchedException):
-    """An endpoint failed on a bug, not on its input (logged with the
-    traceback where it happened); what the caller gets instead of the
-    bug's own exception.
-    """
-
-    def __init__(self, method):
-        self.method = method
-        super().__init__('%s failed on an internal error (see the log of '
-                         'the service)' % method)
-
-
-# -- checking ----------------------------------------------------------------
-
-def _plain(payload, source, max_depth):
-    """``payload`` as JSON would carry it, or InvalidInput."""
-    try:
-        text = json.dumps(payload, allow_nan=True)
-    except RecursionError:
-        raise exception.InvalidInput(
-            source, None, 'nested too deeply (limit %d levels)'
-            % max_depth) from None
-    except (TypeError, ValueError, OverflowError) as error:
-        raise exception.InvalidInput(
-            source, None, 'not plain JSON: %s'
-            % limits.one_line(error, 200)) from None
-    try:
-        return json.loads(text)
-    except (RecursionError, ValueError) as error:
-        raise exception.InvalidInput(
-            source, None, 'not plain JSON: %s'
-            % limits.one_line(error, 200)) from None
-
-
-def _field(path):
-    text = ''
-    for part in path:
-        if isinstance(part, int):
-            text += '[%d]' % part
-        else:
-            text += ('.%s' % part) if text else str(part)
-    return limits.one_line(text, 120) or None
-
-
-def _innermost(error):
-    """For a value matching no alternative (``anyOf``) that is not null,
-    the error of the alternative it came closest to.
-    """
-    while error.validator == 'anyOf':
-        errors = [e for e in error.context
-                  if not (e.validator == 'type' and
-                          e.validator_value == 'null')]
-        best = jsonschema.exceptions.best_match(errors)
-        if best is None:
-            break
-        error = best
-    return error
-
-
-def _describe(error):
-    """One short line for a schema error (never the whole value)."""
-    kind = error.validator
-    if kind == 'type':
-        expected = error.validator_value
-        if isinstance(expected, list):
-            expected = ' or '.join(expected)
-        return 'expected %s, got %s' % (expected,
-                                        type(error.instance).__name__)
-    if kind == 'pattern':
-        return 'must match %s' % error.validator_value
-    if kind in ('maxLength', 'minLength'):
-        return 'length must be %s %d' % (
-            '<=' if kind == 'maxLength' else '>=', error.validator_value)
-    if kind in ('maxItems', 'maxProperties'):
-        return 'at most %d entries' % error.validator_value
-    return limits.one_line(error.message, 200)
-
-
-def check(name, payload, source=None):
-    """``payload`` checked against ``SCHEMAS[name]``; returns it as plain
-    JSON (a new object), or raises InvalidInput naming ``source``
-    (default ``name``) and the field.
-    """
-    source = source or name
-    max_nodes = MAX_NODES * (10 if name == 'list_instances_answer' else 1)
-    data = _plain(payload, source, MAX_DEPTH)
-    documents.check_tree(data, source, max_depth=MAX_DEPTH,
-                         max_nodes=max_nodes)
-    errors = sorted((_innermost(e) for e in
-                     _VALIDATORS[name].iter_errors(data)),
-                    key=lambda e: (list(map(str, e.absolute_path)),
-                                   e.validator))
-    if not errors:
-        return data
-    if len(errors) == 1:
-        error, = errors
-        raise exception.InvalidInput(source, _field(error.absolute_path),
-                                     _describe(error))
-    problems = ['%s: %s' % (_field(error.absolute_path) or '(top level)',
-                            _describe(error))
-                for error in errors[:_MAX_PROBLEMS]]
-    if len(errors) > _MAX_PROBLEMS:
-        problems.append('and %d more' % (len(errors) - _MAX_PROBLEMS))
-    raise exception.InvalidInput(source, None, '; '.join(problems))
-
-
-def check_context(ctxt, source='context'):
-    """The context of a call as a plain dict (``{}`` for none)."""
-    return check('context', {} if ctxt is None else ctxt, source)
-
-
-def check_request_spec(data, source='request'):
-    """A request as a client sent it (see :data:`REQUEST_SPEC`)."""
-    return check('request_spec', data, source)
-
-
-def check_report(method, kwargs):
-    """The arguments of an agent's report ``method``, checked; given to
-    :class:`~preemptible_sched.service.compute_reports.ComputeReportsEndpoint`.
-    """
-    name = 'reports.%s' % method
-    if name not in SCHEMAS:
-        raise exception.InvalidInput(method, None, 'no such report')
-    return check(name, kwargs, method)
-
-
-def validate_list_instances_answer(answer):
-    """An agent's answer to ``list_instances``, checked (a plain dict), or
-    InvalidInput: what the ``rpc`` compute driver may trust.
-    """
-    return check('list_instances_answer', answer, 'list_instances answer')
-
-
-# -- guarding endpoints -------------------------------------------------------
-
-def _one_line(error):
-    return limits.one_line(error, limits.MAX_MESSAGE)
-
-
-def checked_call(api, *expected):
-    """Decorate the endpoint method of a call: its arguments are checked
-    against ``SCHEMAS['<api>.<method>']`` and its context by
-    :func:`check_context` (the method gets both as plain dicts).
-
-    InvalidInput is logged (one WARNING line) and returned to the caller,
-    like the ``expected`` exceptions; anything else is logged with its
-    traceback and returned as :class:`ServiceFailure`.
-    """
-    known = (exception.InvalidInput, ServiceFailure) + tuple(expected)
-
-    def decorate(method):
-        name = method.__name__
-        schema = '%s.%s' % (api, name)
-
-        @functools.wraps(method)
-        def guarded(self, ctxt, **kwargs):
-            try:
-                context = check_context(ctxt, '%s context' % name)
-                args = check(schema, kwargs, name)
-                return method(self, context, **args)
-            except exception.InvalidInput as error:
-                refused = error
-            except known:
-                raise
-            except Exception:
-                LOG.exception('%s failed', name)
-                raise ServiceFailure(name) from None
-            # Logged out of the except clause: oslo.log would append the
-            # exception to the line.
-            LOG.warning('Rejected %s: %s', name, _one_line(refused))
-            raise refused
-
-        return oslo_messaging.expected_exceptions(*known)(guarded)
-    return decorate
-
-
-def checked_cast(api):
-    """Decorate the endpoint method of a cast: its arguments are checked
-    against ``SCHEMAS['<api>.<method>']``; a bad one is logged (one WARNING
-    line) and dropped, and so is anything the method raises (an
-    unexpected error with its traceback). Nothing is raised.
-    """
-    def decorate(method):
-        name = method.__name__
-        schema = '%s.%s' % (api, name)
-
-        @functools.wraps(method)
-        def guarded(self, ctxt, **kwargs):
-            try:
-                args = check(schema, kwargs, name)
-                method(self, ctxt, **args)
-                return
-            except exception.InvalidInput as error:
-                refused = error
-            except Exception:
-                LOG.exception('%s failed; the message is dropped', name)
-                return
-            LOG.warning('Dropped %s: %s', name, _one_line(refused))
-
-        return guarded
-    return decorate
-
-
-@oslo_messaging.expected_exceptions(exception.InvalidInput)
-def _no_such_method(name, ctxt, /, **kwargs):
-    error = exception.InvalidInput(name, None, 'no such method')
-    LOG.warning('Rejected %s: %s', limits.one_line(name, 60),
-                _one_line(error))
-    raise error
-
-
-class GuardedEndpoint:
-    """Base of the endpoints: a method they do not have is answered with
-    InvalidInput (logged on one line), not oslo.messaging's
-    ``NoSuchMethod`` with a traceback in the log. Private names (which
-    oslo.messaging never dispatches) are not affected.
-    """
-
-    def __getattr__(self, name):
-        if name.startswith(('_', 'oslo_')):
-            raise AttributeError(name)
-        return functools.partial(_no_such_method, name)

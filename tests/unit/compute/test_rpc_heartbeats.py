@@ -19,7 +19,7 @@ from preemptible_sched import compute
 from preemptible_sched.compute import rpc
 from preemptible_sched import objects
 from preemptible_sched.service import compute_reports
-from preemptible_sched.service import schemas
+from preemptible_sched.service import payload_checks
 from tests import base
 
 
@@ -142,7 +142,7 @@ class TestBootTokens(base.TestCase):
         driver.host_specs()
         driver.start_delivery()
         endpoint = compute_reports.ComputeReportsEndpoint(
-            driver, check=schemas.check_report)
+            driver, check=payload_checks.check_report)
         endpoint.instance_failed({}, host='host-A', instance_id='vm',
                                  reason='refused', at=5.0, boot=7)
         endpoint.instance_failed({}, host='host-A', instance_id='old',

@@ -27,8 +27,8 @@ from preemptible_sched import objects
 from preemptible_sched import service
 from preemptible_sched.service import compute_agent
 from preemptible_sched.service import compute_reports
+from preemptible_sched.service import payload_checks
 from preemptible_sched.service import rpcapi
-from preemptible_sched.service import schemas
 from preemptible_sched import wire
 from tests import base
 
@@ -72,7 +72,7 @@ class AgentTestCase(base.TestCase):
             oslo_messaging.Target(topic=service_conf.report_topic(CONF),
                                   server='scheduler'),
             [compute_reports.ComputeReportsEndpoint(
-                self.reports, check=schemas.check_report)])
+                self.reports, check=payload_checks.check_report)])
         server.start()
         self.addCleanup(server.wait)
         self.addCleanup(server.stop)

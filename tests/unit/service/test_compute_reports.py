@@ -20,7 +20,7 @@ import fixtures
 
 from preemptible_sched import objects
 from preemptible_sched.service import compute_reports
-from preemptible_sched.service import schemas
+from preemptible_sched.service import payload_checks
 from preemptible_sched import wire
 from tests import base
 
@@ -62,7 +62,7 @@ class TestReportsEndpoint(base.TestCase):
 
 
 class TestCheckedReports(base.TestCase):
-    """The agents' reports, checked by :func:`schemas.check_report`."""
+    """The agents' reports, checked by :func:`payload_checks.check_report`."""
 
     def setUp(self):
         super().setUp()
@@ -80,7 +80,7 @@ class TestCheckedReports(base.TestCase):
                 test.calls.append((event, host) + args)
 
         self.endpoint = compute_reports.ComputeReportsEndpoint(
-            Driver(), check=schemas.check_report)
+            Driver(), check=payload_checks.check_report)
 
     def test_register_host_with_a_string_or_nan_size_is_dropped(self):
         # Each killed the scheduler.

@@ -23,9 +23,9 @@ from preemptible_sched.db import api as db_api
 from preemptible_sched import exception
 from preemptible_sched import objects
 from preemptible_sched import service
+from preemptible_sched.service import endpoint_guards
 from preemptible_sched.service import policy
 from preemptible_sched.service import rpcapi
-from preemptible_sched.service import schemas
 from tests import base
 
 
@@ -111,7 +111,7 @@ class TestSchedulerAPI(ClientTestCase):
                               rpcapi.BadRequest, 'request: x')
         self.assertTranslated(policy.PolicyNotAuthorized('a:b'),
                               rpcapi.Forbidden, 'a:b')
-        self.assertTranslated(schemas.ServiceFailure('show'),
+        self.assertTranslated(endpoint_guards.ServiceFailure('show'),
                               rpcapi.ServiceError, 'show failed')
         # Any other error of the service's own is a ServiceError.
         self.assertTranslated(exception.NoValidHost('none'),
