@@ -48,10 +48,8 @@ left open (asking the agents what runs), and only then take requests.
 """
 
 import logging
-import re
 import socket
 import time
-import uuid
 
 import oslo_messaging
 
@@ -63,7 +61,6 @@ from preemptible_sched.db import api as db_api
 from preemptible_sched.db import models
 from preemptible_sched.db import ownership
 from preemptible_sched import exception
-from preemptible_sched import input_limits as limits
 from preemptible_sched import loadables
 from preemptible_sched.loadwatcher import api as watcher_api
 from preemptible_sched.loadwatcher import provider
@@ -76,9 +73,9 @@ from preemptible_sched.service import notifications
 from preemptible_sched.service import payload_checks
 from preemptible_sched.service import policies as api_policies
 from preemptible_sched.service import policy
+from preemptible_sched.service import request_views
 from preemptible_sched.service import rpcapi
-from preemptible_sched.service import schemas
-from preemptible_sched import wire
+from preemptible_sched.service import submissions
 
 LOG = logging.getLogger(__name__)
 
@@ -110,117 +107,6 @@ def load_driver_class(name):
 
 
 # -- the client API ----------------------------------------------------------
-
-def request_spec_from_wire(data):
-    """The :class:`objects.RequestSpec` a client sent, validated.
-
-    ``data`` is checked against :data:`.schemas.REQUEST_SPEC` first (finite
-    and bounded numbers, bounded strings, safe ids); a missing ``id`` is
-    generated. Raises :class:`InvalidInput` listing the problems.
-    """
-    source = 'request'
-    if isinstance(data, dict) and isinstance(data.get('id'), str) and \
-            re.match(schemas.ID_PATTERN, data['id']):
-        source = 'request %s' % limits.one_line(data['id'], 60)
-    data = payload_checks.check_request_spec(data, source)
-    if data.get('id') is None:
-        data['id'] = 'req-%s' % uuid.uuid4().hex[:12]
-    try:
-        spec = wire.spec_from_dict(data)
-    except (TypeError, ValueError) as error:
-        raise exception.InvalidInput(source, None, str(error)) from None
-    problems = []
-    if not any(spec.resources):
-        problems.append('resources: the request asks for nothing')
-    if spec.group is not None and spec.group_policy not in (
-            'affinity', 'anti-affinity'):
-        problems.append("group_policy: must be 'affinity' or "
-                        "'anti-affinity' for group %r, got %r"
-                        % (spec.group, spec.group_policy))
-    if spec.expected_vcpus is not None and spec.resources.vcpus and \
-            spec.expected_vcpus > spec.resources.vcpus:
-        problems.append('expected_vcpus: declares %g cores for %g vCPUs'
-                        % (spec.expected_vcpus, spec.resources.vcpus))
-    if spec.instance_ids and len(spec.instance_ids) != spec.num_instances:
-        problems.append('instance_ids: %d given for %d instance(s)'
-                        % (len(spec.instance_ids), spec.num_instances))
-    if problems:
-        raise exception.InvalidInput(source, None, '; '.join(problems))
-    return spec
-
-
-#: What must be the same for a submit to repeat an earlier one.
-_SAME_FIELDS = ('resources', 'preemptible', 'num_instances', 'flavor',
-                'constraints', 'availability_zone', 'group',
-                'group_policy', 'service_class', 'expected_vcpus')
-
-
-def submit_differences(request, spec, duration=None, image=None):
-    """What differs between the stored ``request`` and a new submit of the
-    same id (``spec``, ``duration``, ``image``): field names, none if the
-    submit repeats it.
-
-    A priority left to the service class (0 with a class) is the class's,
-    as the loop stored it; instance ids are compared when given.
-    """
-    stored = wire.spec_to_dict(request.request_spec())
-    sent = wire.spec_to_dict(spec)
-    differences = [name for name in _SAME_FIELDS
-                   if stored[name] != sent[name]]
-    if (spec.service_class is None or spec.priority) and \
-            stored['priority'] != sent['priority']:
-        differences.append('priority')
-    if spec.instance_ids and stored['instance_ids'] != sent['instance_ids']:
-        differences.append('instance_ids')
-    if request.duration_s != duration:
-        differences.append('duration')
-    if request.image != image:
-        differences.append('image')
-    return differences
-
-
-def describe_instance(store, row):
-    """An instance as the client API returns it; a displaced one says by
-    which request, under which strategy, and why.
-    """
-    described = {
-        'id': row.id, 'state': row.state, 'host': row.host,
-        'preemptible': row.preemptible, 'service_class': row.service_class,
-        'created_at': row.created_at, 'scheduled_at': row.scheduled_at,
-        'started_at': row.started_at, 'ended_at': row.ended_at,
-        'reason': row.reason, 'preemptions': row.preemptions,
-        'running_s': row.running_s, 'displaced_by': None}
-    if row.displaced_by is not None:
-        decision = store.get_decision(row.displaced_by)
-        if decision is not None:
-            explanation = decision.explanation or {}
-            cost = next((victim.get('cost') for victim in
-                         explanation.get('victims', ())
-                         if victim.get('id') == row.id), None)
-            described['displaced_by'] = {
-                'request_id': decision.request_id,
-                'instance_id': decision.instance_id,
-                'decision_id': decision.id, 'host': decision.host,
-                'strategy': decision.strategy, 'cost': cost,
-                'reason': explanation.get('reason')}
-    return described
-
-
-def describe_request(store, request_id, request=None):
-    """A request and its instances, as the client API returns them
-    (``request``: its row, if already read).
-    """
-    if request is None:
-        request = store.get_request(request_id)
-    return {'id': request.id, 'project_id': request.project_id,
-            'status': request.status, 'reason': request.reason,
-            'spec': dict(request.spec), 'duration_s': request.duration_s,
-            'image': request.image, 'attempts': request.attempts,
-            'submitted_at': request.submitted_at,
-            'updated_at': request.updated_at,
-            'instances': [describe_instance(store, row) for row in
-                          store.list_instances(request_id=request.id)]}
-
 
 class SchedulerEndpoint(endpoint_guards.GuardedEndpoint):
     """The client API of the scheduler service (RPC API 1.0).
@@ -264,14 +150,15 @@ class SchedulerEndpoint(endpoint_guards.GuardedEndpoint):
                                   policy.PolicyNotAuthorized,
                                   service.NotReady)
     def submit(self, ctxt, spec, duration=None, image=None):
-        request_spec = request_spec_from_wire(spec)
+        request_spec = submissions.request_spec_from_wire(spec)
         project_id = policy.project_of(ctxt)
         self._authorize(ctxt, api_policies.SUBMIT, project_id)
         bridge = self._scheduler.bridge
         deadline = time.monotonic() + bridge.timeout
         request_id = bridge.call(self._submit, request_spec, duration,
                                  image, project_id, deadline)
-        return describe_request(self._scheduler.store, request_id)
+        return request_views.describe_request(self._scheduler.store,
+                                              request_id)
 
     def _submit(self, spec, duration, image, project_id, deadline):
         """In the clock's thread, so one submit of an id at a time."""
@@ -291,8 +178,8 @@ class SchedulerEndpoint(endpoint_guards.GuardedEndpoint):
             if existing.project_id != project_id:
                 raise exception.InvalidInput(
                     source, 'id', 'taken by a request of another project')
-            differences = submit_differences(existing, spec, duration,
-                                             image)
+            differences = submissions.submit_differences(existing, spec,
+                                                         duration, image)
             if differences:
                 raise exception.InvalidInput(
                     source, None, 'exists already with a different %s'
@@ -307,7 +194,8 @@ class SchedulerEndpoint(endpoint_guards.GuardedEndpoint):
                                   policy.PolicyNotAuthorized)
     def show(self, ctxt, request_id):
         request = self._request(ctxt, api_policies.SHOW, request_id)
-        return describe_request(self._scheduler.store, request.id, request)
+        return request_views.describe_request(self._scheduler.store,
+                                              request.id, request)
 
     @endpoint_guards.checked_call('scheduler', policy.PolicyNotAuthorized)
     def list(self, ctxt, status=None):
@@ -318,7 +206,7 @@ class SchedulerEndpoint(endpoint_guards.GuardedEndpoint):
             {'project_id': project_id}, do_raise=False,
             conf=self._scheduler.conf)
         store = self._scheduler.store
-        return [describe_request(store, request.id, request)
+        return [request_views.describe_request(store, request.id, request)
                 for request in store.list_requests(
                     status=status,
                     project_id=None if every_project else project_id)]
@@ -329,7 +217,8 @@ class SchedulerEndpoint(endpoint_guards.GuardedEndpoint):
     def delete(self, ctxt, request_id):
         request = self._request(ctxt, api_policies.DELETE, request_id)
         self._scheduler.bridge.call(self._scheduler.loop.delete, request.id)
-        return describe_request(self._scheduler.store, request.id)
+        return request_views.describe_request(self._scheduler.store,
+                                              request.id)
 
 
 # -- the service -------------------------------------------------------------

@@ -19,7 +19,7 @@ service's wire check.
 from preemptible_sched.cmd.client import submit_args
 from preemptible_sched import exception
 from preemptible_sched import objects
-from preemptible_sched.service import scheduler_service
+from preemptible_sched.service import submissions
 from tests import base
 from tests.unit.cmd import test_client
 
@@ -41,7 +41,7 @@ class TestSubmitSLA(base.TestCase):
              'alice', 0.0),
             (wire['sla'], wire['sequential_s'], wire['user'],
              wire['resources']['vcpus']))
-        spec = scheduler_service.request_spec_from_wire(wire)
+        spec = submissions.request_spec_from_wire(wire)
         self.assertEqual(objects.SLALevels('premium', 'advanced',
                                            'best_effort', 'premium'),
                          spec.sla)
@@ -73,6 +73,6 @@ class TestSubmitSLA(base.TestCase):
         wire = self.spec('--flavor', 'small', *SLA_FLAGS)
         wire['sla']['reputation'] = 'gold'
         error = self.assertRaises(
-            exception.InvalidInput, scheduler_service.request_spec_from_wire,
+            exception.InvalidInput, submissions.request_spec_from_wire,
             wire)
         self.assertIn('sla.reputation', str(error))

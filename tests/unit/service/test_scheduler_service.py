@@ -12,8 +12,8 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""The scheduler service: request validation, its clock, driver loading,
-and the service itself with the in-process ``fake`` driver."""
+"""The scheduler service: its clock, driver loading, and the service itself
+with the in-process ``fake`` driver."""
 
 import threading
 import time
@@ -33,66 +33,6 @@ from preemptible_sched.service import scheduler_service
 from tests import base
 
 MEDIUM = {'vcpus': 2, 'memory_mb': 4000, 'disk_gb': 40}
-
-
-class TestRequestSpecFromWire(base.TestCase):
-
-    def test_valid(self):
-        spec = scheduler_service.request_spec_from_wire(
-            {'id': 'r', 'resources': MEDIUM, 'preemptible': True,
-             'num_instances': 2, 'flavor': 'medium'})
-        self.assertEqual('r', spec.id)
-        self.assertEqual(objects.Resources(2, 4000, 40), spec.resources)
-        self.assertTrue(spec.preemptible)
-        self.assertEqual(2, spec.num_instances)
-
-    def test_generated_id(self):
-        spec = scheduler_service.request_spec_from_wire(
-            {'resources': MEDIUM})
-        self.assertRegex(spec.id, r'^req-[0-9a-f]{12}$')
-
-    def test_every_problem_at_once(self):
-        error = self.assertRaises(
-            exception.InvalidInput, scheduler_service.request_spec_from_wire,
-            {'id': 'r', 'resources': {'vcpus': -1, 'memory_mb': 'lots'},
-             'num_instances': 0})
-        for fragment in ('request r', 'num_instances', 'resources.vcpus',
-                         'resources.memory_mb'):
-            self.assertIn(fragment, str(error))
-
-    def test_nothing_asked(self):
-        self.assertRaises(exception.InvalidInput,
-                          scheduler_service.request_spec_from_wire,
-                          {'id': 'r', 'resources': {}})
-
-    def test_unknown_field(self):
-        error = self.assertRaises(
-            exception.InvalidInput, scheduler_service.request_spec_from_wire,
-            {'id': 'r', 'resources': MEDIUM, 'colour': 'blue'})
-        self.assertIn('colour', str(error))
-
-    def test_declared_use(self):
-        # Issue 29 item 6: the RPC field, at most the request's vCPUs.
-        spec = scheduler_service.request_spec_from_wire(
-            {'id': 'r', 'resources': MEDIUM, 'expected_vcpus': 1.5})
-        self.assertEqual(1.5, spec.expected_vcpus)
-        for value, fragment in ((MEDIUM['vcpus'] + 1, 'declares'),
-                                (0, 'expected_vcpus'),
-                                ('1', 'expected_vcpus')):
-            error = self.assertRaises(
-                exception.InvalidInput,
-                scheduler_service.request_spec_from_wire,
-                {'id': 'r', 'resources': MEDIUM, 'expected_vcpus': value})
-            self.assertIn(fragment, str(error))
-
-    def test_not_an_object(self):
-        self.assertRaises(exception.InvalidInput,
-                          scheduler_service.request_spec_from_wire, [1])
-
-    def test_id_too_long(self):
-        self.assertRaises(exception.InvalidInput,
-                          scheduler_service.request_spec_from_wire,
-                          {'id': 'x' * 300, 'resources': MEDIUM})
 
 
 class TestClockAndStore(base.TestCase):
@@ -126,50 +66,6 @@ class TestClockAndStore(base.TestCase):
                                   'libvirt')
         self.assertIn('[service] compute_driver', str(error))
         self.assertIn('fake, rpc', str(error))
-
-
-class TestSubmitDifferences(base.TestCase):
-
-    def stored(self, store, **spec):
-        request_spec = scheduler_service.request_spec_from_wire(
-            dict({'id': 'r', 'resources': MEDIUM}, **spec))
-        store.add_request(request_spec, 1.0, duration_s=60.0, image='img')
-        return store.get_request('r')
-
-    def differences(self, request, duration=60.0, image='img', **spec):
-        return scheduler_service.submit_differences(
-            request, scheduler_service.request_spec_from_wire(
-                dict({'id': 'r', 'resources': MEDIUM}, **spec)),
-            duration, image)
-
-    def test_differences(self):
-        store = db_api.Store('sqlite://')
-        store.upgrade()
-        request = self.stored(store, num_instances=2, service_class='gold')
-        self.assertEqual([], self.differences(
-            request, num_instances=2, service_class='gold'))
-        self.assertEqual([], self.differences(
-            request, num_instances=2, service_class='gold',
-            resources={'vcpus': 2.0, 'memory_mb': 4000.0, 'disk_gb': 40}))
-        self.assertEqual(['num_instances', 'duration', 'image'],
-                         self.differences(request, duration=None,
-                                          image=None,
-                                          service_class='gold'))
-        self.assertEqual(['resources', 'preemptible', 'service_class'],
-                         self.differences(request, num_instances=2,
-                                          preemptible=True,
-                                          resources={'vcpus': 1}))
-        self.assertEqual(['priority'], self.differences(
-            request, num_instances=2, service_class='gold', priority=5))
-
-    def test_a_class_priority_set_by_the_loop_is_no_difference(self):
-        store = db_api.Store('sqlite://')
-        store.upgrade()
-        request = self.stored(store, service_class='gold', priority=40.0)
-        self.assertEqual([], self.differences(request,
-                                              service_class='gold'))
-        self.assertEqual(['priority'], self.differences(
-            request, service_class='gold', priority=1.0))
 
 
 class ServiceTestCase(base.TestCase):
