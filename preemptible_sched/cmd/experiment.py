@@ -66,6 +66,7 @@ from preemptible_sched.simulation import comparison_tables
 from preemptible_sched.simulation import definition as definitions
 from preemptible_sched.simulation import experiment
 from preemptible_sched.simulation import infrastructure
+from preemptible_sched.simulation import plot_canvas
 from preemptible_sched.simulation import plots
 from preemptible_sched.simulation import replay
 from preemptible_sched.simulation import report_tables
@@ -343,7 +344,7 @@ def _run(args):
                 limits.one_line(args.output, 200),
                 limits.one_line(error.strerror or error, 200)))
     if not args.no_plots and not draw:
-        sys.stderr.write(plots.skipped_note() + '\n')
+        sys.stderr.write(plot_canvas.skipped_note() + '\n')
     sys.stdout.write('%s\n%s\n' % (
         comparison_tables.comparison_intro(rows, plan.replication),
         report_tables.render_text(

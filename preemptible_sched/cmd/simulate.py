@@ -36,6 +36,7 @@ from preemptible_sched import exception
 from preemptible_sched import extras
 from preemptible_sched import input_limits as limits
 from preemptible_sched.simulation import metrics
+from preemptible_sched.simulation import plot_canvas
 from preemptible_sched.simulation import plots
 from preemptible_sched.simulation import replay
 from preemptible_sched.simulation import report
@@ -146,7 +147,7 @@ def _run(args):
         invoices=[priced.row() for priced in result.invoices],
         jobs=result.jobs)
     if not args.no_plots and not plots.available():
-        sys.stderr.write(plots.skipped_note() + '\n')
+        sys.stderr.write(plot_canvas.skipped_note() + '\n')
     sys.stdout.write(report_tables.render_text(
         report_tables.run_tables(summary)))
     sys.stdout.write('\n%s: %d requests on %d hosts, policy %s, %d '

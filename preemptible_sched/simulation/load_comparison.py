@@ -39,6 +39,7 @@ import dataclasses
 
 from preemptible_sched.conf import CONF
 from preemptible_sched import extras
+from preemptible_sched.simulation import plot_canvas
 from preemptible_sched.simulation import plots
 from preemptible_sched.simulation import runner
 
@@ -159,7 +160,7 @@ def plot(outcomes, path):
     """
     if not plots.available():
         return None
-    with plots._figure(path, figsize=(8, 3.5)) as figure:
+    with plot_canvas.saved_figure(path, figsize=(8, 3.5)) as figure:
         axes = figure.add_subplot()
         for outcome in outcomes:
             axes.step([t / 3600.0 for t in outcome.times],

@@ -14,16 +14,10 @@
 
 """Figures of simulated runs, written as PNG files.
 
-matplotlib is a requirement of the package, but it is imported on first
-use (it is slow to import and most commands never draw), and a broken or
-missing installation must not stop a simulation: :func:`available` is then
-False, every writer draws nothing, and the commands print
-:func:`skipped_note` once on stderr. Figures are
-:class:`matplotlib.figure.Figure` objects drawn by the Agg backend without
-going through pyplot, so no global backend is switched and no figure stays
-registered anywhere: thousands of runs in one process do not accumulate
-figures. Every writer returns its figure (None when it draws nothing), for
-a test or a notebook to look at.
+The figures are drawn on :mod:`.plot_canvas`: when matplotlib cannot be
+imported, :func:`available` is False and every writer draws nothing. Every
+writer returns its figure (None when it draws nothing), for a test or a
+notebook to look at.
 
 Every figure shows a class in the same colour and in the same place of its
 legend: :func:`class_colours` orders the classes (``[qos]
@@ -33,16 +27,11 @@ are drawn as percentages, times in hours or days (whichever suits the
 span), and every axis label carries its unit.
 """
 
-import contextlib
-import functools
-import types
-
 import numpy
 
 from preemptible_sched.conf import CONF
 from preemptible_sched.simulation import metrics
-
-DPI = 100
+from preemptible_sched.simulation import plot_canvas
 
 #: Groups of the records without a service class, split by kind.
 NO_CLASS_NORMAL = 'no class, normal'
@@ -68,58 +57,10 @@ _LABELS = {metrics.NO_CLASS: 'no class'}
 POLICY_STYLES = (('-', 'o'), ('--', 's'), (':', '^'), ('-.', 'D'),
                  ((0, (5, 1, 1, 1)), 'v'))
 
-SECONDS_PER_HOUR = 3600.0
-SECONDS_PER_DAY = 86400.0
-#: Spans up to this many hours are drawn in hours, longer ones in days.
-HOURS_UP_TO = 72.0
-
-
-#: Why matplotlib could not be imported, once :func:`_matplotlib` tried.
-_import_error = None
-
-
-@functools.lru_cache(maxsize=None)
-def _matplotlib():
-    """The parts of matplotlib the figures use, or None if it cannot be
-    imported (then :data:`_import_error` says why).
-    """
-    global _import_error
-    # Imported here, not at the top: matplotlib is slow to import, most
-    # commands never draw, and a broken installation must not stop a run.
-    try:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-        from matplotlib.lines import Line2D
-        from matplotlib.ticker import PercentFormatter
-    except ImportError as error:
-        _import_error = error
-        return None
-    return types.SimpleNamespace(
-        Figure=Figure, FigureCanvasAgg=FigureCanvasAgg, Line2D=Line2D,
-        PercentFormatter=PercentFormatter)
-
 
 def available():
     """Whether matplotlib can be imported, so the writers draw anything."""
-    return _matplotlib() is not None
-
-
-def skipped_note():
-    """The line a command prints, once, when it cannot draw its plots."""
-    reason = ' (%s)' % _import_error if _import_error else ''
-    return ('plots skipped: matplotlib cannot be imported%s; install the '
-            'plots extra (pip install \'.[plots]\' from a checkout) to get '
-            'the figures, or pass --no-plots to do without them' % reason)
-
-
-@contextlib.contextmanager
-def _figure(path, **figure_kw):
-    """A figure to draw on, saved at ``path`` if drawing succeeds."""
-    mpl = _matplotlib()
-    figure = mpl.Figure(**figure_kw)
-    mpl.FigureCanvasAgg(figure)
-    yield figure
-    figure.savefig(path, format='png', dpi=DPI)
+    return plot_canvas.matplotlib_parts() is not None
 
 
 # -- Classes and their colours ----------------------------------------------
@@ -179,28 +120,6 @@ def _colours_for(names, colours):
     return extended
 
 
-# -- Axes --------------------------------------------------------------------
-
-def time_scale(span_s):
-    """``(seconds per unit, unit)`` for a time axis spanning ``span_s``:
-    hours up to :data:`HOURS_UP_TO` hours, days beyond.
-    """
-    if span_s <= HOURS_UP_TO * SECONDS_PER_HOUR:
-        return SECONDS_PER_HOUR, 'h'
-    return SECONDS_PER_DAY, 'days'
-
-
-def _percent_axis(axis):
-    """Shares (0..1) shown as percentages, without an offset."""
-    axis.set_major_formatter(
-        _matplotlib().PercentFormatter(xmax=1.0, decimals=0))
-
-
-def _plain_axis(ax, which):
-    """No offset or scientific notation on a numeric axis."""
-    ax.ticklabel_format(axis=which, style='plain', useOffset=False)
-
-
 # -- Figures -----------------------------------------------------------------
 
 def _availabilities_by_group(records):
@@ -239,8 +158,8 @@ def availability_by_instance(path, runs, slos, colours=None):
     most = max(sum(map(len, grouped.values()))
                for grouped in grouped_runs.values())
     size = 6 if most < 50 else 4 if most < 500 else 2.5
-    with _figure(path, figsize=(3 + 4.5 * len(runs), 4.2),
-                 layout='constrained') as figure:
+    with plot_canvas.saved_figure(path, figsize=(3 + 4.5 * len(runs), 4.2),
+                                  layout='constrained') as figure:
         axes = figure.subplots(1, len(runs), sharey=True, squeeze=False)[0]
         for ax, (policy, grouped) in zip(axes, grouped_runs.items()):
             start = 0
@@ -263,7 +182,7 @@ def availability_by_instance(path, runs, slos, colours=None):
             ax.grid(axis='y', linewidth=0.3)
         axes[0].set_ylabel('Availability (% of time since submission)')
         axes[0].set_ylim(-0.02, 1.05)
-        _percent_axis(axes[0].yaxis)
+        plot_canvas.percent_axis(axes[0].yaxis)
         if classes:
             figure.legend(*axes[0].get_legend_handles_labels(),
                           loc='outside right upper',
@@ -285,7 +204,8 @@ def availability_cdf(path, records, slos, title, colours=None):
         return None
     grouped = _availabilities_by_group(records)
     colours = _colours_for(grouped, colours)
-    with _figure(path, figsize=(7, 4.2), layout='constrained') as figure:
+    with plot_canvas.saved_figure(path, figsize=(7, 4.2),
+                                  layout='constrained') as figure:
         ax = figure.subplots()
         for name in (name for name in colours if name in grouped):
             values = grouped[name]
@@ -298,8 +218,8 @@ def availability_cdf(path, records, slos, title, colours=None):
                            color=colours[name])
         ax.set_xlim(-0.02, 1.02)
         ax.set_ylim(0, 1.02)
-        _percent_axis(ax.xaxis)
-        _percent_axis(ax.yaxis)
+        plot_canvas.percent_axis(ax.xaxis)
+        plot_canvas.percent_axis(ax.yaxis)
         ax.set_xlabel('Availability (% of time since submission)')
         ax.set_ylabel('Instances at or below it (% of class)')
         ax.grid(linewidth=0.3)
@@ -316,15 +236,16 @@ def utilisation_over_time(path, series):
     ``series`` holds ``(t, cpu_fraction, memory_fraction)`` tuples in time
     order, ``t`` in simulated seconds (see
     :func:`metrics.utilisation_fractions`); the time axis is in hours or
-    days (:func:`time_scale`). CPU and memory are drawn in black and
-    grey: the palette's colours mean classes.
+    days (:func:`.plot_canvas.time_scale`). CPU and memory are drawn in
+    black and grey: the palette's colours mean classes.
     """
     if not available():
         return None
-    with _figure(path, figsize=(7, 3.5), layout='constrained') as figure:
+    with plot_canvas.saved_figure(path, figsize=(7, 3.5),
+                                  layout='constrained') as figure:
         ax = figure.subplots()
         span = series[-1][0] if series else 0.0
-        scale, unit = time_scale(span)
+        scale, unit = plot_canvas.time_scale(span)
         if series:
             times, cpu, memory = zip(*series)
             hours = [t / scale for t in times]
@@ -334,8 +255,8 @@ def utilisation_over_time(path, series):
             ax.legend(loc='best')
             ax.set_xlim(0, max(hours[-1], 1e-9))
         ax.set_ylim(0, 1.05)
-        _percent_axis(ax.yaxis)
-        _plain_axis(ax, 'x')
+        plot_canvas.percent_axis(ax.yaxis)
+        plot_canvas.plain_axis(ax, 'x')
         ax.grid(linewidth=0.3)
         ax.set_xlabel('Simulated time (%s)' % unit)
         ax.set_ylabel('Capacity in use (%)')
@@ -378,8 +299,9 @@ def fulfilment_by_size_factor(path, rows, classes, colours=None):
              for index, policy in enumerate(policies)}
     styles = {policy: POLICY_STYLES[index % len(POLICY_STYLES)]
               for index, policy in enumerate(policies)}
-    with _figure(path, figsize=(1.5 + 3.5 * max(1, len(panels)), 3.8),
-                 layout='constrained') as figure:
+    with plot_canvas.saved_figure(
+            path, figsize=(1.5 + 3.5 * max(1, len(panels)), 3.8),
+            layout='constrained') as figure:
         axes = figure.subplots(1, max(1, len(panels)), sharey=True,
                                squeeze=False)[0]
         for ax, name in zip(axes, panels):
@@ -405,7 +327,7 @@ def fulfilment_by_size_factor(path, rows, classes, colours=None):
             ax.grid(axis='y', linewidth=0.3)
             if numeric:
                 ax.set_xlabel('Size factor (× peak demand)')
-                _plain_axis(ax, 'x')
+                plot_canvas.plain_axis(ax, 'x')
                 if len(levels) == 1:
                     ax.set_xlim(0.75 * levels[0], 1.25 * levels[0])
             else:
@@ -416,9 +338,9 @@ def fulfilment_by_size_factor(path, rows, classes, colours=None):
                               [labels[level] for level in levels])
         axes[0].set_ylabel('SLO fulfilment (% of class)')
         axes[0].set_ylim(-0.02, 1.05)
-        _percent_axis(axes[0].yaxis)
+        plot_canvas.percent_axis(axes[0].yaxis)
         if panels:
-            line = _matplotlib().Line2D
+            line = plot_canvas.matplotlib_parts().Line2D
             handles = [line([], [], color='black', linestyle=style[0],
                             marker=style[1], markerfacecolor='none')
                        for style in styles.values()]
@@ -446,8 +368,9 @@ def sla_gantt(path, records, title):
     users = sorted({r.user or '' for r in shown})
     colours = dict(zip(users, PALETTE))
     largest = max([r.cores or 0.0 for r in shown] + [1.0])
-    with _figure(path, figsize=(7, max(3.0, 0.06 * len(shown) + 1.5)),
-                 layout='constrained') as figure:
+    with plot_canvas.saved_figure(
+            path, figsize=(7, max(3.0, 0.06 * len(shown) + 1.5)),
+            layout='constrained') as figure:
         ax = figure.subplots()
         for row, record in enumerate(shown):
             end = record.end_s if record.end_s is not None else \
@@ -455,7 +378,7 @@ def sla_gantt(path, records, title):
             ax.barh(row, end - record.start_s, left=record.start_s,
                     height=0.9 * (record.cores or 0.0) / largest,
                     color=colours[record.user or ''])
-        mpl = _matplotlib()
+        mpl = plot_canvas.matplotlib_parts()
         ax.legend(handles=[mpl.Line2D([], [], color=colours[user],
                                       linewidth=6, label=user or 'no user')
                            for user in users], loc='best')

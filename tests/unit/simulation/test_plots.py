@@ -25,6 +25,7 @@ from matplotlib import colors
 from preemptible_sched.cmd import sched
 from preemptible_sched.simulation import experiment
 from preemptible_sched.simulation import metrics
+from preemptible_sched.simulation import plot_canvas
 from preemptible_sched.simulation import plots
 from tests import base
 
@@ -130,11 +131,6 @@ class TestClassColours(base.TestCase):
         self.assertEqual(plots.NO_CLASS_PREEMPTIBLE,
                          plots.group_of(RECORDS[6]))
 
-    def test_time_scale(self):
-        self.assertEqual((3600.0, 'h'), plots.time_scale(0.0))
-        self.assertEqual((3600.0, 'h'), plots.time_scale(72 * 3600.0))
-        self.assertEqual((86400.0, 'days'), plots.time_scale(73 * 3600.0))
-
 
 @unittest.skipUnless(plots.available(), 'matplotlib cannot be imported')
 class TestPlots(PlotTestCase):
@@ -226,7 +222,8 @@ class TestPlots(PlotTestCase):
 class TestWithoutMatplotlib(PlotTestCase):
 
     def test_writers_do_nothing(self):
-        with mock.patch.object(plots, '_matplotlib', return_value=None):
+        with mock.patch.object(plot_canvas, 'matplotlib_parts',
+                               return_value=None):
             self.assertFalse(plots.available())
             self.assertIsNone(plots.availability_by_instance(
                 self.path('a.png'), {'qos': RECORDS}, SLOS))
@@ -234,15 +231,6 @@ class TestWithoutMatplotlib(PlotTestCase):
             plots.utilisation_over_time(self.path('c.png'), [(0, 0.5, 0.5)])
             plots.fulfilment_by_size_factor(self.path('d.png'), [], [])
         self.assertEqual([], os.listdir(self.directory))
-
-    def test_skipped_note_says_how_to_get_the_plots(self):
-        with mock.patch.object(plots, '_import_error',
-                               ImportError("No module named 'matplotlib'")):
-            note = plots.skipped_note()
-        self.assertIn('plots skipped', note)
-        self.assertIn("No module named 'matplotlib'", note)
-        self.assertIn("pip install '.[plots]'", note)
-        self.assertNotIn('\n', note)
 
 
 WORKLOAD = (
