@@ -38,6 +38,7 @@ import json
 import jsonschema
 
 from preemptible_sched import exception
+from preemptible_sched import input_limits as limits
 from preemptible_sched.input_limits import documents
 from preemptible_sched.service import schemas
 
