@@ -24,6 +24,7 @@ room, it judges the full view from Nova's usage figures.
 
 from nova.scheduler import filters as nova_filters
 
+from preemptible_sched.hosts import batch as host_batch
 from preemptible_sched.nova import host_states
 from preemptible_sched.scheduler.filters import resources_filter
 
@@ -42,6 +43,18 @@ class CoreFilter(nova_filters.BaseHostFilter):
         view = host_states.view_of(host_state)
         request = host_states.core_request(spec_obj, {})
         return self.plugin.host_passes(view, request)
+
+    def filter_all(self, filter_obj_list, spec_obj):
+        # Every host at once: the core filter's one (batch) form.
+        hosts = list(filter_obj_list)
+        request = host_states.core_request(spec_obj, {})
+        if not hosts or not self.plugin.applies_to(request):
+            return hosts
+        batch = host_batch.HostBatch.of_views(
+            host_states.view_of(host) for host in hosts)
+        passes = self.plugin.filter_all(batch, request)
+        return [host for host, passed in zip(hosts, passes.tolist())
+                if passed]
 
 
 class PreemptibleResourcesFilter(CoreFilter):

@@ -14,15 +14,17 @@
 
 """Host filters: which hosts can take a request at all.
 
-A filter overrides :meth:`BaseHostFilter.host_passes`, which receives the
-*view* of one host the request is judged on (the normal view for normal
-requests in ``dual_state`` mode, the full view otherwise) and the request.
-A filter may also override :meth:`BaseHostFilter.filter_all`, which judges
-a whole :class:`~preemptible_sched.hosts.batch.HostBatch` at once and
-returns a boolean mask: the built-in filters do, so that a pass over many
-hosts costs a few vector operations per filter, not a Python call per
-host. Filters are registered in the ``preemptible_sched.filters``
-namespace.
+A filter writes its rule once, in one of two forms. The built-in filters
+override :meth:`BaseHostFilter.filter_all`, which judges a whole
+:class:`~preemptible_sched.hosts.batch.HostBatch` at once and returns a
+boolean mask, so that a pass over many hosts costs a few vector operations
+per filter, not a Python call per host. A filter may instead override
+:meth:`BaseHostFilter.host_passes`, which receives the *view* of one host
+the request is judged on (the normal view for normal requests in
+``dual_state`` mode, the full view otherwise) and the request. The base
+class derives the other form from the one written: every filter can judge
+one host (Nova's per-host calls, explanations) or a batch. Filters are
+registered in the ``preemptible_sched.filters`` namespace.
 """
 
 import numpy
@@ -40,8 +42,24 @@ class BaseHostFilter:
     name = None
 
     def host_passes(self, host_view, spec):
-        """Return True if the host seen through ``host_view`` may take spec."""
-        raise NotImplementedError()
+        """Return True if the host seen through ``host_view`` may take spec.
+
+        By default :meth:`filter_all` judges a batch of that one view (a
+        filter that does not :meth:`apply to <applies_to>` the request
+        passes it).
+        """
+        self._written('filter_all')
+        if not self.applies_to(spec):
+            return True
+        return bool(self.filter_all(
+            host_batch.HostBatch.of_views([host_view]), spec)[0])
+
+    def _written(self, form):
+        # The form the other one is derived from must be written.
+        if getattr(type(self), form) is getattr(BaseHostFilter, form):
+            raise NotImplementedError(
+                'host filter %r overrides neither filter_all nor '
+                'host_passes' % self.name)
 
     def applies_to(self, spec):
         """False when this filter would pass every host for ``spec``.
@@ -54,9 +72,9 @@ class BaseHostFilter:
     def filter_all(self, batch, spec):
         """Mask of the hosts of ``batch`` that pass.
 
-        Override it to judge every host at once; by default each host's
-        view is handed to :meth:`host_passes`.
+        By default each host's view is handed to :meth:`host_passes`.
         """
+        self._written('host_passes')
         return numpy.fromiter(
             (bool(self.host_passes(view, spec)) for view in batch.views()),
             dtype=bool, count=len(batch))

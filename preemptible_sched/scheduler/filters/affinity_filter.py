@@ -34,10 +34,5 @@ class AffinityFilter(filters.BaseHostFilter):
     def applies_to(self, spec):
         return spec.group_policy == 'affinity' and bool(spec.group_hosts)
 
-    def host_passes(self, host_view, spec):
-        if spec.group_policy != 'affinity' or not spec.group_hosts:
-            return True
-        return host_view.name in spec.group_hosts
-
     def filter_all(self, batch, spec):
         return batch.named(spec.group_hosts)

@@ -35,13 +35,6 @@ class AntiAffinityFilter(filters.BaseHostFilter):
     def applies_to(self, spec):
         return spec.group_policy == 'anti-affinity'
 
-    def host_passes(self, host_view, spec):
-        if spec.group_policy != 'anti-affinity':
-            return True
-        if host_view.name in spec.group_hosts:
-            return False
-        return not (spec.group and host_view.host.groups.get(spec.group))
-
     def filter_all(self, batch, spec):
         taken = batch.named(spec.group_hosts)
         if spec.group:

@@ -42,9 +42,6 @@ class AttributesFilter(filters.BaseHostFilter):
     def applies_to(self, spec):
         return bool(spec.constraints)
 
-    def host_passes(self, host_view, spec):
-        return _matches(host_view.host, spec.constraints)
-
     def filter_all(self, batch, spec):
         constraints = spec.constraints
         return batch.per_profile(

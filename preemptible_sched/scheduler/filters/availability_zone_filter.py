@@ -32,11 +32,6 @@ class AvailabilityZoneFilter(filters.BaseHostFilter):
     def applies_to(self, spec):
         return spec.availability_zone is not None
 
-    def host_passes(self, host_view, spec):
-        if spec.availability_zone is None:
-            return True
-        return host_view.host.availability_zone == spec.availability_zone
-
     def filter_all(self, batch, spec):
         zone = spec.availability_zone
         return batch.per_profile(

@@ -30,9 +30,5 @@ class ComputeFilter(filters.BaseHostFilter):
 
     name = 'compute'
 
-    def host_passes(self, host_view, spec):
-        host = host_view.host
-        return bool(host.enabled and host.up)
-
     def filter_all(self, batch, spec):
         return batch.usable

@@ -44,15 +44,6 @@ class LoadThresholdFilter(filters.BaseHostFilter):
     #: ``decide`` shows the hosts' load when a plugin reads it
     reads_load = True
 
-    def host_passes(self, host_view, spec):
-        snapshot = load.of_view(host_view)
-        if snapshot is None or snapshot.fallback:
-            return True
-        utilisation, unknown = load.host_utilisation(host_view, spec,
-                                                     snapshot)
-        return unknown or (utilisation <=
-                           CONF.load_threshold.max_cpu_utilization)
-
     def filter_all(self, batch, spec):
         snapshot = load.of_batch(batch)
         if snapshot is None or snapshot.fallback:

@@ -32,9 +32,5 @@ class NumInstancesFilter(filters.BaseHostFilter):
 
     name = 'num_instances'
 
-    def host_passes(self, host_view, spec):
-        limit = CONF.filter_scheduler.max_instances_per_host
-        return host_view.host.full.num_instances < limit
-
     def filter_all(self, batch, spec):
         return batch.full_count < CONF.filter_scheduler.max_instances_per_host

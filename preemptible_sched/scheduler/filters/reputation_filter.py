@@ -36,9 +36,6 @@ class ReputationFilter(filters.BaseHostFilter):
     def applies_to(self, spec):
         return spec.sla is not None
 
-    def host_passes(self, host_view, spec):
-        return sla.host_category(host_view.host) == sla.category(spec)
-
     def filter_all(self, batch, spec):
         wanted = sla.category(spec)
         return batch.per_profile(

@@ -33,8 +33,5 @@ class ResourcesFilter(filters.BaseHostFilter):
 
     name = 'resources'
 
-    def host_passes(self, host_view, spec):
-        return host_view.fits(spec.resources)
-
     def filter_all(self, batch, spec):
         return batch.fits(spec.resources)

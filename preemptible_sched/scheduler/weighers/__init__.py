@@ -15,9 +15,11 @@
 """Host weighers: which of the hosts that passed is best.
 
 A weigher returns a raw weight per host (always seen through its full
-view): for one host by overriding :meth:`BaseHostWeigher._weigh_object`,
-or for a whole :class:`~preemptible_sched.hosts.batch.HostBatch` at once by
-overriding :meth:`BaseHostWeigher.weigh_all` (the built-in weighers do).
+view), and writes its rule once: for a whole
+:class:`~preemptible_sched.hosts.batch.HostBatch` at once by overriding
+:meth:`BaseHostWeigher.weigh_all` (the built-in weighers do), or for one
+host by overriding :meth:`BaseHostWeigher._weigh_object`; the base class
+derives the other forms from the one written.
 As in Nova, the raw weights of one weigher are normalised to [0, 1] over
 the candidate hosts, multiplied by the weigher's multiplier, and summed
 over weighers; the highest total wins. A weigher whose raw weight is dear
@@ -65,6 +67,8 @@ def rank_last(weights):
 
 
 Bounds = ranking.Bounds
+#: The forms a weigher may write its rule in (it writes at least one).
+_FORMS = ('weigh_all', 'weigh_objects', '_weigh_object')
 
 
 class BaseHostWeigher:
@@ -90,28 +94,52 @@ class BaseHostWeigher:
 
         None means the host cannot take the request at all (possible only
         when the filters let such a host through): it is then weighed one
-        below the lowest weight of the other hosts, so it ranks last.
+        below the lowest weight of the other hosts, so it ranks last. By
+        default :meth:`weigh_objects` weighs that one host.
         """
-        raise NotImplementedError()
+        self._written('weigh_all', 'weigh_objects')
+        return self.weigh_objects([host_view], spec)[0]
 
     def weigh_objects(self, host_views, spec, context=None):
-        """Raw weights of all ``host_views``, one host at a time.
+        """Raw weights of all ``host_views`` (None: cannot take it).
 
         ``context`` is the :class:`~preemptible_sched.objects.PassContext`
-        of the decision (its ``now``).
+        of the decision (its ``now``). By default a weigher that weighs
+        batches weighs the batch of these views, and one that weighs one
+        host weighs each in turn.
         """
-        return [self._weigh_object(view, spec) for view in host_views]
+        if 'weigh_all' not in self._written('weigh_all', '_weigh_object'):
+            return [self._weigh_object(view, spec) for view in host_views]
+        raw = self.weigh_all(host_batch.HostBatch.of_views(host_views), spec,
+                             context or objects.PassContext())
+        if isinstance(raw, Bounds):
+            raw = raw.resolve(numpy.arange(len(raw.low)))
+        return [None if weight != weight else weight
+                for weight in numpy.asarray(raw, dtype=float).tolist()]
 
     def weigh_all(self, batch, spec, context):
         """Raw weights of every host of ``batch``: a float vector (NaN for
         None) or :class:`Bounds`.
 
-        Override it to weigh every host at once; by default the hosts'
-        views are handed to :meth:`weigh_objects`.
+        By default the hosts' views are handed to :meth:`weigh_objects`.
         """
+        self._written('weigh_objects', '_weigh_object')
         raw = self.weigh_objects(batch.views(), spec, context)
         return numpy.array([numpy.nan if weight is None else weight
                             for weight in raw], dtype=float)
+
+    def _written(self, *forms):
+        """Which of ``forms`` this weigher's class overrides; at least one,
+        or it has no rule to derive the asked form from.
+        """
+        written = [name for name in forms
+                   if getattr(type(self), name) is not
+                   getattr(BaseHostWeigher, name)]
+        if not written:
+            raise NotImplementedError(
+                'host weigher %r overrides none of %s' % (
+                    self.name, ', '.join(_FORMS)))
+        return written
 
     def multiplier_option(self):
         return '%s_weight_multiplier' % self.name

@@ -42,10 +42,6 @@ class AllocationScoreWeigher(weighers.BaseHostWeigher):
                        balanced_allocation.BalancedAllocationWeigher())
         self.integer = self._parts[0].integer
 
-    def _weigh_object(self, host_view, spec):
-        return sum(part._weigh_object(host_view, spec)
-                   for part in self._parts) / len(self._parts)
-
     def weigh_all(self, batch, spec, context):
         return (least_requested.weigh_all(batch, spec, self.integer) +
                 balanced_allocation.weigh_all(batch, spec, self.integer)) / 2

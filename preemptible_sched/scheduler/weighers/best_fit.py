@@ -34,9 +34,5 @@ class BestFitWeigher(weighers.BaseHostWeigher):
 
     name = 'best_fit'
 
-    def weigh_objects(self, host_views, spec, context=None):
-        return fit.ranks(fit.leftover(
-            [view.free_vcpus for view in host_views], spec)).tolist()
-
     def weigh_all(self, batch, spec, context):
         return fit.ranks(fit.leftover(batch.free[0], spec))

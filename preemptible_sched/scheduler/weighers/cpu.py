@@ -31,8 +31,5 @@ class CPUWeigher(weighers.BaseHostWeigher):
 
     name = 'cpu'
 
-    def _weigh_object(self, host_view, spec):
-        return host_view.free_vcpus
-
     def weigh_all(self, batch, spec, context):
         return batch.free[0]

@@ -31,8 +31,5 @@ class DiskWeigher(weighers.BaseHostWeigher):
 
     name = 'disk'
 
-    def _weigh_object(self, host_view, spec):
-        return host_view.free_disk_gb
-
     def weigh_all(self, batch, spec, context):
         return batch.free[2]

@@ -33,8 +33,5 @@ class FirstFitWeigher(weighers.BaseHostWeigher):
 
     name = 'first_fit'
 
-    def weigh_objects(self, host_views, spec, context=None):
-        return fit.ranks([0.0] * len(host_views)).tolist()
-
     def weigh_all(self, batch, spec, context):
         return fit.ranks([0.0] * len(batch))

@@ -137,11 +137,5 @@ class LeastRequestedWeigher(weighers.BaseHostWeigher):
     def __init__(self):
         self.integer = CONF.filter_scheduler.kubernetes_integer_scores
 
-    def _weigh_object(self, host_view, spec):
-        capacity = host_view.host.capacity
-        requested = host_view.used + spec.resources
-        return score(capacity.vcpus, requested.vcpus, capacity.memory_mb,
-                     requested.memory_mb, self.integer)
-
     def weigh_all(self, batch, spec, context):
         return weigh_all(batch, spec, self.integer)

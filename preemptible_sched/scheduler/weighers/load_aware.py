@@ -49,17 +49,8 @@ class LoadAwareWeigher(weighers.BaseHostWeigher):
     #: ``decide`` shows the hosts' load when a plugin reads it
     reads_load = True
 
-    def _weigh_loaded(self, host_view, spec, snapshot):
-        raise NotImplementedError()
-
     def _weigh_all_loaded(self, batch, spec, snapshot):
         raise NotImplementedError()
-
-    def _weigh_object(self, host_view, spec):
-        snapshot = load.of_view(host_view)
-        if snapshot is None or snapshot.fallback:
-            return load.host_best_fit(host_view, spec)
-        return self._weigh_loaded(host_view, spec, snapshot)
 
     def weigh_all(self, batch, spec, context):
         snapshot = load.of_batch(batch)

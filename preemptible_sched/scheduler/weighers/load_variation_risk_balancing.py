@@ -100,26 +100,6 @@ class LoadVariationRiskBalancingWeigher(load_aware.LoadAwareWeigher):
 
     name = 'load_variation_risk_balancing'
 
-    def _weigh_loaded(self, host_view, spec, snapshot):
-        host, cores, memory = load.host_usage(host_view, spec, snapshot)
-        if host is None:
-            return 0.0
-        formula, margin, sensitivity = _options()
-        best = None
-        for resource, added, capacity in (
-                ('cpu', cores, host.physical_cores),
-                ('memory', memory, host.physical_memory_mb)):
-            measured = load_aware.window(host, resource)
-            if measured is None:
-                continue
-            avg, std = measured
-            mu = avg / 100.0 + (added / capacity if capacity > 0
-                                else math.inf)
-            value = risk_score(mu, std / 100.0, formula, margin,
-                               sensitivity)
-            best = value if best is None else min(best, value)
-        return 0.0 if best is None else best
-
     def _weigh_all_loaded(self, batch, spec, snapshot):
         columns = snapshot.columns(batch)
         recent_cores, recent_memory = snapshot.recent(batch)

@@ -39,13 +39,10 @@ Nothing here reads a clock, a file or the network.
 """
 
 import math
-import types
 
 import numpy
 
 from preemptible_sched.conf import CONF
-from preemptible_sched.hosts import load
-from preemptible_sched import objects
 from preemptible_sched.scheduler.weighers import load_aware
 
 MAX_SCORE = load_aware.MAX_SCORE
@@ -306,12 +303,6 @@ def _score(cpu_risk, memory_risk):
     return (1.0 - numpy.maximum(cpu_risk, memory_risk)) * MAX_SCORE
 
 
-#: A request of nothing: :func:`load.host_usage` then gives the cores and
-#: memory of the recent instances alone.
-_NOTHING = types.SimpleNamespace(resources=objects.Resources(0.0, 0.0, 0.0),
-                                 expected_vcpus=None)
-
-
 class LowRiskOverCommitmentWeigher(load_aware.LoadAwareWeigher):
     """Score 0-100: prefer hosts least at risk from over-commitment.
 
@@ -354,28 +345,6 @@ class LowRiskOverCommitmentWeigher(load_aware.LoadAwareWeigher):
 
     name = 'low_risk_over_commitment'
 
-    def _weigh_loaded(self, host_view, spec, snapshot):
-        host, recent_cores, recent_memory = load.host_usage(
-            host_view, _NOTHING, snapshot)
-        if host is None or not host.usable() or _asks_nothing(spec):
-            return 0.0
-        used = host_view.used
-        beyond = _beyond(host_view.host.instances.values(),
-                         getattr(host_view, 'removed', ()))
-        window, cpu_weight, memory_weight = _options()
-        risks = []
-        for resource, recent, placed, request, capacity, weight in (
-                ('cpu', recent_cores, (used.vcpus - beyond, used.vcpus),
-                 (request_cores(spec.resources.vcpus, _expected(spec)),
-                  spec.resources.vcpus), host.physical_cores, cpu_weight),
-                ('memory', recent_memory, (used.memory_mb,) * 2,
-                 (spec.resources.memory_mb,) * 2, host.physical_memory_mb,
-                 memory_weight)):
-            usage = _host_usage(host, resource, recent, capacity)
-            risks.append(float(resource_risks(
-                usage, placed, request, capacity, weight, window)))
-        return float(_score(*risks))
-
     def _weigh_all_loaded(self, batch, spec, snapshot):
         if _asks_nothing(spec):
             return numpy.zeros(len(batch))
@@ -415,13 +384,3 @@ def _mean(avg, recent, capacity):
     numpy.divide(recent, capacity, out=share,
                  where=numpy.asarray(capacity) > 0)
     return avg / 100.0 + share
-
-
-def _host_usage(host, resource, recent, capacity):
-    """(mean, deviation, measured) of one host's ``resource``."""
-    measured = load_aware.window(host, resource)
-    if measured is None:
-        return 0.0, 0.0, False
-    avg, std = measured
-    return (_mean(numpy.float64(avg), recent, numpy.float64(capacity)),
-            std / 100.0, True)

@@ -33,8 +33,5 @@ class NumInstancesWeigher(weighers.BaseHostWeigher):
     multiplier_default = -1.0
     raw_type = int
 
-    def _weigh_object(self, host_view, spec):
-        return host_view.num_instances
-
     def weigh_all(self, batch, spec, context):
         return batch.count.astype(float)

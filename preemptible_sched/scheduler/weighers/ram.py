@@ -32,8 +32,5 @@ class RAMWeigher(weighers.BaseHostWeigher):
 
     name = 'ram'
 
-    def _weigh_object(self, host_view, spec):
-        return host_view.free_memory_mb
-
     def weigh_all(self, batch, spec, context):
         return batch.free[1]

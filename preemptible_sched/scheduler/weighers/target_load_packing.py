@@ -75,12 +75,6 @@ class TargetLoadPackingWeigher(load_aware.LoadAwareWeigher):
 
     name = 'target_load_packing'
 
-    def _weigh_loaded(self, host_view, spec, snapshot):
-        utilisation, unknown = load.host_utilisation(host_view, spec,
-                                                     snapshot)
-        return 0.0 if unknown else score(
-            utilisation, CONF.target_load_packing.target_utilization)
-
     def _weigh_all_loaded(self, batch, spec, snapshot):
         utilisation, unknown = load.utilisation(batch, spec, snapshot)
         return numpy.where(unknown, 0.0, scores(

@@ -30,6 +30,7 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
+from preemptible_sched.conf import plugins
 from preemptible_sched import objects
 from preemptible_sched.scheduler import filter_scheduler as scheduler
 from preemptible_sched.scheduler import filters
@@ -43,11 +44,10 @@ SIZES = st.sampled_from([objects.Resources(1, 2000, 20),
                          objects.Resources(2, 4000, 40),
                          objects.Resources(0.5, 1000, 10),
                          objects.Resources(4, 8000, 80)])
-WEIGHERS = ['ram', 'cpu', 'disk', 'num_instances', 'least_requested',
-            'balanced_allocation', 'allocation_score', 'termination_cost',
-            'preemptible_count']
-FILTERS = ['compute', 'availability_zone', 'resources', 'attributes',
-           'affinity', 'anti_affinity', 'num_instances']
+# Every registered plugin (the load-aware ones see no load here: they
+# rank by best fit, as without usable metrics).
+WEIGHERS = plugins.names(plugins.WEIGHERS)
+FILTERS = plugins.names(plugins.FILTERS)
 
 
 class _OneHostFilter(filters.BaseHostFilter):
