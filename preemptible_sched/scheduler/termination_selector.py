@@ -42,6 +42,7 @@ import functools
 import numpy
 
 from preemptible_sched import objects
+from preemptible_sched.scheduler import termination_sets
 
 RESOURCE_SCALE = 10 ** 9
 COST_SCALE = 10 ** 6
@@ -314,6 +315,40 @@ class TerminationPlanner:
 
         ``unit`` prices every instance 1 (the number of victims).
         """
+        sizes, positions, costs = self._candidates(batch, now, unit)
+        return cost_bounds(batch, resources, sizes, positions, costs)
+
+    def exact_costs(self, batch, resources, now, positions, unit=False):
+        """The cost of the cheapest termination set of the hosts at
+        ``positions`` of ``batch`` (a full-view table batch), all at once
+        where it is small (see
+        :mod:`~preemptible_sched.scheduler.termination_sets`): ``(cost,
+        proven)`` over ``positions``, ``cost`` NaN where no set fits; the
+        others are for :meth:`plan`.
+        """
+        sizes, where, costs = self._candidates(batch, now, unit)
+        n = len(batch)
+        need = numpy.array(tuple(resources))[:, None] - batch.free
+        need_q = numpy.rint(need * RESOURCE_SCALE).astype(numpy.int64)
+        costs_q = numpy.rint(costs * COST_SCALE)
+        if len(costs_q) and costs_q.max() > _MAX_COST_Q:
+            return (numpy.full(len(positions), numpy.nan),
+                    numpy.zeros(len(positions), dtype=bool))
+        asked = numpy.zeros(n, dtype=bool)
+        asked[positions] = True
+        mine = asked[where]
+        need_q[:, ~asked] = 0
+        capacity_q = numpy.rint(batch.capacity *
+                                RESOURCE_SCALE).astype(numpy.int64)
+        cost, proven = termination_sets.cheapest_costs(
+            need_q, capacity_q, where[mine], sizes[:, mine],
+            costs_q[mine].astype(numpy.int64), costs[mine], n)
+        return cost[positions], proven[positions]
+
+    def _candidates(self, batch, now, unit):
+        """The victim table's candidates on the hosts of ``batch``: their
+        scaled sizes (3 x m), positions in ``batch`` and costs.
+        """
         victims = batch.table.victims
         hosts = victims.column('host')
         if batch.whole:
@@ -330,8 +365,7 @@ class TerminationPlanner:
         else:
             costs = self.costs.cost_all(victims, rows, now,
                                         batch.table.states.__getitem__)
-        return cost_bounds(batch, resources, victims.size_q[:, rows],
-                           positions, costs)
+        return victims.size_q[:, rows], positions, costs
 
 
 #: Largest scaled cost the vectorised bounds handle, and a value above it

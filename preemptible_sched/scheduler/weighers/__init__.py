@@ -217,10 +217,17 @@ class TerminationWeigher(BaseHostWeigher):
                                    unit=self.unit_costs)
 
         def resolve(positions):
-            return [numpy.nan if weight is None else weight
-                    for weight in (self._weigh(batch.view(position),
-                                               resources, now)
-                                   for position in positions.tolist())]
+            # Every host at once where its cheapest set is small, the
+            # exact selector one host at a time elsewhere.
+            cost, proven = planner.exact_costs(batch, resources, now,
+                                               positions, self.unit_costs)
+            fitting = fits[positions]
+            weights = numpy.where(fitting, 0.0, -cost)
+            for index in numpy.flatnonzero(~(proven | fitting)).tolist():
+                weight = self._weigh(batch.view(int(positions[index])),
+                                     resources, now)
+                weights[index] = numpy.nan if weight is None else weight
+            return weights.tolist()
         # The dearest termination set is the lowest weight; a host the
         # request fits weighs +0.0, as one host at a time.
         low, high = -high, -low
