@@ -34,7 +34,23 @@ vCPU, 4000 MB, 40 GB) in three cases:
     resource weighers tell the hosts apart;
 ``saturated_normal``
     every host carries four preemptible ``medium`` instances with varied
-    run times: the decision must terminate one of them.
+    run times: the decision must terminate one of them (the single-victim
+    shortcut's best case);
+``saturated_mixed``
+    every host is filled with a seeded mix of preemptible ``small`` (1
+    vCPU), ``medium`` (2) and ``large`` (4) instances: one victim of the
+    right size, but which one and on which host differ everywhere;
+``saturated_two``
+    four preemptible ``medium`` instances per host and a ``large`` request
+    (4 vCPU, 8000 MB, 80 GB): two victims;
+``saturated_three``
+    the same hosts and an ``xlarge`` request (6 vCPU, 12000 MB, 120 GB):
+    three victims.
+
+The saturated cases are measured first (the hard ones). With ``--weighers
+ram,cpu`` Nova runs those two weighers only (``[filter_scheduler]
+weight_classes``), as many as the project's default, for a like-for-like
+weigher count; by default it runs all of its own.
 
 The Nova side is one pass of Nova's scheduler over N
 ``nova.scheduler.host_manager.HostState`` objects:
@@ -57,7 +73,8 @@ Nova's host states carry the usage of the normal instances: none in
 would have left a host full of them out before Nova's filters ran, so in
 ``saturated_normal`` Nova is given the normal view of the saturated cloud
 (the same cloud without its preemptible instances): every host passes, as
-every host can take the request on the project side by terminating.
+every host can take the request on the project side by terminating. The
+same holds for the other saturated cases, each with its own request.
 
 Every repetition times one project decision and one Nova pass, in an order
 that alternates from one repetition to the next, so machine noise hits both
@@ -107,10 +124,22 @@ from preemptible_sched.conf import CONF
 from preemptible_sched import objects
 from preemptible_sched.scheduler import filter_scheduler as scheduler
 
-CASES = ('empty_normal', 'varied_normal', 'saturated_normal')
+SATURATED_CASES = ('saturated_mixed', 'saturated_two', 'saturated_three',
+                   'saturated_normal')
+CASES = SATURATED_CASES + ('empty_normal', 'varied_normal')
 # Nova's view of each case: which normal instances its hosts carry.
-NOVA_VIEW = {'empty_normal': 'empty', 'varied_normal': 'varied',
-             'saturated_normal': 'empty'}
+NOVA_VIEW = dict({'empty_normal': 'empty', 'varied_normal': 'varied'},
+                 **{case: 'empty' for case in SATURATED_CASES})
+LARGE = objects.Resources(4, 8000, 80)
+XLARGE = objects.Resources(6, 12000, 120)
+# The request of each case.
+REQUEST = dict({case: MEDIUM for case in CASES},
+               saturated_two=LARGE, saturated_three=XLARGE)
+# The preemptible instances of saturated_mixed.
+MIXED_FLAVORS = (('small', objects.Resources(1, 2000, 20)),
+                 ('medium', MEDIUM), ('large', LARGE))
+NOVA_WEIGHERS = {'ram': 'nova.scheduler.weights.ram.RAMWeigher',
+                 'cpu': 'nova.scheduler.weights.cpu.CPUWeigher'}
 SIZES = (1000, 10000)
 QUICK_SIZES = (100, 1000)
 
@@ -187,18 +216,31 @@ def build_cloud(hosts, case, seed):
                     id=f'{name}-vm-{slot}', resources=size,
                     started_at=START - rng.randrange(1, 48 * 3600),
                     flavor=flavor))
-        elif case == 'saturated_normal':
+        elif case == 'saturated_mixed':
+            free = BLADE.vcpus
+            while free:
+                flavor, size = rng.choice([
+                    (flavor, size) for flavor, size in MIXED_FLAVORS
+                    if size.vcpus <= free])
+                free -= size.vcpus
+                preemptible.append(spot(rng, name, len(preemptible), flavor,
+                                        size))
+        elif case in SATURATED_CASES:
             for slot in range(PREEMPTIBLE_PER_HOST):
-                # As in scheduling_latency.py: whole minutes plus a few
-                # seconds over up to two days, so billing_period costs
-                # differ from instance to instance.
-                runtime = rng.randrange(1, 48 * 60) * 60 + rng.randrange(60)
-                preemptible.append(objects.Instance(
-                    id=f'{name}-spot-{slot}', resources=MEDIUM,
-                    preemptible=True, started_at=START - runtime,
-                    flavor='medium'))
+                preemptible.append(spot(rng, name, slot, 'medium', MEDIUM))
         cloud.append((name, normal, preemptible))
     return cloud
+
+
+def spot(rng, name, slot, flavor, size):
+    """A preemptible instance with a run time drawn from ``rng``: as in
+    scheduling_latency.py, whole minutes plus a few seconds over up to two
+    days, so billing_period costs differ from instance to instance.
+    """
+    runtime = rng.randrange(1, 48 * 60) * 60 + rng.randrange(60)
+    return objects.Instance(id=f'{name}-spot-{slot}', resources=size,
+                            preemptible=True, started_at=START - runtime,
+                            flavor=flavor)
 
 
 def build_project(cloud):
@@ -212,16 +254,16 @@ def build_project(cloud):
     return sched
 
 
-def project_spec(repetition):
-    return objects.RequestSpec(id=f'anchor-{repetition}', resources=MEDIUM,
-                               flavor='medium')
+def project_spec(repetition, request=MEDIUM):
+    return objects.RequestSpec(id=f'anchor-{repetition}', resources=request,
+                               flavor='request')
 
 
-def time_project(sched, repetition):
+def time_project(sched, repetition, request=MEDIUM):
     """CPU seconds of one decision, whether it placed the request and how
     many instances it terminated; the decision is undone.
     """
-    spec = project_spec(repetition)
+    spec = project_spec(repetition, request)
     now = START + repetition * BILLING_PERIOD
     begin = time.process_time()
     decision = sched.select_destinations(spec, now=now)
@@ -232,8 +274,9 @@ def time_project(sched, repetition):
     return elapsed, placed, victims
 
 
-def load_nova():
-    """Nova's modules, its configuration parsed (defaults only).
+def load_nova(weighers=None):
+    """Nova's modules, its configuration parsed (defaults only; with
+    ``weighers``, those of :data:`NOVA_WEIGHERS` as its weight classes).
 
     Raises :class:`NovaMissing` when Nova cannot be imported.
     """
@@ -256,6 +299,10 @@ def load_nova():
             f"pip install 'nova>=34,<35'") from None
     nova_objects.register_all()
     nova.conf.CONF([], project='nova', default_config_files=[])
+    if weighers:
+        nova.conf.CONF.set_override(
+            'weight_classes', [NOVA_WEIGHERS[name] for name in weighers],
+            group='filter_scheduler')
     return types.SimpleNamespace(
         conf=nova.conf.CONF, context=context, objects=nova_objects,
         host_manager=host_manager, manager=manager, weights=weights,
@@ -361,7 +408,7 @@ class NovaSide:
         self.states = list(self.manager._get_host_states(
             context, {cell: computes}, services))
         self.states.sort(key=lambda state: state.host)
-        self.spec = nova_spec(nova)
+        self.spec = None
         self.caller = types.SimpleNamespace(host_manager=self.manager)
 
     def refresh_heartbeats(self):
@@ -386,14 +433,15 @@ class NovaSide:
         return elapsed, len(kept)
 
 
-def nova_spec(nova):
-    """A ``RequestSpec`` for one ``medium`` server with no group, image
-    properties or hints (every default filter passes every host).
+def nova_spec(nova, request=MEDIUM):
+    """A ``RequestSpec`` for one server of ``request``'s size with no
+    group, image properties or hints (every default filter passes every
+    host).
     """
     o = nova.objects
     flavor = o.Flavor(
-        id=3, flavorid='3', name='medium', vcpus=MEDIUM.vcpus,
-        memory_mb=MEDIUM.memory_mb, root_gb=MEDIUM.disk_gb, ephemeral_gb=0,
+        id=3, flavorid='3', name='request', vcpus=request.vcpus,
+        memory_mb=request.memory_mb, root_gb=request.disk_gb, ephemeral_gb=0,
         swap=0, extra_specs={}, rxtx_factor=1.0, vcpu_weight=0,
         disabled=False, is_public=True, description=None)
     return o.RequestSpec(
@@ -444,6 +492,7 @@ def measure(nova, hosts, case, nova_side, repetitions, seed, budget):
     sched = build_project(cloud)
     if nova_side is None:
         nova_side = NovaSide(nova, cloud, NOVA_VIEW[case])
+    nova_side.spec = nova_spec(nova, REQUEST[case])
     del cloud
     gc.collect()
     gc.freeze()
@@ -457,7 +506,8 @@ def measure(nova, hosts, case, nova_side, repetitions, seed, budget):
                 'nova', 'project')
             for side in order:
                 if side == 'project':
-                    elapsed, placed, victims = time_project(sched, repetition)
+                    elapsed, placed, victims = time_project(
+                        sched, repetition, REQUEST[case])
                 else:
                     elapsed, kept = nova_side.timed_pass()
                 if repetition:
@@ -497,8 +547,9 @@ def summarise(results):
                                         median(hosts, case, 'nova'))
                            for case in results[hosts]}
               for hosts in sizes}
+    measured = [case for case in CASES if case in results[sizes[0]]]
     scaling = {}
-    for case in CASES:
+    for case in measured:
         scaling[case] = {
             f'{large}/{small}': {
                 side: _ratio(median(large, case, side),
@@ -518,24 +569,44 @@ def summarise(results):
     check(TARGET_NORMAL, {c: r for c, r in ratios.get('10000', {}).items()
                           if c in NORMAL_CASES}, NORMAL_AT_10K)
     check(TARGET_SATURATED, {c: r for c, r in ratios.get('10000', {}).items()
-                             if c == 'saturated_normal'}, SATURATED_AT_10K)
+                             if c in SATURATED_CASES}, SATURATED_AT_10K)
     at_100k = results.get(100000, {})
     check(TARGET_NORMAL_MS, {c: median(100000, c) for c in at_100k
                              if c in NORMAL_CASES}, NORMAL_AT_100K_MS)
     check(TARGET_SATURATED_MS, {c: median(100000, c) for c in at_100k
-                                if c == 'saturated_normal'},
+                                if c in SATURATED_CASES},
           SATURATED_AT_100K_MS)
     # Time ratio over host ratio: <= 1.1 means 10x hosts cost <= 11x time.
     check(TARGET_SCALING, {
         f'{case} {large}/{small}': _ratio(
             median(large, case) / median(small, case), large / small)
-        for case in CASES for small, large in itertools.pairwise(sizes)},
+        for case in measured for small, large in itertools.pairwise(sizes)},
         SCALING_SLACK)
     return ratios, scaling, targets, details
 
 
 def sizes_option(text):
     return [int(n) for n in text.split(',')]
+
+
+def cases_option(text):
+    cases = text.split(',')
+    unknown = sorted(set(cases) - set(CASES))
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            'unknown case %s (known: %s)' % (', '.join(unknown),
+                                             ', '.join(CASES)))
+    return tuple(case for case in CASES if case in cases)
+
+
+def weighers_option(text):
+    names = text.split(',')
+    unknown = sorted(set(names) - set(NOVA_WEIGHERS))
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            'unknown Nova weigher %s (known: %s)' % (
+                ', '.join(unknown), ', '.join(NOVA_WEIGHERS)))
+    return names
 
 
 def parse_args(argv):
@@ -556,6 +627,14 @@ def parse_args(argv):
         '--budget', type=float, default=BUDGET_SECONDS,
         help='seconds per size and case (both sides) when --repetitions '
              'is not given (default: %(default)s)')
+    parser.add_argument(
+        '--cases', type=cases_option, default=CASES,
+        help='comma-separated cases (default: all, saturated first: %s)'
+             % ','.join(CASES))
+    parser.add_argument(
+        '--weighers', type=weighers_option,
+        help="Nova's weighers: 'ram,cpu' for as many as the project's "
+             'default (default: all of Nova\'s)')
     parser.add_argument('--seed', type=int, default=0,
                         help='seed of the clouds (default: 0)')
     parser.add_argument('--output', help='also write the JSON here')
@@ -569,7 +648,7 @@ def parse_args(argv):
 def main(argv=None):
     args = parse_args(argv)
     try:
-        nova = load_nova()
+        nova = load_nova(args.weighers)
     except NovaMissing as error:
         print(f'nova_anchor: {error}', file=sys.stderr)
         return 2
@@ -582,9 +661,10 @@ def main(argv=None):
     for hosts in sizes:
         results[hosts] = {}
         nova_side = None
-        # empty_normal and saturated_normal share Nova's (empty) view:
-        # measured one after the other, they share its host states.
-        order = sorted(CASES, key=lambda case: NOVA_VIEW[case])
+        # The cases of one Nova view (the saturated ones and empty_normal:
+        # empty hosts) are measured one after the other and share its
+        # host states.
+        order = sorted(args.cases, key=lambda case: NOVA_VIEW[case])
         for number, case in enumerate(progress(order, f'{hosts} hosts',
                                                'cases')):
             results[hosts][case], nova_side = measure(
@@ -593,7 +673,7 @@ def main(argv=None):
             following = order[number + 1:number + 2]
             if not following or NOVA_VIEW[following[0]] != NOVA_VIEW[case]:
                 nova_side = None
-        results[hosts] = {case: results[hosts][case] for case in CASES}
+        results[hosts] = {case: results[hosts][case] for case in args.cases}
     ratios, scaling, targets, details = summarise(results)
     info = machine()
     info['peak_rss_mb'] = round(
@@ -609,7 +689,11 @@ def main(argv=None):
             'weighers': [w.name for w in sched.weight_handler.weighers],
             'termination_costs': list(CONF.preemptible.termination_costs),
             'host': BLADE._asdict(),
-            'request': MEDIUM._asdict(),
+            'request': {case: REQUEST[case]._asdict()
+                        for case in args.cases},
+            'mixed_flavors': {name: size._asdict()
+                              for name, size in MIXED_FLAVORS},
+            'nova_weighers': args.weighers or 'all',
             'varied_flavors': {name: size._asdict()
                                for name, size in VARIED_FLAVORS},
             'varied_max_per_host': VARIED_MAX_PER_HOST,

@@ -70,107 +70,94 @@ def cheapest_costs(need_q, capacity_q, positions, sizes_q, costs_q, costs,
     useful = numpy.zeros(len(positions), dtype=bool)
     for d in _DIMS:
         useful |= needed[d][positions] & (sizes_q[d] > 0)
+    useful &= lacking[positions]
     positions, sizes_q, costs_q, costs = (positions[useful],
                                           sizes_q[:, useful],
                                           costs_q[useful], costs[useful])
     count = numpy.bincount(positions, minlength=n)
-    total = numpy.zeros((3, n), dtype=numpy.int64)
-    for d in _DIMS:
-        numpy.add.at(total[d], positions, sizes_q[d])
-    feasible = ((total >= need_q) | ~needed).all(axis=0)
-    nothing_fits = lacking & ~feasible
-    proven[nothing_fits] = True          # cost stays NaN: no plan
-    hosts = lacking & feasible & (count <= MAX_CANDIDATES)
+    # A host with no useful candidate has no plan.
+    proven[lacking & (count == 0)] = True
+    hosts = lacking & (count > 0) & (count <= MAX_CANDIDATES)
     if not hosts.any():
         return cost, proven
-    keep = hosts[positions]
-    positions, sizes_q, costs_q, costs = (positions[keep], sizes_q[:, keep],
-                                          costs_q[keep], costs[keep])
-    # One row per host tried, one column per candidate (-1: none).
+    if not hosts[positions].all():
+        keep = hosts[positions]
+        positions, sizes_q, costs_q, costs = (
+            positions[keep], sizes_q[:, keep], costs_q[keep], costs[keep])
+    # One row per host tried, one column per candidate (-1: none); the
+    # candidates get a last, empty column of their own: size and cost 0.
     rows = numpy.flatnonzero(hosts)
     row_of = numpy.full(n, -1, dtype=numpy.intp)
     row_of[rows] = numpy.arange(len(rows))
     order = numpy.argsort(positions, kind='stable')
     row = row_of[positions[order]]
     starts = numpy.searchsorted(row, numpy.arange(len(rows)))
-    column = numpy.arange(len(order)) - starts[row]
     width = int(count[rows].max())
-    slot = numpy.full((len(rows), width), -1, dtype=numpy.intp)
-    slot[row, column] = order
-    best = _Best(len(rows))
-    need = need_q[:, rows]
-    capacity = numpy.maximum(capacity_q[:, rows], 1)
+    empty = len(positions)
+    slot = numpy.full((len(rows), width), empty, dtype=numpy.intp)
+    slot[row, numpy.arange(len(order)) - starts[row]] = order
+    sizes_q = numpy.concatenate((sizes_q, numpy.zeros((3, 1), numpy.int64)),
+                                axis=1)
+    costs_q = numpy.append(costs_q, 0)
+    costs = numpy.append(costs, 0.0)
+    present = slot != empty
+    need = need_q[:, rows, None]
+    capacity = numpy.maximum(capacity_q[:, rows, None], 1)
     wanted = numpy.maximum(need, 0)
+    groups = []
     for size in range(1, min(MAX_VICTIMS, width) + 1):
-        for members in itertools.combinations(range(width), size):
-            chosen = slot[:, members]
-            present = (chosen >= 0).all(axis=1)
-            if not present.any():
-                continue
-            picked = numpy.where(chosen >= 0, chosen, 0)
-            freed = sizes_q[:, picked].sum(axis=2)
-            fits = present & ((freed >= need) |
-                              (need <= 0)).all(axis=0)
-            if not fits.any():
-                continue
-            excess = 0.0
-            for d in _DIMS:
-                excess = excess + (freed[d] - wanted[d]) / capacity[d]
-            best.offer(fits, costs_q[picked].sum(axis=1), size, excess,
-                       _float_sum(costs[picked]))
-    found = best.cost_q >= 0
+        members = numpy.array(list(itertools.combinations(range(width),
+                                                          size)))
+        chosen = slot[:, members]                    # rows x sets x size
+        there = present[:, members].all(axis=2)
+        freed = sizes_q[:, chosen].sum(axis=3)       # 3 x rows x sets
+        fits = there & ((freed >= need) | (need <= 0)).all(axis=0)
+        excess = 0.0
+        for d in _DIMS:
+            excess = excess + (freed[d] - wanted[d]) / capacity[d]
+        groups.append((fits, costs_q[chosen].sum(axis=2),
+                       numpy.full(fits.shape, size), excess,
+                       _float_sum(costs[chosen])))
+    fits, set_q, set_size, excess, set_cost = (
+        numpy.concatenate(column, axis=1) for column in zip(*groups))
+    # The best set in the selector's order: cost, size, excess.
+    top = numpy.iinfo(numpy.int64).max
+    set_q = numpy.where(fits, set_q, top)
+    best_q = set_q.min(axis=1)
+    found = best_q < top
+    best = fits & (set_q == best_q[:, None])
+    best_size = numpy.where(best, set_size, MAX_VICTIMS + 1).min(axis=1)
+    best &= set_size == best_size[:, None]
+    best_excess = numpy.where(best, excess, numpy.inf).min(axis=1)
+    best &= excess == best_excess[:, None]
+    # Sets as good as it that cost another float (or a sum that depends on
+    # its order) leave it to the ids, hence to the selector.
+    lowest = numpy.where(best, set_cost, numpy.inf).min(axis=1)
+    highest = numpy.where(best, set_cost, -numpy.inf).max(axis=1)
+    clear = ~(best & numpy.isnan(set_cost)).any(axis=1) & (lowest == highest)
     # Larger sets cost at least the four cheapest candidates together.
     complete = count[rows] <= MAX_VICTIMS
     if not complete.all():
         cheapest = numpy.sort(numpy.where(
-            slot >= 0, costs_q[numpy.maximum(slot, 0)],
-            numpy.iinfo(numpy.int64).max // 8), axis=1)
+            present, costs_q[slot], top // 8), axis=1)
         floor = cheapest[:, :MAX_VICTIMS + 1].sum(axis=1)
-        complete |= found & (best.cost_q <= floor)
-    settled = complete & ~best.doubtful
-    cost[rows[settled & found]] = best.cost[settled & found]
+        complete |= found & (best_q <= floor)
+    # No set at all when every candidate together is not enough.
+    total = sizes_q[:, slot].sum(axis=2)
+    complete |= ~((total >= need[..., 0]) | (need[..., 0] <= 0)).all(axis=0)
+    settled = complete & (clear | ~found)
+    cost[rows[settled & found]] = lowest[settled & found]
     proven[rows[settled]] = True
     return cost, proven
 
 
 def _float_sum(values):
-    """Each row's float sum, NaN where the order of summation could
-    change it (sets are summed in id order by the exact selector).
+    """Each set's float sum (over the last axis), NaN where the order of
+    summation could change it (the exact selector sums in id order).
     """
-    if values.shape[1] < 3:
-        return values.sum(axis=1)
-    a, b, c = values[:, 0], values[:, 1], values[:, 2]
+    if values.shape[-1] < 3:
+        return values.sum(axis=-1)
+    a, b, c = values[..., 0], values[..., 1], values[..., 2]
     first = (a + b) + c
     same = (first == (a + c) + b) & (first == (b + c) + a)
     return numpy.where(same, first, numpy.nan)
-
-
-class _Best:
-    """Per host, the best set offered so far in the selector's order, and
-    whether another set as good costs a different float.
-    """
-
-    def __init__(self, n):
-        self.cost_q = numpy.full(n, -1, dtype=numpy.int64)
-        self.size = numpy.zeros(n, dtype=numpy.int64)
-        self.excess = numpy.zeros(n)
-        self.cost = numpy.full(n, numpy.nan)
-        self.doubtful = numpy.zeros(n, dtype=bool)
-
-    def offer(self, fits, cost_q, size, excess, cost):
-        empty = self.cost_q < 0
-        better = fits & (empty | (cost_q < self.cost_q) |
-                         ((cost_q == self.cost_q) &
-                          ((size < self.size) |
-                           ((size == self.size) &
-                            (excess < self.excess)))))
-        tied = (fits & ~empty & ~better & (cost_q == self.cost_q) &
-                (size == self.size) & (excess == self.excess))
-        # A tie costing another float (or a sum that depends on its
-        # order) needs the ids to decide.
-        self.doubtful |= tied & ~(cost == self.cost)
-        self.doubtful[better] = numpy.isnan(cost[better])
-        self.cost_q[better] = cost_q[better]
-        self.size[better] = size
-        self.excess[better] = excess[better]
-        self.cost[better] = cost[better]

@@ -155,3 +155,30 @@ class TestHandComputed(base.TestCase):
         cost, proven = planner.exact_costs(batch, R(1, 500, 5), 0.0,
                                            numpy.array([1]))
         self.assertEqual([False], proven.tolist())
+
+    def test_fewer_victims_then_less_excess_break_ties_on_cost(self):
+        # Costs equal at the selector's scale (1e-6) but not as floats:
+        # the tie rules pick one set, and it is proven.
+        hosts = [
+            # Needs 2 vCPUs: a (2 vCPUs) or b + c (1 + 1): a, one victim.
+            (self._instances('size', [('a', (2, 500, 5), 2.0000001),
+                                      ('b', (1, 500, 5), 1.0),
+                                      ('c', (1, 500, 5), 1.0)]), 0),
+            # Needs 2 vCPUs: d (2 vCPUs) or e (3): d frees less beyond.
+            (self._instances('excess', [('d', (2, 500, 5), 2.0000001),
+                                        ('e', (3, 500, 5), 2.0000002)]),
+             0),
+        ]
+        # Normal instances fill both hosts' 8 vCPUs.
+        hosts[0][0].append(objects.Instance('size-n', R(4, 500, 5), False))
+        hosts[1][0].append(objects.Instance('excess-n', R(3, 500, 5),
+                                            False))
+        planner, manager = _manager(['runtime'], hosts)
+        request = R(2, 500, 5)
+        cost, proven = planner.exact_costs(manager.batch(), request, 0.0,
+                                           numpy.arange(2))
+        self.assertEqual([True, True], proven.tolist())
+        self.assertEqual([2.0000001, 2.0000001], cost.tolist())
+        for index in range(2):
+            self.assertEqual(cost[index], manager.host_states[
+                'h%d' % index].termination_plan(request, 0.0).cost)
