@@ -84,42 +84,70 @@ def cheapest_costs(need_q, capacity_q, positions, sizes_q, costs_q, costs,
         keep = hosts[positions]
         positions, sizes_q, costs_q, costs = (
             positions[keep], sizes_q[:, keep], costs_q[keep], costs[keep])
-    # One row per host tried, one column per candidate (-1: none); the
-    # candidates get a last, empty column of their own: size and cost 0.
+    # One row per host tried, one column per candidate.
     rows = numpy.flatnonzero(hosts)
     row_of = numpy.full(n, -1, dtype=numpy.intp)
     row_of[rows] = numpy.arange(len(rows))
     order = numpy.argsort(positions, kind='stable')
     row = row_of[positions[order]]
     starts = numpy.searchsorted(row, numpy.arange(len(rows)))
-    width = int(count[rows].max())
-    empty = len(positions)
-    slot = numpy.full((len(rows), width), empty, dtype=numpy.intp)
+    slot = numpy.zeros((len(rows), int(count[rows].max())), dtype=numpy.intp)
     slot[row, numpy.arange(len(order)) - starts[row]] = order
-    sizes_q = numpy.concatenate((sizes_q, numpy.zeros((3, 1), numpy.int64)),
-                                axis=1)
-    costs_q = numpy.append(costs_q, 0)
-    costs = numpy.append(costs, 0.0)
-    present = slot != empty
-    need = need_q[:, rows, None]
-    capacity = numpy.maximum(capacity_q[:, rows, None], 1)
-    wanted = numpy.maximum(need, 0)
-    groups = []
-    for size in range(1, min(MAX_VICTIMS, width) + 1):
-        members = numpy.array(list(itertools.combinations(range(width),
-                                                          size)))
-        chosen = slot[:, members]                    # rows x sets x size
-        there = present[:, members].all(axis=2)
-        freed = sizes_q[:, chosen].sum(axis=3)       # 3 x rows x sets
-        fits = there & ((freed >= need) | (need <= 0)).all(axis=0)
-        excess = 0.0
-        for d in _DIMS:
-            excess = excess + (freed[d] - wanted[d]) / capacity[d]
-        groups.append((fits, costs_q[chosen].sum(axis=2),
-                       numpy.full(fits.shape, size), excess,
-                       _float_sum(costs[chosen])))
-    fits, set_q, set_size, excess, set_cost = (
-        numpy.concatenate(column, axis=1) for column in zip(*groups))
+    # Hosts with as many candidates together: every set is there.
+    widths = count[rows]
+    for width in numpy.unique(widths).tolist():
+        mine = widths == width
+        hosts_w = rows[mine]
+        found, best, settled = _settle(
+            slot[mine, :width], need_q[:, hosts_w], capacity_q[:, hosts_w],
+            sizes_q, costs_q, costs)
+        cost[hosts_w[settled & found]] = best[settled & found]
+        proven[hosts_w[settled]] = True
+    return cost, proven
+
+
+def _sets(width):
+    """The sets of 1 to MAX_VICTIMS of ``width`` candidates: one index
+    array per member (a set of k members repeats its last one beyond k;
+    :func:`_settle` counts it once) and each set's size.
+    """
+    members = [list(itertools.combinations(range(width), k))
+               for k in range(1, min(MAX_VICTIMS, width) + 1)]
+    flat = [combination for group in members for combination in group]
+    columns = [numpy.array([c[min(i, len(c) - 1)] for c in flat])
+               for i in range(MAX_VICTIMS)]
+    return columns, numpy.array([len(c) for c in flat])
+
+
+def _settle(slot, need, capacity_q, sizes_q, costs_q, costs):
+    """``(found, cost, settled)`` per row of ``slot`` (rows x width: every
+    candidate of a host): whether a set of at most MAX_VICTIMS fits, the
+    best one's float cost, and whether that is proven the selector's.
+    """
+    width = slot.shape[1]
+    columns, set_size = _sets(width)
+    # A member repeated beyond a set's size adds nothing.
+    counted = [set_size > i for i in range(MAX_VICTIMS)]
+    fits = True
+    excess = 0.0
+    total = []
+    for d in _DIMS:
+        values = sizes_q[d][slot]
+        total.append(values.sum(axis=1))
+        freed = values[:, columns[0]]
+        for column, once in zip(columns[1:], counted[1:]):
+            freed = freed + values[:, column] * once
+        lacking = need[d][:, None]
+        fits = fits & ((freed >= lacking) | (lacking <= 0))
+        excess = excess + ((freed - numpy.maximum(lacking, 0)) /
+                           numpy.maximum(capacity_q[d], 1)[:, None])
+    price_q = costs_q[slot]
+    set_q = price_q[:, columns[0]]
+    for column, once in zip(columns[1:], counted[1:]):
+        set_q = set_q + price_q[:, column] * once
+    price = costs[slot]
+    set_cost = _float_sum([price[:, column] for column in columns],
+                          set_size)
     # The best set in the selector's order: cost, size, excess.
     top = numpy.iinfo(numpy.int64).max
     set_q = numpy.where(fits, set_q, top)
@@ -135,29 +163,26 @@ def cheapest_costs(need_q, capacity_q, positions, sizes_q, costs_q, costs,
     lowest = numpy.where(best, set_cost, numpy.inf).min(axis=1)
     highest = numpy.where(best, set_cost, -numpy.inf).max(axis=1)
     clear = ~(best & numpy.isnan(set_cost)).any(axis=1) & (lowest == highest)
-    # Larger sets cost at least the four cheapest candidates together.
-    complete = count[rows] <= MAX_VICTIMS
-    if not complete.all():
-        cheapest = numpy.sort(numpy.where(
-            present, costs_q[slot], top // 8), axis=1)
-        floor = cheapest[:, :MAX_VICTIMS + 1].sum(axis=1)
-        complete |= found & (best_q <= floor)
-    # No set at all when every candidate together is not enough.
-    total = sizes_q[:, slot].sum(axis=2)
-    complete |= ~((total >= need[..., 0]) | (need[..., 0] <= 0)).all(axis=0)
-    settled = complete & (clear | ~found)
-    cost[rows[settled & found]] = lowest[settled & found]
-    proven[rows[settled]] = True
-    return cost, proven
+    if width <= MAX_VICTIMS:
+        complete = numpy.ones(len(slot), dtype=bool)
+    else:
+        # Larger sets cost at least the four cheapest candidates together.
+        floor = numpy.sort(price_q, axis=1)[:, :MAX_VICTIMS + 1].sum(axis=1)
+        complete = found & (best_q <= floor)
+        # No set at all when every candidate together is not enough.
+        complete |= ~((numpy.array(total) >= need) | (need <= 0)).all(axis=0)
+    return found, lowest, complete & (clear | ~found)
 
 
-def _float_sum(values):
-    """Each set's float sum (over the last axis), NaN where the order of
-    summation could change it (the exact selector sums in id order).
+def _float_sum(parts, set_size):
+    """Each set's float sum of ``parts`` (one array per member, a set of
+    size k using the first k), NaN where the order of summation could
+    change it (the exact selector sums in id order).
     """
-    if values.shape[-1] < 3:
-        return values.sum(axis=-1)
-    a, b, c = values[..., 0], values[..., 1], values[..., 2]
-    first = (a + b) + c
+    a, b, c = parts
+    pair = a + b
+    first = pair + c
     same = (first == (a + c) + b) & (first == (b + c) + a)
-    return numpy.where(same, first, numpy.nan)
+    triple = numpy.where(same, first, numpy.nan)
+    return numpy.where(set_size == 1, a,
+                       numpy.where(set_size == 2, pair, triple))

@@ -160,10 +160,11 @@ class TestHandComputed(base.TestCase):
         # Costs equal at the selector's scale (1e-6) but not as floats:
         # the tie rules pick one set, and it is proven.
         hosts = [
-            # Needs 2 vCPUs: a (2 vCPUs) or b + c (1 + 1): a, one victim.
+            # Needs 2 vCPUs: a or b + c, each half of a (the same room
+            # freed): a, one victim.
             (self._instances('size', [('a', (2, 500, 5), 2.0000001),
-                                      ('b', (1, 500, 5), 1.0),
-                                      ('c', (1, 500, 5), 1.0)]), 0),
+                                      ('b', (1, 250, 2.5), 1.0),
+                                      ('c', (1, 250, 2.5), 1.0)]), 0),
             # Needs 2 vCPUs: d (2 vCPUs) or e (3): d frees less beyond.
             (self._instances('excess', [('d', (2, 500, 5), 2.0000001),
                                         ('e', (3, 500, 5), 2.0000002)]),
