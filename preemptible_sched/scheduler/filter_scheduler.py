@@ -51,7 +51,7 @@ from preemptible_sched import objects
 from preemptible_sched.scheduler import filters
 from preemptible_sched.scheduler import preemption_strategies as preemption
 from preemptible_sched.scheduler import termination_costs as termination
-from preemptible_sched.scheduler import termination_selector
+from preemptible_sched.scheduler import termination_planner
 from preemptible_sched.scheduler import weighers
 from preemptible_sched.service_classes import sla
 
@@ -165,7 +165,7 @@ class FilterScheduler:
                                 if seed is None else seed)
         self.rng = rng
         self.host_manager = host_manager.HostManager(
-            termination_selector.TerminationPlanner(costs))
+            termination_planner.TerminationPlanner(costs))
 
     def select_destinations(self, spec, now=0.0, explain=False,
                             pending=None, context=None):

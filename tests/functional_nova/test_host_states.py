@@ -28,7 +28,7 @@ from preemptible_sched.nova import manager
 from preemptible_sched.nova import resource_classes
 from preemptible_sched.scheduler import termination_costs as termination
 from preemptible_sched.scheduler.termination_costs import billing_period
-from preemptible_sched.scheduler import termination_selector
+from preemptible_sched.scheduler import termination_planner
 
 T0 = datetime.datetime(2026, 11, 2, 8, 0, 0,
                        tzinfo=datetime.timezone.utc)
@@ -64,7 +64,7 @@ def server(uuid, of, launched_minutes=0, task_state=None):
 def core_hosts():
     """An engine's host manager, costs by billing period."""
     return core_host_manager.HostManager(
-        termination_selector.TerminationPlanner(
+        termination_planner.TerminationPlanner(
             termination.TerminationCostHandler(
                 [billing_period.BillingPeriodCost()])))
 

@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from preemptible_sched.hosts import manager as host_manager
 from preemptible_sched import objects
 from preemptible_sched.scheduler import termination_costs as termination
-from preemptible_sched.scheduler import termination_selector
+from preemptible_sched.scheduler import termination_planner
 from tests import base
 
 SIZES = st.sampled_from([(1, 2000, 20), (2, 4000, 40), (0.5, 1000, 10),
@@ -69,7 +69,7 @@ class TestBoundsHoldTheExactCost(base.TestCase):
     @given(clouds(), st.booleans())
     def test_bounds_contain_the_exact_cost(self, cloud, unit):
         hosts, request, cost, now = cloud
-        planner = termination_selector.TerminationPlanner(
+        planner = termination_planner.TerminationPlanner(
             termination.TerminationCostHandler.from_names(cost))
         manager = host_manager.HostManager(planner)
         for h, (instances, held) in enumerate(hosts):
@@ -99,7 +99,7 @@ class TestBoundsHoldTheExactCost(base.TestCase):
                 self.assertEqual(exact, low[position], name)
 
     def test_one_covering_victim_is_exact_and_two_are_bounded(self):
-        planner = termination_selector.TerminationPlanner(
+        planner = termination_planner.TerminationPlanner(
             termination.TerminationCostHandler.from_names(['runtime']))
         manager = host_manager.HostManager(planner)
         for name in ('one', 'two'):

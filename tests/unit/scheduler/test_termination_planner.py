@@ -19,6 +19,7 @@ from hypothesis import given
 from hypothesis import settings
 
 from preemptible_sched import objects
+from preemptible_sched.scheduler import termination_planner
 from preemptible_sched.scheduler import termination_selector as selector
 from tests import base
 from tests import oracles
@@ -110,7 +111,7 @@ class TestPlanner(base.TestCase):
         def cost(instance, state, now):
             self.calls.append((instance.id, state.name, now))
             return {'p1': 30.0, 'p2': 10.0, 'p3': 20.0}[instance.id]
-        self.planner = selector.TerminationPlanner(
+        self.planner = termination_planner.TerminationPlanner(
             objects_costs(cost))
         self.state = base.make_host_state(
             name='h', planner=self.planner, instances=[

@@ -29,7 +29,7 @@ import numpy
 from preemptible_sched.hosts import manager as host_manager
 from preemptible_sched import objects
 from preemptible_sched.scheduler import termination_costs as termination
-from preemptible_sched.scheduler import termination_selector
+from preemptible_sched.scheduler import termination_planner
 from preemptible_sched.scheduler import termination_sets
 from tests import base
 from tests.unit.scheduler import test_termination_bounds
@@ -38,7 +38,7 @@ R = objects.Resources
 
 
 def _manager(costs, hosts, capacity=(8, 16384, 160)):
-    planner = termination_selector.TerminationPlanner(
+    planner = termination_planner.TerminationPlanner(
         termination.TerminationCostHandler.from_names(costs))
     manager = host_manager.HostManager(planner)
     for h, (instances, held) in enumerate(hosts):

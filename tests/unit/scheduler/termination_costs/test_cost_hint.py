@@ -15,7 +15,7 @@
 from preemptible_sched.scheduler import termination_costs as termination
 from preemptible_sched.scheduler.termination_costs import billing_period
 from preemptible_sched.scheduler.termination_costs import cost_hint
-from preemptible_sched.scheduler import termination_selector
+from preemptible_sched.scheduler import termination_planner
 from tests import base
 
 
@@ -48,7 +48,7 @@ class TestCostHintCost(base.TestCase):
             handler = termination.TerminationCostHandler(
                 [billing_period.BillingPeriodCost(),
                  cost_hint.CostHintCost()])
-            planner = termination_selector.TerminationPlanner(handler)
+            planner = termination_planner.TerminationPlanner(handler)
             return planner.plan(state, base.MEDIUM, 1000)
 
         self.assertEqual(['b'], list(plan(0, 0).victim_ids))
