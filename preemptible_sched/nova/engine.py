@@ -23,7 +23,7 @@ other on views that see the earlier ones, all or nothing. Only the plugins
 differ: a :class:`Call` hands the engine handlers that run **Nova's**
 configured filters and weighers (``[filter_scheduler] enabled_filters``
 and ``weight_classes``) on copies of Nova's host states showing the view
-the engine asks about (:func:`.host_states.show`).
+the engine asks about (:func:`.host_views.show`).
 
 A :class:`Call` lives for one ``select_destinations`` call: the manager
 fills its host manager (core hosts named by their resource provider's
@@ -33,7 +33,7 @@ uuid) from Placement and the cell databases, then asks :meth:`Call.decide`.
 import numpy
 
 from preemptible_sched.hosts import state as core_host_state
-from preemptible_sched.nova import host_states
+from preemptible_sched.nova import host_views
 from preemptible_sched import objects
 from preemptible_sched.scheduler import filter_scheduler as core_scheduler
 from preemptible_sched.scheduler.weighers import ranking
@@ -133,8 +133,8 @@ class Call:
         where = self.hosts.instance_hosts
         added = [uuid for uuid in self.instance_uuids
                  if where.get(uuid) == state.name]
-        return host_states.show(self.nova[state.name], view, hidden, added,
-                                self.now)
+        return host_views.show(self.nova[state.name], view, hidden, added,
+                               self.now)
 
 
 class _Filters:
@@ -175,7 +175,7 @@ class _Weighers:
         weighed = (call.nova_hosts.get_weighed_hosts(shown, call.spec_obj)
                    if shown else [])
         weight = {id(item.obj): item.weight for item in weighed}
-        call.ranked = [call.nova[host_states.view_of(item.obj).name]
+        call.ranked = [call.nova[host_views.view_of(item.obj).name]
                        for item in weighed]
         return ranking.Ranking.of_totals(
             batch, [weight[id(host)] for host in shown])

@@ -26,6 +26,7 @@ from nova.scheduler import filters as nova_filters
 
 from preemptible_sched.hosts import batch as host_batch
 from preemptible_sched.nova import host_states
+from preemptible_sched.nova import host_views
 from preemptible_sched.scheduler.filters import resources_filter
 
 
@@ -40,7 +41,7 @@ class CoreFilter(nova_filters.BaseHostFilter):
         self.plugin = self.core()
 
     def host_passes(self, host_state, spec_obj):
-        view = host_states.view_of(host_state)
+        view = host_views.view_of(host_state)
         request = host_states.core_request(spec_obj, {})
         return self.plugin.host_passes(view, request)
 

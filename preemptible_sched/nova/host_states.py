@@ -24,26 +24,21 @@ resource provider's uuid:
   in the allocation candidates response, and the servers on it when
   victims may be chosen there;
 * :func:`add_from_placement` (retry path) from the node's Placement
-  inventory and allocations and the servers behind them;
-* :func:`show` makes the copy of a Nova ``HostState`` that shows one core
-  view to Nova's filters and weighers;
-* :func:`view_of` gives the core view of any Nova ``HostState``: the one
-  :func:`show` attached, or one built from Nova's own usage figures (a
-  core plugin listed in ``nova.conf`` and run on Nova's stock pass).
+  inventory and allocations and the servers behind them.
+
+How a Nova ``HostState`` shows one of those views to Nova's filters and
+weighers is in :mod:`.host_views`.
 
 Placement units are the core's: VCPU, MEMORY_MB and DISK_GB. A host's
 capacity is Placement's, ``(total - reserved) * allocation_ratio``.
 """
 
-import copy
 import datetime
 import math
 
-from nova import objects as nova_objects
 from nova.scheduler import utils as scheduler_utils
 from oslo_utils import timeutils
 
-from preemptible_sched.hosts import state as core_host_state
 from preemptible_sched.nova import extra_specs
 from preemptible_sched.nova import resource_classes
 from preemptible_sched import objects
@@ -56,10 +51,6 @@ DISK_GB = resource_classes.DISK_GB
 RESOURCE_CLASSES = (resource_classes.STANDARD +
                     tuple(resource_classes.CUSTOM.values()))
 
-#: Attributes of a Nova HostState copy: the core view it shows, and the
-#: time of the decision it is shown for.
-VIEW_ATTR = 'preemptible_sched_view'
-NOW_ATTR = 'preemptible_sched_now'
 #: Id prefixes of the instances standing for usage no server explains:
 #: the normal servers of a provider summary, and preemptible usage that is
 #: no candidate victim (a server being built or moved, one not read).
@@ -140,55 +131,12 @@ def _aggregates(host_state):
                  for aggregate in host_state.aggregates or ())
 
 
-def _ratio(value):
-    return 1.0 if value is None else float(value)
-
-
-def _host(host_state, name=None, **fields):
+def core_host(host_state, name=None, **fields):
     """A core Host for ``host_state`` (named by its uuid): ``fields`` give
     the capacity, reservations and ratios.
     """
     return objects.Host(name=name or host_state.uuid,
                         aggregates=_aggregates(host_state), **fields)
-
-
-def from_nova_usage(host_state):
-    """A core host (alone) with the usage figures of a Nova ``HostState``.
-
-    Nova's host state knows how much is used, not by whom: the usage is one
-    normal instance, so both views are the full one and nothing on the host
-    is a candidate for termination.
-    """
-    host = _host(
-        host_state, name=host_state.nodename,
-        vcpus=float(host_state.vcpus_total or 0),
-        memory_mb=float(host_state.total_usable_ram_mb or 0),
-        disk_gb=float(host_state.total_usable_disk_gb or 0),
-        cpu_allocation_ratio=_ratio(host_state.cpu_allocation_ratio),
-        ram_allocation_ratio=_ratio(host_state.ram_allocation_ratio),
-        disk_allocation_ratio=_ratio(host_state.disk_allocation_ratio),
-        reserved_vcpus=0.0, reserved_memory_mb=0.0, reserved_disk_gb=0.0)
-    state = core_host_state.HostState(host, planner=_NoVictims())
-    used = objects.Resources(
-        float(host_state.vcpus_used or 0),
-        float((host_state.total_usable_ram_mb or 0) -
-              (host_state.free_ram_mb or 0)),
-        float(host_state.disk_mb_used or 0) / 1024.0)
-    state.consume(objects.Instance('nova-usage', used))
-    # Nova's count, not the stand-in's.
-    state.full.num_instances = state.normal.num_instances = int(
-        host_state.num_instances or 0)
-    return state
-
-
-class _NoVictims:
-    """The planner of a host known by its usage figures only: nothing on
-    it may be displaced.
-    """
-
-    @staticmethod
-    def plan(state, resources, now, cost=None):
-        return None
 
 
 def _inventory_fields(inventories, resource_class):
@@ -215,7 +163,7 @@ def add_from_placement(hosts, host_state, inventories, allocations, servers,
     vcpus = _inventory_fields(inventories, VCPU)
     memory = _inventory_fields(inventories, MEMORY_MB)
     disk = _inventory_fields(inventories, DISK_GB)
-    host = _host(
+    host = core_host(
         host_state,
         vcpus=vcpus[0], reserved_vcpus=vcpus[1], cpu_allocation_ratio=vcpus[2],
         memory_mb=memory[0], reserved_memory_mb=memory[1],
@@ -334,7 +282,7 @@ def add_from_summary(hosts, host_state, summary, servers, classes, present,
     not read) is held: it counts in the full view and is never a victim.
     """
     capacity, normal, full = resource_classes.views(summary)
-    host = _host(
+    host = core_host(
         host_state,
         vcpus=float(capacity[VCPU]), memory_mb=float(capacity[MEMORY_MB]),
         disk_gb=float(capacity[DISK_GB]),
@@ -372,49 +320,3 @@ def add_from_summary(hosts, host_state, summary, servers, classes, present,
             HELD_USAGE + name, resources(held), preemptible=True,
             started_at=present), None)
     return name
-
-
-def view_of(host_state):
-    """The core view a Nova ``HostState`` shows: the one :func:`show`
-    attached, else the full view of its usage figures.
-    """
-    view = getattr(host_state, VIEW_ATTR, None)
-    if view is None:
-        view = from_nova_usage(host_state).full
-    return view
-
-
-def show(host_state, view, hidden=(), added=(), present=None):
-    """A copy of a Nova ``HostState`` showing the core ``view`` of it.
-
-    Nova's filters and weighers read the usage fields (free RAM, vCPUs
-    used, free disk, instance count, the instances); the copy gets those of
-    ``view``, its instances without ``hidden`` (uuids the view leaves out)
-    and with ``added`` (uuids of the request placed there in this call),
-    and the view itself and the time of the decision (``present``) for the
-    core weighers and filters. The original is left untouched.
-    """
-    shown = copy.copy(host_state)
-    capacity = view.host.capacity
-    used = view.used
-    ratio = _ratio(host_state.cpu_allocation_ratio) or 1.0
-    # Nova's CPU weigher multiplies vcpus_total by the ratio itself.
-    shown.vcpus_total = capacity.vcpus / ratio
-    shown.vcpus_used = used.vcpus
-    shown.total_usable_ram_mb = capacity.memory_mb
-    shown.free_ram_mb = capacity.memory_mb - used.memory_mb
-    shown.total_usable_disk_gb = capacity.disk_gb
-    shown.disk_mb_used = used.disk_gb * 1024
-    shown.free_disk_mb = (capacity.disk_gb - used.disk_gb) * 1024
-    shown.num_instances = view.num_instances
-    instances = {uuid: server for uuid, server
-                 in (host_state.instances or {}).items()
-                 if uuid not in hidden}
-    for uuid in added:
-        # Nova's affinity filters look at the keys only (Nova's own pass
-        # puts the same stub there).
-        instances.setdefault(uuid, nova_objects.Instance(uuid=uuid))
-    shown.instances = instances
-    setattr(shown, VIEW_ATTR, view)
-    setattr(shown, NOW_ATTR, present)
-    return shown

@@ -47,6 +47,7 @@ from preemptible_sched.conf import plugins
 from preemptible_sched.hosts import batch as host_batch
 from preemptible_sched.nova import config
 from preemptible_sched.nova import host_states
+from preemptible_sched.nova import host_views
 from preemptible_sched import objects
 from preemptible_sched.scheduler.weighers import ranking
 
@@ -76,11 +77,11 @@ class CoreWeigher(nova_weights.BaseHostWeigher):
         if not weighed_obj_list:
             return []
         hosts = [weighed.obj for weighed in weighed_obj_list]
-        present = getattr(hosts[0], host_states.NOW_ATTR, None)
+        present = getattr(hosts[0], host_views.NOW_ATTR, None)
         if present is None:
             present = host_states.now()
         batch = host_batch.HostBatch.of_views(
-            host_states.view_of(host) for host in hosts)
+            host_views.view_of(host) for host in hosts)
         request = host_states.core_request(
             spec_obj, nova_opts.service_class_priorities(CONF))
         raw = self.plugin.weigh_all(batch, request,

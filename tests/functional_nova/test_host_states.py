@@ -24,6 +24,7 @@ from oslo_utils.fixture import uuidsentinel as uuids
 from preemptible_sched.hosts import manager as core_host_manager
 from preemptible_sched.nova import extra_specs
 from preemptible_sched.nova import host_states
+from preemptible_sched.nova import host_views
 from preemptible_sched.nova import manager
 from preemptible_sched.nova import resource_classes
 from preemptible_sched.scheduler import termination_costs as termination
@@ -141,26 +142,26 @@ class TestFromPlacement(test.NoDBTestCase):
         self.nova_host.instances = {uuid: None for uuid in self.allocations}
         hidden = {uuid for uuid, instance in self.state.instances.items()
                   if instance.preemptible}
-        shown = host_states.show(self.nova_host, self.state.normal, hidden)
+        shown = host_views.show(self.nova_host, self.state.normal, hidden)
         self.assertEqual(7.0, shown.vcpus_used)
         self.assertEqual(32768 - 512 - 13312, shown.free_ram_mb)
         self.assertEqual(70 * 1024, shown.disk_mb_used)
         self.assertEqual(3, shown.num_instances)
         self.assertNotIn(uuids.spot_a, shown.instances)
-        self.assertIs(self.state.normal, host_states.view_of(shown))
+        self.assertIs(self.state.normal, host_views.view_of(shown))
         # The original is untouched.
         self.assertEqual(0, self.nova_host.vcpus_used)
 
     def test_full_view_copy_shows_everything(self):
         self.nova_host.cpu_allocation_ratio = 2.0
-        shown = host_states.show(self.nova_host, self.state.full,
-                                 added=[uuids.new])
+        shown = host_views.show(self.nova_host, self.state.full,
+                                added=[uuids.new])
         self.assertEqual(11.0, shown.vcpus_used)
         self.assertEqual(5, shown.num_instances)
         # Nova's CPU weigher multiplies by the ratio (2.0) itself.
         self.assertEqual(12.0, shown.vcpus_total)
         self.assertIn(uuids.new, shown.instances)
-        self.assertIs(self.state.full, host_states.view_of(shown))
+        self.assertIs(self.state.full, host_views.view_of(shown))
 
 
 A = '00000000-0000-0000-0000-00000000000a'
@@ -229,26 +230,6 @@ class TestFromSummary(test.NoDBTestCase):
         state = self.add(self.servers, leaving={A})
         self.assertEqual((6.0, 6144.0, 30.0), tuple(state.full.used))
         self.assertEqual({B}, set(state.preemptible_instances))
-
-
-class TestFromNovaUsage(test.NoDBTestCase):
-
-    def test_usage_figures_make_one_normal_instance(self):
-        nova_host = host_manager.HostState('host1', 'node1', 'cell')
-        nova_host.vcpus_total = 8
-        nova_host.vcpus_used = 3
-        nova_host.total_usable_ram_mb = 8192
-        nova_host.free_ram_mb = 2048
-        nova_host.total_usable_disk_gb = 100
-        nova_host.disk_mb_used = 10 * 1024
-        nova_host.num_instances = 2
-        nova_host.cpu_allocation_ratio = 4.0
-        state = host_states.view_of(nova_host).host
-        self.assertEqual((32.0, 8192.0, 100.0), tuple(state.capacity))
-        self.assertEqual((3.0, 6144.0, 10.0), tuple(state.full.used))
-        self.assertEqual(tuple(state.full.used), tuple(state.normal.used))
-        self.assertEqual({}, state.preemptible_instances)
-        self.assertEqual(2, state.full.num_instances)
 
 
 class TestExtraSpecs(test.NoDBTestCase):
