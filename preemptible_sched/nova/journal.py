@@ -17,8 +17,8 @@
 Every decision that terminates servers is written here before the first of
 them is touched, in a database of our own (``[preemptible_sched]
 journal_connection``; the tables ``nova_decisions`` and ``nova_victims`` of
-the project's schema, created by its alembic migrations). The states, and
-the only moves between them:
+the project's schema, created by its alembic migrations), as the records
+of :mod:`.journal_records`. The states, and the only moves between them:
 
 decision
     ``decided`` (written; the room may not be claimed yet) -> ``acting``
@@ -46,9 +46,7 @@ schedulers making moves at once, lock or no lock, one wins and the other
 is refused; a victim is taken only while its decision is ``acting``.
 """
 
-import dataclasses
 import threading
-import typing
 
 import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
@@ -57,6 +55,7 @@ from sqlalchemy import pool
 
 from preemptible_sched.db import migration
 from preemptible_sched.db import models
+from preemptible_sched.nova import journal_records
 
 DECISION_MOVES = {'decided': ('acting', 'rolled_back'),
                   'acting': ('done', 'abandoned'), 'done': (),
@@ -82,30 +81,6 @@ class VictimTaken(JournalError):
         self.victims = sorted(victims)
         super().__init__('server(s) %s are victims of another open decision'
                          % ', '.join(self.victims))
-
-
-@dataclasses.dataclass
-class Victim:
-    id: str
-    host: typing.Optional[str]
-    action: str = 'delete'
-    state: str = 'pending'
-    #: its Placement consumer before the decision emptied it
-    #: (``allocations``, ``project_id``, ``user_id``), or None
-    consumer: typing.Optional[dict] = None
-    attempts: int = 0
-
-
-@dataclasses.dataclass
-class Decision:
-    id: str
-    scheduler: str
-    reason: str
-    request: list
-    created_at: float
-    terminate_at: float
-    victims: list
-    state: str = 'decided'
 
 
 class Journal:
@@ -347,27 +322,14 @@ class Journal:
                 .where(models.NovaDecision.state.in_(OPEN_DECISIONS))
                 .order_by(models.NovaDecision.created_at,
                           models.NovaDecision.id)).all()
-            return [self._decision(session, row) for row in rows]
+            return [journal_records.from_row(session, row) for row in rows]
 
     def get(self, decision_id):
         with self._session() as session:
             row = session.get(models.NovaDecision, decision_id)
             if row is None:
                 raise JournalError('no decision %s' % decision_id)
-            return self._decision(session, row)
-
-    @staticmethod
-    def _decision(session, row):
-        victims = session.scalars(
-            sa.select(models.NovaVictim)
-            .where(models.NovaVictim.decision_id == row.id)
-            .order_by(models.NovaVictim.victim)).all()
-        return Decision(
-            row.id, row.scheduler, row.reason, list(row.request),
-            row.created_at, row.terminate_at,
-            [Victim(v.victim, v.host, v.action, v.state, v.consumer,
-                    v.attempts or 0) for v in victims],
-            row.state)
+            return journal_records.from_row(session, row)
 
     # -- operations (preemptible-sched-manage journal) ------------------
 
@@ -391,7 +353,7 @@ class Journal:
         if limit is not None:
             query = query.limit(limit)
         with self._sessions.begin() as session:
-            return [self._decision(session, row)
+            return [journal_records.from_row(session, row)
                     for row in session.scalars(query).all()]
 
     def purge(self, before, dry_run=False):

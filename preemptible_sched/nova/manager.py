@@ -92,6 +92,7 @@ from preemptible_sched.nova import engine
 from preemptible_sched.nova import extra_specs
 from preemptible_sched.nova import host_states
 from preemptible_sched.nova import journal
+from preemptible_sched.nova import journal_records
 from preemptible_sched.nova import periodic
 from preemptible_sched.nova import placement
 from preemptible_sched.nova import resource_classes
@@ -669,13 +670,14 @@ class PreemptibleSchedulerManager(nova_manager.SchedulerManager):
         action = ('shelve' if strategies.on_victim(CONF, self.strategy) ==
                   'requeue' else 'delete')
         call = work.call
-        decision = journal.Decision(
+        decision = journal_records.Decision(
             uuidutils.generate_uuid(), CONF.host, 'preempt',
             list(instance_uuids), now, now + grace,
-            [journal.Victim(victim.id, call.nova_host(selection).host,
-                            action, consumer=_held(
-                                consumers[victim.id],
-                                work.servers.get(victim.id)))
+            [journal_records.Victim(victim.id,
+                                    call.nova_host(selection).host,
+                                    action, consumer=_held(
+                                        consumers[victim.id],
+                                        work.servers.get(victim.id)))
              for selection in work.decision.selections
              for victim in selection.plan.victims])
         try:

@@ -36,6 +36,7 @@ from preemptible_sched.nova import extra_specs
 from preemptible_sched.nova import host_states
 from preemptible_sched.nova import housekeeping as rules
 from preemptible_sched.nova import journal
+from preemptible_sched.nova import journal_records
 from preemptible_sched.nova import placement
 from preemptible_sched.nova import resource_classes
 from preemptible_sched.nova import victims
@@ -159,9 +160,10 @@ def housekeeping(manager, context):
 
 def _terminate(manager, context, servers, victims, reason, now):
     """Journal one decision for ``victims``, notify each, delete them."""
-    decision = journal.Decision(
+    decision = journal_records.Decision(
         uuidutils.generate_uuid(), CONF.host, reason, [], now, now,
-        [journal.Victim(instance.id, servers[instance.id].host, 'delete')
+        [journal_records.Victim(instance.id, servers[instance.id].host,
+                                'delete')
          for instance in victims])
     try:
         manager.journal.record(decision)

@@ -37,6 +37,7 @@ import fixtures
 
 from preemptible_sched.nova import coordination
 from preemptible_sched.nova import journal
+from preemptible_sched.nova import journal_records
 from preemptible_sched.nova import terminator
 from tests import base
 from tests.functional.db import test_backends
@@ -97,9 +98,9 @@ def _scheduler(name, journal_url, lock_url, lock_path, cloud_path):
             free = [server for server in alive if server not in named]
             if not free:
                 break
-            decision = journal.Decision(
+            decision = journal_records.Decision(
                 str(uuid.uuid4()), name, 'preempt', [], 0.0, 0.0,
-                [journal.Victim(free[0], 'host1')])
+                [journal_records.Victim(free[0], 'host1')])
             try:
                 book.record(decision)
             except journal.VictimTaken:

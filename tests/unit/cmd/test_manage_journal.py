@@ -29,15 +29,16 @@ import fixtures
 from preemptible_sched.cmd import manage
 from preemptible_sched.db import migration
 from preemptible_sched.nova import journal
+from preemptible_sched.nova import journal_records
 from tests.unit.nova import test_journal
 
 DAY = 86400.0
 
 
 def decision(decision_id, created_at, *victims):
-    return journal.Decision(
+    return journal_records.Decision(
         decision_id, 'sched-1', 'preempt', ['new-%s' % decision_id],
-        created_at, created_at + 30, [journal.Victim(v, 'host1')
+        created_at, created_at + 30, [journal_records.Victim(v, 'host1')
                                       for v in victims])
 
 

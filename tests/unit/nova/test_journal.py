@@ -21,13 +21,14 @@ import os
 import fixtures
 
 from preemptible_sched.nova import journal
+from preemptible_sched.nova import journal_records
 from tests import base
 
 
 def decision(decision_id, *victims, terminate_at=100.0, reason='preempt'):
-    return journal.Decision(
+    return journal_records.Decision(
         decision_id, 'sched-1', reason, ['new-%s' % decision_id], 0.0,
-        terminate_at, [journal.Victim(v, 'host1') for v in victims])
+        terminate_at, [journal_records.Victim(v, 'host1') for v in victims])
 
 
 class JournalCase(base.TestCase):
