@@ -25,7 +25,6 @@ from preemptible_sched.hosts import manager as core_host_manager
 from preemptible_sched.nova import extra_specs
 from preemptible_sched.nova import host_states
 from preemptible_sched.nova import host_views
-from preemptible_sched.nova import manager
 from preemptible_sched.nova import resource_classes
 from preemptible_sched.scheduler import termination_costs as termination
 from preemptible_sched.scheduler.termination_costs import billing_period
@@ -246,31 +245,3 @@ class TestExtraSpecs(test.NoDBTestCase):
         self.assertEqual('gold', extra_specs.service_class(
             flavor('a', service_class='gold')))
         self.assertIsNone(extra_specs.service_class(flavor('a')))
-
-
-class TestCanEverFit(test.NoDBTestCase):
-
-    def test_needs_every_class_within_max_unit(self):
-        self.assertTrue(manager._can_ever_fit(
-            INVENTORIES, {'VCPU': 16, 'MEMORY_MB': 1}))
-        self.assertFalse(manager._can_ever_fit(
-            INVENTORIES, {'VCPU': 17, 'MEMORY_MB': 1}))
-        self.assertFalse(manager._can_ever_fit(
-            INVENTORIES, {'VCPU': 1, 'PCPU': 1}))
-
-
-class TestNamesAHost(test.NoDBTestCase):
-
-    def test_only_a_named_host_or_node_counts(self):
-        spec = nova_objects.RequestSpec()
-        self.assertFalse(manager._names_a_host(spec))
-        spec.requested_destination = None
-        self.assertFalse(manager._names_a_host(spec))
-        # What a resize or a migration sets: a cell, no host.
-        spec.requested_destination = nova_objects.Destination(
-            cell=nova_objects.CellMapping(uuid=uuids.cell))
-        self.assertFalse(manager._names_a_host(spec))
-        spec.requested_destination = nova_objects.Destination(host='h1')
-        self.assertTrue(manager._names_a_host(spec))
-        spec.requested_destination = nova_objects.Destination(node='n1')
-        self.assertTrue(manager._names_a_host(spec))

@@ -37,6 +37,7 @@ from nova.scheduler import manager as nova_manager
 
 from preemptible_sched.nova import coordination
 from preemptible_sched.nova import manager
+from preemptible_sched.nova import retry_path
 from tests.functional_nova import base
 
 LAYOUT = {'s1a': ('host1', 0), 's1b': ('host1', 600),
@@ -195,13 +196,12 @@ class TestPreemptionOnePass(TestPreemption):
 
     def setUp(self):
         super().setUp()
-        real = manager.PreemptibleSchedulerManager._retry_path
+        real = retry_path.decide
 
         def must_fail(manager_self, *args, **kwargs):
             real(manager_self, *args, **kwargs)
             raise AssertionError('the retry path placed a request')
-        retry = mock.patch.object(
-            manager.PreemptibleSchedulerManager, '_retry_path', must_fail)
+        retry = mock.patch.object(retry_path, 'decide', must_fail)
         retry.start()
         self.addCleanup(retry.stop)
 

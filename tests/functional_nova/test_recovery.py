@@ -24,7 +24,7 @@ from unittest import mock
 
 from nova import context as nova_context
 
-from preemptible_sched.nova import manager as manager_mod
+from preemptible_sched.nova import commit
 from preemptible_sched.nova import terminator
 from preemptible_sched.nova import victims
 from tests.functional_nova import base
@@ -82,8 +82,8 @@ class TestRecovery(base.NovaTestCase):
         self.at(test_manager.NOW)
         manager = self.scheduler_service.manager
         # Journaled, then the scheduler died before the claim.
-        with mock.patch.object(manager_mod.PreemptibleSchedulerManager,
-                               '_claim', side_effect=RuntimeError('died')):
+        with mock.patch.object(commit, '_claim',
+                               side_effect=RuntimeError('died')):
             self.boot(self.normal, name='n1', expected_state='ERROR')
         decision, = manager.journal.open_decisions()
         self.assertEqual('decided', decision.state)
@@ -107,8 +107,8 @@ class TestRecovery(base.NovaTestCase):
         spots = self.fill(test_manager.LAYOUT)
         self.at(test_manager.NOW)
         manager = self.scheduler_service.manager
-        with mock.patch.object(manager_mod.PreemptibleSchedulerManager,
-                               '_start', side_effect=RuntimeError('died')):
+        with mock.patch.object(commit, '_start',
+                               side_effect=RuntimeError('died')):
             server = self.boot(self.normal, name='n1',
                                expected_state='ERROR')
         decision, = manager.journal.open_decisions()
