@@ -42,7 +42,7 @@ import functools
 import logging
 
 from preemptible_sched.conf import CONF
-from preemptible_sched.loop import lifecycle as lifecycle_mod
+from preemptible_sched.loop import reconciliation
 
 LOG = logging.getLogger(__name__)
 
@@ -402,7 +402,7 @@ class DecisionExecutor:
                                                           instance_id))
         elif report.state == 'running':
             self.lifecycle.instance_started(
-                row.host, instance_id, lifecycle_mod.reported_time(
+                row.host, instance_id, reconciliation.reported_time(
                     row, report.started_at, self._now(), report.boot))
         else:
             self._arm('spawn', instance_id, self._check_spawn)
