@@ -30,19 +30,18 @@ compute_deadline``): a request or an answer lost on the way is settled by
 asking the host what it runs (``list_instances``) once the deadline has
 passed: a victim that is gone is confirmed, one still there is asked
 again; a spawned instance that runs is started, one that never arrived is
-placed again. A scheduler that restarts finishes or rolls back every
-decision the journal shows unfinished (see
+placed again (:mod:`.deadline_checks`). A scheduler that restarts
+finishes or rolls back every decision the journal shows unfinished (see
 :mod:`preemptible_sched.loop.recovery`). Nothing is spawned on a host
 before every victim there is gone, so no host holds more than its
 capacity; nothing is spawned for an instance that is no longer the
 decision's to spawn (displaced, deleted, failed meanwhile).
 """
 
-import functools
 import logging
 
 from preemptible_sched.conf import CONF
-from preemptible_sched.loop import reconciliation
+from preemptible_sched.loop import deadline_checks
 
 LOG = logging.getLogger(__name__)
 
@@ -53,7 +52,7 @@ CRASH_POINTS = ('after_journal', 'after_notice', 'after_termination',
 TERMINATION_RETRIES = 3
 
 
-class DecisionExecutor:
+class DecisionExecutor(deadline_checks.DeadlineChecks):
     """Runs the journal → notice → terminate → spawn protocol."""
 
     def __init__(self, store, hosts, strategy, compute, events, scheduling,
@@ -251,34 +250,6 @@ class DecisionExecutor:
             self.roll_back(decision_id, 'termination of %s on %s failed: %s'
                            % (instance_id, host, reason))
 
-    def _check_victims(self, decision_id):
-        """The deadline of a decision's terminations passed: ask."""
-        decision = self.store.get_decision(decision_id)
-        if decision.state not in ('journaled', 'terminating') or \
-                not self.waiting.get(decision_id):
-            return
-        present = self.compute.instances_on(decision.host)
-        if present is None:
-            self._arm('victims', decision_id, self._check_victims)
-            return
-        for victim_id in sorted(self.waiting[decision_id]):
-            if victim_id not in present:
-                LOG.info('Victim %s of decision %d is gone from %s; its '
-                         'confirmation was lost', victim_id, decision_id,
-                         decision.host)
-                self.lifecycle.gone(
-                    decision.host, victim_id, functools.partial(
-                        self.lifecycle.instance_terminated,
-                        decision.host, victim_id, self._now()))
-            else:
-                self._retry_termination(
-                    decision_id, decision.host, victim_id,
-                    'no answer within %g s' % CONF.scheduler.compute_deadline)
-            if decision_id not in self.waiting or \
-                    self.store.get_decision(decision_id).state not in (
-                        'journaled', 'terminating'):
-                return
-
     def forget(self, decision_id):
         """Stop waiting for a decision that ended otherwise (failed or
         rolled back); returns the victims it still waited for.
@@ -294,22 +265,6 @@ class DecisionExecutor:
         for victim_id in unconfirmed:
             self._arm('released', victim_id, self._check_released)
         return unconfirmed
-
-    def _check_released(self, instance_id):
-        """A victim of a decision given up runs on unless its termination,
-        asked for before, went through: ask its host.
-        """
-        row = self.store.get_instance(instance_id)
-        if row.state != 'running':
-            return          # ended, or another decision's victim now
-        present = self.compute.instances_on(row.host)
-        if present is None:
-            self._arm('released', instance_id, self._check_released)
-        elif instance_id not in present:
-            self.lifecycle.gone(
-                row.host, instance_id, functools.partial(
-                    self.lifecycle.instance_terminated, row.host,
-                    instance_id, self._now()))
 
     def confirm(self, decision_id, victim_id):
         """Record that a victim is gone (never terminate it again)."""
@@ -361,52 +316,6 @@ class DecisionExecutor:
                            duration=duration)
         self._crash('after_spawn', decision_id=decision_id)
 
-    def watch_spawn(self, instance_id):
-        """Settle a spawn already asked for (before a restart) by its
-        deadline.
-        """
-        self._arm('spawn', instance_id, self._check_spawn)
-
-    def settle_spawn(self, instance_id):
-        """Settle a spawn the crashed scheduler sent (recovery, once the
-        held reports are in): now if its host knows the instance (running,
-        or how it finished); else by its deadline, as its spawn may still
-        be on its way to the host, and placing it again now would boot it
-        twice.
-        """
-        self._disarm('spawn', instance_id)
-        self._check_spawn(instance_id, unknown=self.watch_spawn)
-
-    def _check_spawn(self, instance_id, unknown=None):
-        """The deadline of a spawn passed without an answer: ask.
-
-        An instance its host does not know is placed again, or handed to
-        ``unknown`` when given.
-        """
-        row = self.store.get_instance(instance_id)
-        if row.state != 'building':
-            return
-        present = self.compute.instances_on(row.host)
-        if present is None:
-            self._arm('spawn', instance_id, self._check_spawn)
-            return
-        report = present.get(instance_id)
-        if report is None:
-            self.lifecycle.gone(
-                row.host, instance_id, functools.partial(
-                    self.lifecycle.instance_failed, row.host,
-                    instance_id, self._now(),
-                    'no answer to its spawn within %g s, and not on host '
-                    '%s' % (CONF.scheduler.compute_deadline, row.host))
-                if unknown is None else functools.partial(unknown,
-                                                          instance_id))
-        elif report.state == 'running':
-            self.lifecycle.instance_started(
-                row.host, instance_id, reconciliation.reported_time(
-                    row, report.started_at, self._now(), report.boot))
-        else:
-            self._arm('spawn', instance_id, self._check_spawn)
-
     def terminate_own(self, host, instance_id, final_state, reason=None):
         """Terminate an instance for its own request (deleted, or failed
         as a whole); it ends in ``final_state``.
@@ -415,22 +324,6 @@ class DecisionExecutor:
         self._disarm('spawn', instance_id)
         self._arm('delete', instance_id, self._check_deletion)
         self.compute.terminate(host, instance_id)
-
-    def _check_deletion(self, instance_id):
-        """The deadline of a deletion passed: ask, and ask again."""
-        if instance_id not in self.lifecycle.deleting:
-            return
-        row = self.store.get_instance(instance_id)
-        present = self.compute.instances_on(row.host)
-        if present is not None and instance_id not in present:
-            self.lifecycle.gone(
-                row.host, instance_id, functools.partial(
-                    self.lifecycle.instance_terminated, row.host,
-                    instance_id, self._now()))
-            return
-        if present is not None:
-            self.compute.terminate(row.host, instance_id)
-        self._arm('delete', instance_id, self._check_deletion)
 
     def roll_back(self, decision_id, reason):
         """Undo a decision whose victims could not all be terminated."""
