@@ -30,6 +30,7 @@ import logging
 from preemptible_sched.conf import CONF
 from preemptible_sched import exception
 from preemptible_sched import extras
+from preemptible_sched.loop import request_ends
 from preemptible_sched.loop import scheduler_loop
 from preemptible_sched.simulation import testbed
 
@@ -85,8 +86,9 @@ def run(args):
     _check(args)
     testbed.set_paper_defaults(CONF)
     # Spot requests that find no room fail by design here: not news.
-    logging.getLogger(scheduler_loop.__name__).setLevel(
-        logging.DEBUG if CONF.debug else logging.WARNING)
+    for module in (scheduler_loop, request_ends):
+        logging.getLogger(module.__name__).setLevel(
+            logging.DEBUG if CONF.debug else logging.WARNING)
     report = testbed.Testbed(
         seed=args.seed, flavors=args.flavors,
         preemptible_share=args.preemptible_share,

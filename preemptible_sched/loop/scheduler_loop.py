@@ -35,15 +35,13 @@ R1 to T10 run inside the filter scheduler, once per instance. T1 also
 releases the workflow tasks whose dependencies all ended. Passes run on
 every event (request submitted or deleted, instance started, ended or
 failed, termination done, host up or down) and at least every
-``[scheduler] watchdog_interval`` seconds while requests wait; or, with
-``[scheduler] pass_mode = quantum``, only at ``pass_phase + k *
-pass_quantum`` seconds, as the reference architecture's simulator does.
+``[scheduler] watchdog_interval`` seconds while requests wait; or only on
+the grid of ``[scheduler] pass_mode = quantum`` (:mod:`.quantum`).
 
 The loop knows nothing of real time: it runs on the clock it is given, so
-the service (real clock) and the simulator (virtual clock) share it. The
-queue lives in :mod:`.queue`, instance states in :mod:`.lifecycle`, the
-restart in :mod:`.recovery`, the execution of a decision in
-:mod:`.executor`.
+the service (real clock) and the simulator (virtual clock) share it. Its
+parts: :mod:`.lifecycle`, :mod:`.recovery`, :mod:`.executor`; mixed into
+it: :mod:`.request_ends`, :mod:`.wait_reasons`, :mod:`.quantum`.
 """
 
 import dataclasses
@@ -56,8 +54,11 @@ from preemptible_sched.conf import CONF
 from preemptible_sched.loop import executor as executor_mod
 from preemptible_sched.loop import lifecycle as lifecycle_mod
 from preemptible_sched.loop import ports
+from preemptible_sched.loop import quantum
 from preemptible_sched.loop import recovery
+from preemptible_sched.loop import request_ends
 from preemptible_sched.loop import timing
+from preemptible_sched.loop import wait_reasons
 from preemptible_sched import objects
 from preemptible_sched.queue import pending as queue_mod
 from preemptible_sched.queue import queue_policies as policies
@@ -68,10 +69,9 @@ from preemptible_sched.service_classes import sla
 
 LOG = logging.getLogger(__name__)
 
-ACTIVE_STATES = lifecycle_mod.ACTIVE_STATES
 
-
-class SchedulerLoop:
+class SchedulerLoop(request_ends.RequestEnds, wait_reasons.WaitReasons,
+                    quantum.QuantumPasses):
     """Queue, passes and lifecycle over one store, driver and clock.
 
     ``store`` is a :class:`preemptible_sched.db.api.Store`; ``driver`` a
@@ -191,27 +191,6 @@ class SchedulerLoop:
         self.request_pass()
         return spec.id
 
-    def delete(self, request_id):
-        """Withdraw a pending request or terminate its instances."""
-        now = self.clock.now()
-        self.queue.remove_request(request_id)
-        self._waiting_why.pop(request_id, None)
-        # First, so that rolling back its decisions leaves it deleted.
-        self.store.set_request_status(request_id, 'deleted', now)
-        for row in self.store.list_instances(request_id=request_id,
-                                             states=ACTIVE_STATES):
-            if row.state == 'pending' and row.decision_id is not None:
-                # Claimed, waiting for its victims: they keep running.
-                self.lifecycle.abandon(
-                    self.store.get_decision(row.decision_id),
-                    'request deleted', requeue=False)
-                row = self.store.get_instance(row.id)
-            if row.state == 'pending':
-                self.lifecycle.finish(row.id, 'deleted', now)
-            elif row.state in ('building', 'running'):
-                self.executor.terminate_own(row.host, row.id, 'deleted')
-        self.request_pass()
-
     # -- passes ----------------------------------------------------------
 
     @property
@@ -234,24 +213,6 @@ class SchedulerLoop:
                 0, self._pass, priority=clock_mod.LATE)
         if self._watchdog_handle is None and self.queue:
             self._arm_watchdog()
-
-    def _next_slot(self):
-        """The first time ``pass_phase + k * pass_quantum`` (k >= 0)
-        not before now and after the last pass of the grid.
-        """
-        conf = CONF.scheduler
-        phase, quantum = conf.pass_phase, conf.pass_quantum
-        k = max(0, math.ceil((self.clock.now() - phase) / quantum))
-        if self._last_slot is not None:
-            k = max(k, round((self._last_slot - phase) / quantum) + 1)
-        # Multiplied from the phase each time: no drift from repeated sums.
-        return phase + k * quantum
-
-    def _slot(self):
-        if not self.alive:
-            return
-        self._last_slot = self.clock.now()
-        self._pass()
 
     def _arm_watchdog(self):
         """Wake up in ``watchdog_interval``, or when the preemption
@@ -393,42 +354,10 @@ class SchedulerLoop:
                     index = 0
         return placed or generation != self.host_manager.generation
 
-    def _categories_up(self, up):
-        """``up`` (the SLA categories with a host up in this pass), worked
-        out from the host table when not yet.
-        """
-        if up is None:
-            table = self.host_manager.table
-            up = sla.up_categories(sizing.host_categories(table), table.up)
-        return up
-
-    def _tell_why(self, entry, now, up):
-        """SLA request ``entry`` was not placed: when no host of its
-        category is up, say so once (a warning, and the request's reason
-        in the store) until that changes. Returns the categories with a
-        host up (``up``, worked out if None).
-        """
-        up = self._categories_up(up)
-        why = sla.no_host_up(entry.spec, up)
-        if why == self._waiting_why.get(entry.id):
-            return up
-        if why is None:
-            self._forget_why(entry.id, now)
-            return up
-        LOG.warning('Request %s waits: %s', entry.id, why)
-        self._waiting_why[entry.id] = why
-        self._set_reason(entry.id, why, now)
-        return up
-
     def _forget_why(self, request_id, now):
         """The reason said for ``request_id`` no longer holds."""
         if self._waiting_why.pop(request_id, None) is not None:
             self._set_reason(request_id, None, now)
-
-    def _set_reason(self, request_id, reason, now):
-        request = self.store.get_request(request_id)
-        self.store.set_request_status(request_id, request.status, now,
-                                      reason=reason)
 
     def _admit(self, entry):
         """J2 for one arrival: False when it leaves the queue instead.
@@ -468,46 +397,3 @@ class SchedulerLoop:
         if all(row.host is not None for row in self.store.list_instances(
                 request_id=request_id, states=('pending',))):
             self.store.set_request_status(request_id, 'placed', at)
-
-    def _fail_request(self, entry, reason):
-        self.fail_request(entry.id, reason)
-
-    def instance_finished(self, request_id, state):
-        """An instance of ``request_id`` reached final ``state``: its
-        request's dependents may go (``ended``) or never can (any other
-        state), and then fail.
-        """
-        if state == 'ended':
-            self.queue.instance_ended(request_id)
-            return
-        for dependent in self.queue.dependents(request_id):
-            self.fail_request(dependent, 'dependency %s ended in state %s'
-                              % (request_id, state))
-
-    def fail_request(self, request_id, reason):
-        """Fail a request as a whole (all or nothing): its waiting
-        instances fail, the ones it runs are terminated and end in
-        ``error``. Its instances displaced by others end when their
-        termination is confirmed.
-        """
-        now = self.clock.now()
-        request = self.store.get_request(request_id)
-        if request.status in ('failed', 'deleted'):
-            return
-        LOG.info('Request %s failed: %s', request_id, reason)
-        self.queue.remove_request(request_id)
-        self._waiting_why.pop(request_id, None)
-        # First, so that rolling back its decisions leaves it failed.
-        self.store.set_request_status(request_id, 'failed', now,
-                                      reason=reason)
-        for row in self.store.list_instances(request_id=request_id,
-                                             states=ACTIVE_STATES):
-            if row.state == 'pending':
-                self.lifecycle.finish(row.id, 'error', now, reason=reason)
-            elif row.state in ('building', 'running'):
-                self.executor.terminate_own(
-                    row.host, row.id, 'error',
-                    'request %s failed: %s' % (request_id, reason))
-        self.notify('request.failed', {'request_id': request_id,
-                                       'reason': reason})
-        self.request_pass()

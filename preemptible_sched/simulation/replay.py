@@ -24,6 +24,7 @@ import time
 from preemptible_sched.conf import CONF
 from preemptible_sched import exception
 from preemptible_sched import input_limits as limits
+from preemptible_sched.loop import request_ends
 from preemptible_sched.loop import scheduler_loop
 from preemptible_sched.service_classes import qos
 from preemptible_sched.simulation import infrastructure
@@ -135,19 +136,23 @@ def summarise(result, extra=None):
 
 @contextlib.contextmanager
 def quiet_decisions():
-    """The loop logs every decision at INFO: thousands of lines on stderr
-    that would bury the progress bar and the results. Only warnings while
-    a simulation runs (everything with ``--debug``), as before after it.
+    """The loop logs every decision and every request that fails at INFO:
+    thousands of lines on stderr that would bury the progress bar and the
+    results. Only warnings while a simulation runs (everything with
+    ``--debug``), as before after it.
     """
-    logger = logging.getLogger(scheduler_loop.__name__)
-    level = logger.level
+    loggers = [logging.getLogger(module.__name__)
+               for module in (scheduler_loop, request_ends)]
+    levels = [logger.level for logger in loggers]
     # debug is oslo.log's option: an experiment's workers do not have it.
     if not getattr(CONF, 'debug', False):
-        logger.setLevel(logging.WARNING)
+        for logger in loggers:
+            logger.setLevel(logging.WARNING)
     try:
         yield
     finally:
-        logger.setLevel(level)
+        for logger, level in zip(loggers, levels):
+            logger.setLevel(level)
 
 
 def simulate(args, items, hosts, policy, seed, progress=True):

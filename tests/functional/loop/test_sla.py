@@ -226,7 +226,7 @@ class TestNoHostOfTheCategoryUp(SLALoopTestCase):
     def setUp(self):
         super().setUp()
         self.log = self.useFixture(fixtures_lib.FakeLogger(
-            name='preemptible_sched.loop.scheduler_loop',
+            name='preemptible_sched.loop.wait_reasons',
             level=logging.WARNING))
         self.driver.host_down('l1')
         self.run_for(1)

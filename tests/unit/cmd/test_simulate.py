@@ -27,6 +27,7 @@ from unittest import mock
 import fixtures
 
 from preemptible_sched.cmd import sched
+from preemptible_sched.loop import request_ends
 from preemptible_sched.loop import scheduler_loop
 from preemptible_sched.simulation import plots
 from preemptible_sched.simulation import runner
@@ -182,21 +183,23 @@ class TestSimulateOutput(SimulateTestCase):
         self.assertNotIn('plots skipped', err)
 
     def test_decisions_are_not_logged_at_info(self):
-        # The loop logs each decision at INFO: not while simulating.
-        logger = logging.getLogger(scheduler_loop.__name__)
-        before = logger.level
+        # The loop logs each decision, and each request that fails, at
+        # INFO: not while simulating.
+        loggers = [logging.getLogger(module.__name__)
+                   for module in (scheduler_loop, request_ends)]
+        before = [logger.level for logger in loggers]
         levels = []
         real_run = runner.Simulation.run
 
         def run(simulation):
-            levels.append(logger.getEffectiveLevel())
+            levels.append([logger.getEffectiveLevel() for logger in loggers])
             return real_run(simulation)
 
         with mock.patch.object(runner.Simulation, 'run', run):
             code, out, err = self.run_small()
         self.assertEqual(0, code, err)
-        self.assertEqual([logging.WARNING], levels)
-        self.assertEqual(before, logger.level)
+        self.assertEqual([[logging.WARNING, logging.WARNING]], levels)
+        self.assertEqual(before, [logger.level for logger in loggers])
 
 
 class TestSimulateBadInput(SimulateTestCase):
