@@ -52,7 +52,7 @@ class CoreFilter(nova_filters.BaseHostFilter):
         if not hosts or not self.plugin.applies_to(request):
             return hosts
         batch = host_batch.HostBatch.of_views(
-            host_states.view_of(host) for host in hosts)
+            host_views.view_of(host) for host in hosts)
         passes = self.plugin.filter_all(batch, request)
         return [host for host, passed in zip(hosts, passes.tolist())
                 if passed]
