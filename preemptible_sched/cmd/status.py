@@ -67,7 +67,7 @@ from preemptible_sched.conf import database as database_conf
 from preemptible_sched.conf import nova_journal
 from preemptible_sched.conf import parsing
 from preemptible_sched.conf import plugins
-from preemptible_sched.db import api as db_api
+from preemptible_sched.db import engine_setup
 from preemptible_sched.db import migration
 from preemptible_sched import exception
 from preemptible_sched import version
@@ -168,7 +168,8 @@ def _read_revision(url, option):
         return Result(Code.FAILURE, str(error))
     except Exception as error:
         return Result(Code.FAILURE, 'The database %s cannot be read: %s'
-                      % (db_api.shown_url(url), readiness.one_line(error)))
+                      % (engine_setup.shown_url(url),
+                         readiness.one_line(error)))
 
 
 def check_journal(conf, files):
@@ -180,8 +181,9 @@ def check_journal(conf, files):
     except exception.InvalidInput as error:
         return Result(Code.FAILURE, str(error))
     sync = '"%s"' % common.sync_command(files)
-    where = '%s (%s)' % (db_api.shown_url(url), nova_journal.JOURNAL_OPTION)
-    missing = db_api.sqlite_file_missing(url)
+    where = '%s (%s)' % (engine_setup.shown_url(url),
+                         nova_journal.JOURNAL_OPTION)
+    missing = engine_setup.sqlite_file_missing(url)
     if missing:
         return Result(Code.WARNING, 'No journal database yet at %s: the '
                       'scheduler creates it on first use; %s creates it '

@@ -44,7 +44,6 @@ refuse and write alike.
 """
 
 import contextlib
-import os
 import threading
 
 import sqlalchemy as sa
@@ -53,10 +52,11 @@ from sqlalchemy import orm
 from sqlalchemy import pool
 
 from preemptible_sched.conf import database as database_conf
+from preemptible_sched.db import engine_setup
+from preemptible_sched.db import errors
 from preemptible_sched.db import migration
 from preemptible_sched.db import models
 from preemptible_sched.db import states
-from preemptible_sched import exception
 from preemptible_sched import wire
 
 #: States in which an instance has left the system.
@@ -67,83 +67,8 @@ INSTANCE_FIELDS = frozenset(
     column.key for column in models.Instance.__table__.columns) - {'id'}
 
 
-class NotFound(exception.PreemptibleSchedException, LookupError):
-    """No row with this key."""
-
-    def __init__(self, kind, key):
-        self.kind = kind
-        self.key = key
-        super().__init__('%s %r not found' % (kind, key))
-
-
-class Duplicate(exception.PreemptibleSchedException, ValueError):
-    """A row with this key exists already; nothing was written."""
-
-
-class Refused(exception.PreemptibleSchedException, ValueError):
-    """The change would break an invariant of the journal; nothing was
-    written. The message lists every reason at once.
-    """
-
-    def __init__(self, what, reasons):
-        self.reasons = list(reasons)
-        super().__init__('%s refused: %s' % (what, '; '.join(self.reasons)))
-
-
-# One lock per SQLite file for the whole process: SQLite has one writer at
-# a time, and two stores on the same file in one process (a restarted loop
-# in a test) must not make each other fail with "database is locked".
-_SQLITE_LOCKS = {}
-_SQLITE_LOCKS_GUARD = threading.Lock()
-
-
-class SchemaOutOfDate(exception.PreemptibleSchedException):
-    """The database's schema is not the newest this code knows."""
-
-    def __init__(self, store, current, head):
-        self.current = current
-        self.head = head
-        super().__init__(
-            '%r is at schema revision %s, the newest is %s: run '
-            '"preemptible-sched-manage db sync" (or set [database] '
-            'auto_migrate = true)' % (store, current or 'none (empty)', head))
-
-
-def _sqlite_lock(url):
-    if url.database in (None, '', ':memory:'):
-        return threading.RLock()
-    path = os.path.abspath(url.database)
-    with _SQLITE_LOCKS_GUARD:
-        return _SQLITE_LOCKS.setdefault(path, threading.RLock())
-
-
-def _enable_sqlite_foreign_keys(dbapi_connection, connection_record):
-    cursor = dbapi_connection.cursor()
-    try:
-        cursor.execute('PRAGMA foreign_keys=ON')
-    finally:
-        cursor.close()
-
-
 # The project of the requests a thread adds; see project_scope().
 _PROJECT_SCOPE = threading.local()
-
-
-def shown_url(url):
-    """``url`` without its password, for messages."""
-    return sa.engine.make_url(url).render_as_string(hide_password=True)
-
-
-def sqlite_file_missing(url):
-    """The path of a SQLite file ``url`` names that does not exist yet,
-    else None (connecting would create it).
-    """
-    url = sa.engine.make_url(url)
-    if url.get_backend_name() != 'sqlite' or url.database in (
-            None, '', ':memory:') or url.database.startswith('file:'):
-        return None
-    path = os.path.abspath(os.path.expanduser(url.database))
-    return None if os.path.exists(path) else path
 
 
 @contextlib.contextmanager
@@ -164,16 +89,16 @@ def project_scope(project_id):
 
 
 def refuse_duplicates(request_id, exists, taken):
-    """Raise :class:`Duplicate` if the request ``exists`` already or any
-    of its instance ids is ``taken`` (a sorted list).
+    """Raise :class:`~.errors.Duplicate` if the request ``exists`` already
+    or any of its instance ids is ``taken`` (a sorted list).
     """
     if exists:
-        raise Duplicate('request %r exists already' % request_id)
+        raise errors.Duplicate('request %r exists already' % request_id)
     if taken:
         shown = ', '.join(taken[:5]) + (
             ' and %d more' % (len(taken) - 5) if len(taken) > 5 else '')
-        raise Duplicate('instances of request %r exist already: %s'
-                        % (request_id, shown))
+        raise errors.Duplicate('instances of request %r exist already: %s'
+                               % (request_id, shown))
 
 
 def scoped_project():
@@ -211,14 +136,14 @@ class Store:
                 # One connection, or every session would see its own
                 # empty in-memory database.
                 engine_kw.setdefault('poolclass', pool.StaticPool)
-            self._lock = _sqlite_lock(self.url)
+            self._lock = engine_setup.sqlite_lock(self.url)
         else:
             engine_kw.setdefault('pool_pre_ping', True)
             self._lock = contextlib.nullcontext()
         self.engine = sa.create_engine(self.url, **engine_kw)
         if self.is_sqlite:
             sa.event.listen(self.engine, 'connect',
-                            _enable_sqlite_foreign_keys)
+                            engine_setup.enable_sqlite_foreign_keys)
         self._sessionmaker = orm.sessionmaker(self.engine,
                                               expire_on_commit=False)
 
@@ -248,11 +173,13 @@ class Store:
             return migration.current_revision(self.engine)
 
     def require_head(self):
-        """Raise :class:`SchemaOutOfDate` unless the schema is the newest."""
+        """Raise :class:`~.errors.SchemaOutOfDate` unless the schema is
+        the newest.
+        """
         current = self.revision()
         head = migration.head_revision()
         if current != head:
-            raise SchemaOutOfDate(self, current, head)
+            raise errors.SchemaOutOfDate(self, current, head)
 
     def dispose(self):
         """Close every pooled connection."""
@@ -287,14 +214,14 @@ class Store:
     def _lock_row(self, session, model, key):
         row = self._lock_rows(session, model, [key]).get(key)
         if row is None:
-            raise NotFound(model.__tablename__[:-1], key)
+            raise errors.NotFound(model.__tablename__[:-1], key)
         return row
 
     @staticmethod
     def _get(session, model, key):
         row = session.get(model, key)
         if row is None:
-            raise NotFound(model.__tablename__[:-1], key)
+            raise errors.NotFound(model.__tablename__[:-1], key)
         return row
 
     # The hooks every write goes through: a unit of changes (here the
@@ -387,8 +314,8 @@ class Store:
         in the same transaction. The request belongs to ``project_id``;
         when None, to the project of the enclosing :func:`project_scope`
         of this thread, else to ``models.DEFAULT_PROJECT``. Raises
-        :class:`Duplicate` if the request or one of its instances exists
-        already.
+        :class:`~.errors.Duplicate` if the request or one of its instances
+        exists already.
         """
         if spec.num_instances < 1:
             raise ValueError('request %r asks for %r instances'
@@ -398,8 +325,8 @@ class Store:
         instance_ids = [spec.instance_id(i)
                         for i in range(spec.num_instances)]
         if len(set(instance_ids)) != len(instance_ids):
-            raise Duplicate('request %r names an instance twice: %s'
-                            % (spec.id, ', '.join(instance_ids)))
+            raise errors.Duplicate('request %r names an instance twice: %s'
+                                   % (spec.id, ', '.join(instance_ids)))
         try:
             with self._changes() as unit:
                 self._check_new_request(unit, spec.id, instance_ids)
@@ -411,8 +338,8 @@ class Store:
                 for instance_id in instance_ids:
                     self._new_instance(unit, spec, instance_id, at)
         except sa_exc.IntegrityError as e:
-            raise Duplicate('request %r or one of its instances exists '
-                            'already' % spec.id) from e
+            raise errors.Duplicate('request %r or one of its instances '
+                                   'exists already' % spec.id) from e
         return request
 
     @staticmethod
@@ -566,9 +493,9 @@ class Store:
         building has its own decision failed: it is never spawned again);
         an event ``decision.journaled`` is recorded.
 
-        Raises :class:`Refused`, with nothing written, unless the request
-        is pending, the instance is an unclaimed pending instance of it,
-        and every victim is a preemptible instance ``running`` or
+        Raises :class:`~.errors.Refused`, with nothing written, unless the
+        request is pending, the instance is an unclaimed pending instance of
+        it, and every victim is a preemptible instance ``running`` or
         ``building`` on ``host``: a normal instance is never terminated,
         nor one twice. With ``spot=False`` (the class-based preemption
         policies, where the service class and not the preemptible flag
@@ -583,8 +510,8 @@ class Store:
             reasons = self._journal_problems(
                 request_id, request, instance_id, host, victims, rows, spot)
             if reasons:
-                raise Refused('decision for instance %r on host %r'
-                              % (instance_id, host), reasons)
+                raise errors.Refused('decision for instance %r on host %r'
+                                     % (instance_id, host), reasons)
             decision = self._insert(unit, models.Decision, dict(
                 id=None, request_id=request_id, instance_id=instance_id,
                 host=host, victims=victims, confirmed=[], state='journaled',
@@ -692,14 +619,16 @@ class Store:
         with self._changes() as unit:
             decision, request, rows = self._decision_rows(unit, decision_id)
             if victim_id not in decision.victims:
-                raise Refused('confirmation of decision %d' % decision_id,
-                              ['%r is not one of its victims (%s)' % (
-                                  victim_id, ', '.join(decision.victims))])
+                raise errors.Refused(
+                    'confirmation of decision %d' % decision_id,
+                    ['%r is not one of its victims (%s)' % (
+                        victim_id, ', '.join(decision.victims))])
             if victim_id in decision.confirmed:
                 return decision
             if decision.state not in models.UNFINISHED_DECISION_STATES:
-                raise Refused('confirmation of decision %d' % decision_id,
-                              ['the decision is %s' % decision.state])
+                raise errors.Refused(
+                    'confirmation of decision %d' % decision_id,
+                    ['the decision is %s' % decision.state])
             decision.confirmed = list(decision.confirmed) + [victim_id]
             decision.updated_at = at
             victim = rows[victim_id]
@@ -737,9 +666,9 @@ class Store:
                                               state)
             if (decision.state != state and decision.state
                     not in models.UNFINISHED_DECISION_STATES):
-                raise Refused(what, ['the decision is finished'])
+                raise errors.Refused(what, ['the decision is finished'])
             if state in ('spawning', 'done') and decision.unconfirmed:
-                raise Refused(what, [
+                raise errors.Refused(what, [
                     'terminations not confirmed: %s'
                     % ', '.join(decision.unconfirmed)])
             decision.state = state
@@ -779,8 +708,9 @@ class Store:
             if decision.state == 'rolled_back':
                 return decision
             if decision.state not in models.UNFINISHED_DECISION_STATES:
-                raise Refused('roll back of decision %d' % decision_id,
-                              ['the decision is %s' % decision.state])
+                raise errors.Refused(
+                    'roll back of decision %d' % decision_id,
+                    ['the decision is %s' % decision.state])
             restored = []
             for victim_id in decision.unconfirmed:
                 victim = rows[victim_id]

@@ -16,8 +16,8 @@
 
 :class:`MemoryStore` has the interface and the behaviour of
 :class:`~preemptible_sched.db.api.Store`: every write is the Store's own
-method (the same checks and refusals: :class:`~.api.Refused`,
-:class:`~.api.Duplicate`, :class:`~.api.NotFound`, the instance state
+method (the same checks and refusals: :class:`~.errors.Refused`,
+:class:`~.errors.Duplicate`, :class:`~.errors.NotFound`, the instance state
 machine), made through the hooks this store provides, and the database
 ends up with the same rows. But it keeps the hosts, requests, instances and
 decisions in memory, where every read finds them, and writes what changed
@@ -53,6 +53,7 @@ import sqlalchemy as sa
 
 from preemptible_sched.db import api
 from preemptible_sched.db import batch
+from preemptible_sched.db import errors
 from preemptible_sched.db import migration
 from preemptible_sched.db import models
 
@@ -243,8 +244,8 @@ class _Changes:
         key = vars(row)[row.key]
         if (row.table, key) in self.rows or \
                 key in self.store._tables[row.table]:
-            raise api.Duplicate('%s %r exists already'
-                                % (row.table[:-1], key))
+            raise errors.Duplicate('%s %r exists already'
+                                   % (row.table[:-1], key))
         self.rows[row.table, key] = row
         return row
 
@@ -398,7 +399,7 @@ class MemoryStore(api.Store):
     def _row(self, table, key):
         row = self._tables[table].get(key)
         if row is None:
-            raise api.NotFound(table[:-1], key)
+            raise errors.NotFound(table[:-1], key)
         return row
 
     def _install(self, changes):

@@ -51,7 +51,7 @@ given up and instances sent back to the queue (:mod:`.rollback`).
 
 import logging
 
-from preemptible_sched.db import api as db_api
+from preemptible_sched.db import errors as db_errors
 from preemptible_sched.db import states
 from preemptible_sched.loop import host_events
 from preemptible_sched.loop import reconciliation
@@ -135,7 +135,7 @@ class Lifecycle(host_events.HostEvents, reconciliation.Reconciliation,
         """The instance's row, or None if the store never heard of it."""
         try:
             return self.store.get_instance(instance_id)
-        except db_api.NotFound:
+        except db_errors.NotFound:
             return None
 
     @property

@@ -58,6 +58,7 @@ from preemptible_sched.compute import rpc as compute_rpc
 from preemptible_sched.conf import load_watcher as watcher_conf
 from preemptible_sched.conf import service as service_conf
 from preemptible_sched.db import api as db_api
+from preemptible_sched.db import errors as db_errors
 from preemptible_sched.db import models
 from preemptible_sched.db import ownership
 from preemptible_sched import exception
@@ -142,11 +143,11 @@ class SchedulerEndpoint(endpoint_guards.GuardedEndpoint):
                                 conf=self._scheduler.conf):
             if request.project_id != policy.project_of(ctxt):
                 # Another project's: not disclosed.
-                raise db_api.NotFound('request', request_id)
+                raise db_errors.NotFound('request', request_id)
             raise policy.PolicyNotAuthorized(action)
         return request
 
-    @endpoint_guards.checked_call('scheduler', db_api.Duplicate,
+    @endpoint_guards.checked_call('scheduler', db_errors.Duplicate,
                                   policy.PolicyNotAuthorized,
                                   service.NotReady)
     def submit(self, ctxt, spec, duration=None, image=None):
@@ -171,7 +172,7 @@ class SchedulerEndpoint(endpoint_guards.GuardedEndpoint):
         store = self._scheduler.store
         try:
             existing = store.get_request(spec.id)
-        except db_api.NotFound:
+        except db_errors.NotFound:
             existing = None
         if existing is not None:
             source = 'request %s' % spec.id
@@ -190,7 +191,7 @@ class SchedulerEndpoint(endpoint_guards.GuardedEndpoint):
         with db_api.project_scope(project_id):
             return self._scheduler.loop.submit(spec, duration, image)
 
-    @endpoint_guards.checked_call('scheduler', db_api.NotFound,
+    @endpoint_guards.checked_call('scheduler', db_errors.NotFound,
                                   policy.PolicyNotAuthorized)
     def show(self, ctxt, request_id):
         request = self._request(ctxt, api_policies.SHOW, request_id)
@@ -211,7 +212,7 @@ class SchedulerEndpoint(endpoint_guards.GuardedEndpoint):
                     status=status,
                     project_id=None if every_project else project_id)]
 
-    @endpoint_guards.checked_call('scheduler', db_api.NotFound,
+    @endpoint_guards.checked_call('scheduler', db_errors.NotFound,
                                   policy.PolicyNotAuthorized,
                                   service.NotReady)
     def delete(self, ctxt, request_id):

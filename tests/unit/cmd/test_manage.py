@@ -25,6 +25,7 @@ import fixtures
 from preemptible_sched.cmd import manage
 from preemptible_sched.conf import CONF
 from preemptible_sched.db import api as db_api
+from preemptible_sched.db import errors as db_errors
 from preemptible_sched.db import migration
 from preemptible_sched.service import scheduler_service
 from tests import base
@@ -95,7 +96,7 @@ class TestServiceNeedsTheNewestSchema(DatabaseTestCase):
         self.addCleanup(store.dispose)
         store.upgrade('0001')
         self.flags(group='database', connection=self.url)
-        error = self.assertRaises(db_api.SchemaOutOfDate,
+        error = self.assertRaises(db_errors.SchemaOutOfDate,
                                   scheduler_service.SchedulerService, CONF)
         self.assertEqual('0001', error.current)
         self.assertIn('preemptible-sched-manage db sync', str(error))

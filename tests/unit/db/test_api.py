@@ -32,6 +32,7 @@ import sqlalchemy as sa
 from preemptible_sched.conf import database as database_conf
 from preemptible_sched.conf import opts
 from preemptible_sched.db import api
+from preemptible_sched.db import errors
 from preemptible_sched.db import migration
 from preemptible_sched.db import models
 from preemptible_sched.db import states
@@ -93,7 +94,7 @@ class StoreBehaviour:
 
     def assertRefused(self, fragment, func, *args, **kw):
         before = self.snapshot()
-        error = self.assertRaises(api.Refused, func, *args, **kw)
+        error = self.assertRaises(errors.Refused, func, *args, **kw)
         self.assertIn(fragment, str(error))
         self.assertEqual(before, self.snapshot())
         return error
@@ -242,7 +243,7 @@ class StoreBehaviour:
         self.assertFalse(self.store.hosts()[0].up)
         self.store.set_host_up('h1', True, T0 + 6)
         self.assertTrue(self.store.hosts()[0].up)
-        self.assertRaises(api.NotFound, self.store.set_host_up, 'nope',
+        self.assertRaises(errors.NotFound, self.store.set_host_up, 'nope',
                           True, T0)
 
     # Requests.
@@ -294,13 +295,13 @@ class StoreBehaviour:
     def test_duplicate_request_writes_nothing(self):
         self.add_pending('r')
         before = self.snapshot()
-        self.assertRaises(api.Duplicate, self.store.add_request,
+        self.assertRaises(errors.Duplicate, self.store.add_request,
                           _spec('r'), T0)
         # A new request whose instance id is taken: the request row is not
         # written either.
-        self.assertRaises(api.Duplicate, self.store.add_request,
+        self.assertRaises(errors.Duplicate, self.store.add_request,
                           _spec('other', instance_ids=('r',)), T0)
-        self.assertRaises(api.Duplicate, self.store.add_request,
+        self.assertRaises(errors.Duplicate, self.store.add_request,
                           _spec('twice', num_instances=2,
                                 instance_ids=('x', 'x')), T0)
         self.assertEqual(before, self.snapshot())
@@ -311,7 +312,7 @@ class StoreBehaviour:
         before = self.snapshot()
         with mock.patch.object(type(self.store),
                                '_check_new_request'):
-            self.assertRaises(api.Duplicate, self.store.add_request,
+            self.assertRaises(errors.Duplicate, self.store.add_request,
                               _spec('other', instance_ids=('r',)), T0)
         self.assertEqual(before, self.snapshot())
 
@@ -355,7 +356,7 @@ class StoreBehaviour:
         self.assertEqual('default', api.scoped_project())
 
     def test_get_request_not_found(self):
-        self.assertRaises(api.NotFound, self.store.get_request, 'nope')
+        self.assertRaises(errors.NotFound, self.store.get_request, 'nope')
         self.assertRaises(LookupError, self.store.get_instance, 'nope')
         self.assertRaises(LookupError, self.store.get_decision, 42)
 
@@ -381,7 +382,7 @@ class StoreBehaviour:
                          self.store.get_request('r').reason)
         self.assertRaises(ValueError, self.store.set_request_status, 'r',
                           'lost', T0)
-        self.assertRaises(api.NotFound, self.store.set_request_status,
+        self.assertRaises(errors.NotFound, self.store.set_request_status,
                           'nope', 'failed', T0)
 
     def test_increment_attempts(self):
@@ -449,7 +450,7 @@ class StoreBehaviour:
                           id='other')
         self.assertRaises(ValueError, self.store.update_instance, 'r',
                           state='zombie')
-        self.assertRaises(api.NotFound, self.store.update_instance, 'nope',
+        self.assertRaises(errors.NotFound, self.store.update_instance, 'nope',
                           state='running')
         self.assertEqual(before, self.snapshot())
 
@@ -602,7 +603,7 @@ class StoreBehaviour:
             try:
                 results[request_id] = self.journal(['p'],
                                                    request_id=request_id)
-            except api.Refused as e:
+            except errors.Refused as e:
                 results[request_id] = e
 
         threads = [threading.Thread(target=contend, args=(r,))
@@ -691,7 +692,7 @@ class StoreBehaviour:
         self.assertRefused('the decision is rolled_back',
                            self.store.confirm_termination, decision_id,
                            'p', T0 + 31)
-        self.assertRaises(api.NotFound, self.store.confirm_termination,
+        self.assertRaises(errors.NotFound, self.store.confirm_termination,
                           decision_id + 1, 'p', T0)
 
     def test_decision_lifecycle(self):
@@ -726,7 +727,7 @@ class StoreBehaviour:
                           decision_id, 'bogus', T0)
         self.assertRaises(ValueError, self.store.set_decision_state,
                           decision_id, 'rolled_back', T0)
-        self.assertRaises(api.NotFound, self.store.set_decision_state,
+        self.assertRaises(errors.NotFound, self.store.set_decision_state,
                           decision_id + 1, 'done', T0)
         self.store.set_decision_state(decision_id, 'failed', T0 + 1,
                                       reason='spawn failed')

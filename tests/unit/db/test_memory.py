@@ -24,6 +24,7 @@ import fixtures
 import sqlalchemy as sa
 
 from preemptible_sched.db import api
+from preemptible_sched.db import errors
 from preemptible_sched.db import memory
 from preemptible_sched.db import models
 from preemptible_sched.loop import lifecycle
@@ -252,9 +253,9 @@ class TestBatches(base.TestCase):
         self.store.add_request(_spec('a'), T0)
         waiting = self.store.waiting
         before = self.store.get_instance('a')
-        self.assertRaises(api.Refused, self.store.journal_decision,
+        self.assertRaises(errors.Refused, self.store.journal_decision,
                           'a', 'a', 'h1', ['ghost'], T0)
-        self.assertRaises(api.NotFound, self.store.update_instance,
+        self.assertRaises(errors.NotFound, self.store.update_instance,
                           'ghost', state='running')
         self.assertEqual(waiting, self.store.waiting)
         self.assertIs(before, self.store.get_instance('a'))

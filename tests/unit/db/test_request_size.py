@@ -17,6 +17,7 @@
 import dataclasses
 
 from preemptible_sched.db import api
+from preemptible_sched.db import errors
 from preemptible_sched.db import memory
 from preemptible_sched import objects
 from tests import base
@@ -45,7 +46,7 @@ class StoreCase:
     def test_unknown_request(self):
         store = self.make_store()
         spec = objects.RequestSpec('r', objects.Resources(1, 1, 0))
-        self.assertRaises(api.NotFound, store.set_request_size, 'r', spec,
+        self.assertRaises(errors.NotFound, store.set_request_size, 'r', spec,
                           1.0, 0.0)
 
 

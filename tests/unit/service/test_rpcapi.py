@@ -19,7 +19,7 @@ from unittest import mock
 import oslo_messaging
 
 from preemptible_sched.conf import CONF
-from preemptible_sched.db import api as db_api
+from preemptible_sched.db import errors as db_errors
 from preemptible_sched import exception
 from preemptible_sched import objects
 from preemptible_sched import service
@@ -105,7 +105,7 @@ class TestSchedulerAPI(ClientTestCase):
             rpcapi.ServiceError, 'oops')
 
     def test_errors_of_the_fake_transport(self):
-        self.assertTranslated(db_api.NotFound('request', 'r'),
+        self.assertTranslated(db_errors.NotFound('request', 'r'),
                               rpcapi.RequestNotFound, "'r'")
         self.assertTranslated(exception.InvalidInput('request', None, 'x'),
                               rpcapi.BadRequest, 'request: x')
