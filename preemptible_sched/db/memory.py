@@ -56,6 +56,7 @@ from preemptible_sched.db import batch
 from preemptible_sched.db import errors
 from preemptible_sched.db import migration
 from preemptible_sched.db import models
+from preemptible_sched.db import request_store
 
 # json.dumps(value) with its defaults, as SQLAlchemy's JSON type writes it,
 # without the call that checks the arguments.
@@ -392,7 +393,7 @@ class MemoryStore(api.Store):
         return event
 
     def _check_new_request(self, changes, request_id, instance_ids):
-        api.refuse_duplicates(
+        request_store.refuse_duplicates(
             request_id, request_id in self._requests,
             sorted(key for key in instance_ids if key in self._instances))
 
@@ -449,7 +450,7 @@ class MemoryStore(api.Store):
         return self._row('requests', request_id)
 
     def list_requests(self, status=None, project_id=None):
-        statuses = None if status is None else api.as_tuple(status)
+        statuses = None if status is None else request_store.as_tuple(status)
         with self._guard:
             return sorted(
                 (row for row in self._requests.values()
@@ -461,7 +462,7 @@ class MemoryStore(api.Store):
         return self._row('instances', instance_id)
 
     def list_instances(self, states=None, host=None, request_id=None):
-        states = None if states is None else api.as_tuple(states)
+        states = None if states is None else request_store.as_tuple(states)
         with self._guard:
             if request_id is None:
                 rows = self._instances.values()

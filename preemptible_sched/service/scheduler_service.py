@@ -61,6 +61,7 @@ from preemptible_sched.db import api as db_api
 from preemptible_sched.db import errors as db_errors
 from preemptible_sched.db import models
 from preemptible_sched.db import ownership
+from preemptible_sched.db import request_store
 from preemptible_sched import exception
 from preemptible_sched import loadables
 from preemptible_sched.loadwatcher import api as watcher_api
@@ -188,7 +189,7 @@ class SchedulerEndpoint(endpoint_guards.GuardedEndpoint):
             LOG.info('Request %s submitted again: it exists already',
                      spec.id)
             return existing.id
-        with db_api.project_scope(project_id):
+        with request_store.project_scope(project_id):
             return self._scheduler.loop.submit(spec, duration, image)
 
     @endpoint_guards.checked_call('scheduler', db_errors.NotFound,

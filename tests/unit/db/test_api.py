@@ -35,6 +35,7 @@ from preemptible_sched.db import api
 from preemptible_sched.db import errors
 from preemptible_sched.db import migration
 from preemptible_sched.db import models
+from preemptible_sched.db import request_store
 from preemptible_sched.db import states
 from preemptible_sched.loop import lifecycle
 from preemptible_sched import objects
@@ -327,7 +328,7 @@ class StoreBehaviour:
     def test_requests_belong_to_a_project(self):
         self.store.add_request(_spec('a'), T0, project_id='alice')
         self.store.add_request(_spec('d'), T0 + 1)
-        with api.project_scope('bob'):
+        with request_store.project_scope('bob'):
             self.store.add_request(_spec('b'), T0 + 2)
             # An explicit project wins over the scope.
             self.store.add_request(_spec('a2'), T0 + 3, project_id='alice')
@@ -343,17 +344,6 @@ class StoreBehaviour:
             r.id for r in self.store.list_requests(status='pending',
                                                    project_id='alice')])
         self.assertEqual([], self.store.list_requests(project_id='nobody'))
-
-    def test_project_scope_is_per_thread(self):
-        seen = []
-        with api.project_scope('alice'):
-            thread = threading.Thread(
-                target=lambda: seen.append(api.scoped_project()))
-            thread.start()
-            thread.join()
-            self.assertEqual('alice', api.scoped_project())
-        self.assertEqual(['default'], seen)
-        self.assertEqual('default', api.scoped_project())
 
     def test_get_request_not_found(self):
         self.assertRaises(errors.NotFound, self.store.get_request, 'nope')

@@ -297,7 +297,7 @@ class TestBatches(base.TestCase):
             'confirm_termination', 'set_decision_state',
             'roll_back_decision', 'record_event',
             'from_config', 'revision', 'is_in_memory'}
-        public = {name for name in vars(api.Store)
+        public = {name for name in dir(api.Store)
                   if not name.startswith('_')}
         own = {name for name in vars(memory.MemoryStore)
                if not name.startswith('_')}
