@@ -24,8 +24,12 @@ every unfinished decision with the victims whose termination was confirmed,
 and completes it or rolls it back: no request is lost, no instance is
 terminated twice, and no host is left holding more than its capacity.
 
-:mod:`~preemptible_sched.db.api` is the only entry point for the rest of
-the scheduler; :mod:`~preemptible_sched.db.models` declares the tables and
+:mod:`~preemptible_sched.db.api` is the entry point for the rest of the
+scheduler (its :class:`~preemptible_sched.db.api.Store` with the methods
+of :mod:`~preemptible_sched.db.request_store` and
+:mod:`~preemptible_sched.db.decision_journal`, what it raises in
+:mod:`~preemptible_sched.db.errors`);
+:mod:`~preemptible_sched.db.models` declares the tables and
 :mod:`~preemptible_sched.db.migration` creates and upgrades them with
 alembic. SQLite is the default; MariaDB/MySQL and PostgreSQL are supported.
 """
