@@ -32,9 +32,9 @@ the run time. The service keeps the synchronous
 
 Rows are plain objects holding their columns as the database stores them
 (floats, booleans, JSON as its text, decoded on each read), with the
-methods of the SQLAlchemy rows (:class:`~.models.InstanceMixin`...). They
-are read-only: each change is made on a copy, installed with the other
-rows of the same call once all its checks passed, so a row a caller holds
+methods of the SQLAlchemy rows (:mod:`.memory_rows`). They are
+read-only: each change is made on a copy, installed with the other rows
+of the same call once all its checks passed, so a row a caller holds
 never changes under it (as a detached row does not) and a refused or
 failed call changes nothing. Decision and event ids are counted here as
 SQLite and MySQL count them (the largest plus one; a PostgreSQL sequence
@@ -46,7 +46,6 @@ is the newest (:meth:`upgrade`, :meth:`require_head`); rows written to
 the database behind its back afterwards are not seen.
 """
 
-import json
 import threading
 
 import sqlalchemy as sa
@@ -54,138 +53,10 @@ import sqlalchemy as sa
 from preemptible_sched.db import api
 from preemptible_sched.db import batch
 from preemptible_sched.db import errors
+from preemptible_sched.db import memory_rows
 from preemptible_sched.db import migration
 from preemptible_sched.db import models
 from preemptible_sched.db import request_store
-
-# json.dumps(value) with its defaults, as SQLAlchemy's JSON type writes it,
-# without the call that checks the arguments.
-_encode = json.JSONEncoder().encode
-
-# Which Python type the database returns for a column's type.
-_CONVERSIONS = ((sa.Boolean, bool), (sa.Integer, int), (sa.Float, float))
-
-
-class _Converted:
-    """A column stored as the database returns it (float, int, bool);
-    read as a plain attribute.
-    """
-
-    __slots__ = ('name', 'convert')
-
-    def __init__(self, name, convert):
-        self.name = name
-        self.convert = convert
-
-    def __set__(self, row, value):
-        row.__dict__[self.name] = None if value is None else \
-            self.convert(value)
-
-
-class _Json:
-    """A JSON column: stored as its text, decoded on each read (a new
-    object every time, as the database would give).
-    """
-
-    __slots__ = ('name',)
-
-    def __init__(self, name):
-        self.name = name
-
-    def __get__(self, row, owner=None):
-        if row is None:
-            return self
-        text = row.__dict__[self.name]
-        return None if text is None else json.loads(text)
-
-    def __set__(self, row, value):
-        # None as ``null``, as SQLAlchemy's JSON type stores it.
-        row.__dict__[self.name] = _encode(value)
-
-
-class Row:
-    """A read-only row of a :class:`MemoryStore`; its ``__dict__`` holds
-    every column as the database stores it.
-    """
-
-    #: The table's name, its columns, and the key column.
-    table = None
-    columns = ()
-    key = None
-    #: (column, type it is stored as or None, whether it is JSON) of
-    #: every column.
-    stored = ()
-    #: The class of the copies being changed (see :meth:`edit`).
-    Editable = None
-
-    def __setattr__(self, name, value):
-        raise AttributeError('%s rows of the memory store are read-only: '
-                             'change them through the store' % self.table)
-
-    def __repr__(self):
-        value = vars(self).get(self.key)
-        return '<%s %s=%r>' % (type(self).__name__, self.key, value)
-
-    @classmethod
-    def new(cls, columns):
-        """A new row to insert, ``columns`` a dict of every column."""
-        row = object.__new__(cls.Editable)
-        values = vars(row)
-        get = columns.get
-        for name, convert, is_json in cls.stored:
-            value = get(name)
-            if is_json:
-                value = _encode(value)
-            elif convert is not None and value is not None:
-                value = convert(value)
-            values[name] = value
-        return row
-
-    def edit(self):
-        """A copy to change (then install with :meth:`freeze`)."""
-        row = object.__new__(self.Editable)
-        row.__dict__.update(self.__dict__)
-        return row
-
-    def freeze(self, frozen):
-        object.__setattr__(self, '__class__', frozen)
-
-
-def _row_class(model, *mixins):
-    """The read-only row class of ``model``, with its ``Editable``."""
-    table = model.__table__
-    namespace = {'table': table.name, 'key': table.primary_key.columns[0].key,
-                 'columns': tuple(column.key for column in table.columns),
-                 '__doc__': 'A row of %s.' % table.name}
-    stored = []
-    for column in table.columns:
-        convert = None
-        if isinstance(column.type, sa.JSON):
-            namespace[column.key] = _Json(column.key)
-        else:
-            for kind, convert in _CONVERSIONS:
-                if isinstance(column.type, kind):
-                    namespace[column.key] = _Converted(column.key, convert)
-                    break
-            else:
-                convert = None
-        stored.append((column.key, convert,
-                       isinstance(column.type, sa.JSON)))
-    namespace['stored'] = tuple(stored)
-    frozen = type(model.__name__, (Row,) + mixins, namespace)
-    frozen.Editable = type(model.__name__, (frozen,), {
-        '__setattr__': object.__setattr__, '__slots__': ()})
-    return frozen
-
-
-#: The row classes, by table, in the order rows are written (parents
-#: first).
-ROWS = {cls.table: cls for cls in (
-    _row_class(models.Host, models.HostMixin),
-    _row_class(models.Request, models.RequestMixin),
-    _row_class(models.Instance, models.InstanceMixin),
-    _row_class(models.Decision, models.DecisionMixin),
-    _row_class(models.Event))}
 
 #: Tables whose rows are kept in memory (events are only written).
 STATE_TABLES = ('hosts', 'requests', 'instances', 'decisions')
@@ -239,8 +110,8 @@ class _Changes:
         return None
 
     def insert(self, row):
-        """Add the new ``row`` (:meth:`Row.new`); Duplicate if its key is
-        taken.
+        """Add the new ``row`` (:meth:`~.memory_rows.Row.new`); Duplicate
+        if its key is taken.
         """
         key = vars(row)[row.key]
         if (row.table, key) in self.rows or \
@@ -264,7 +135,8 @@ class MemoryStore(api.Store):
         metadata = sa.MetaData()
         self._writer = batch.BatchWriter(
             self.engine, [batch.raw_table(models.Base.metadata.tables[name],
-                                          metadata) for name in ROWS],
+                                          metadata)
+                          for name in memory_rows.ROWS],
             batch_size, append_only=('events',), lock=self._lock)
         self._clear()
 
@@ -328,7 +200,7 @@ class MemoryStore(api.Store):
         with self._lock, self.engine.connect() as connection:
             for name in STATE_TABLES:
                 table = self._writer.tables[name]
-                cls = ROWS[name]
+                cls = memory_rows.ROWS[name]
                 rows = self._tables[name]
                 for values in connection.execute(table.select().order_by(
                         *table.primary_key.columns)).mappings():
@@ -363,7 +235,7 @@ class MemoryStore(api.Store):
         return changes.find(model.__tablename__, key)
 
     def _insert(self, changes, model, columns):
-        cls = ROWS[model.__tablename__]
+        cls = memory_rows.ROWS[model.__tablename__]
         if columns.get(cls.key, 0) is None:
             columns = dict(columns)
             columns[cls.key] = self._next_id[cls.table]
@@ -386,7 +258,7 @@ class MemoryStore(api.Store):
 
     def _add_event(self, changes, kind, at, request_id=None,
                    instance_id=None, host=None, payload=None):
-        event = ROWS['events'].new(dict(
+        event = memory_rows.ROWS['events'].new(dict(
             kind=kind, at=at, request_id=request_id,
             instance_id=instance_id, host=host, payload=payload))
         changes.events.append(event)
@@ -409,7 +281,7 @@ class MemoryStore(api.Store):
         # having changed nothing.
         writer.flush_if_full()
         for (table, key), row in changes.rows.items():
-            row.freeze(ROWS[table])
+            row.freeze(memory_rows.ROWS[table])
             rows = self._tables[table]
             old = rows.get(key)
             values = vars(row)
@@ -428,7 +300,7 @@ class MemoryStore(api.Store):
         for event in changes.events:
             vars(event)['id'] = self._next_id['events']
             self._next_id['events'] += 1
-            event.freeze(ROWS['events'])
+            event.freeze(memory_rows.ROWS['events'])
             writer.put('events', event.id, vars(event))
 
     def _index(self, table, key, row, old):
