@@ -59,7 +59,7 @@ class TestCaseBuilders(base.TestCase):
         outcomes = []
         for repetition in (1, 2):
             _elapsed, placed, victims = self.anchor.time_project(
-                sched, repetition)
+                sched, repetition, self.anchor.REQUEST[case])
             outcomes.append((placed, victims))
         return cloud, outcomes
 
@@ -104,10 +104,34 @@ class TestCaseBuilders(base.TestCase):
             self.assertTrue(all(i.preemptible for i in spot))
         self.assertEqual([(True, 1), (True, 1)], outcomes)
 
+    def test_mixed_hosts_are_full_of_every_size(self):
+        cloud, outcomes = self.decide_twice('saturated_mixed')
+        flavors = set()
+        for _name, normal, spot in cloud:
+            self.assertEqual([], normal)
+            self.assertTrue(all(i.preemptible for i in spot))
+            self.assertEqual(self.anchor.BLADE.vcpus,
+                             sum(i.resources.vcpus for i in spot))
+            flavors.update(i.flavor for i in spot)
+        self.assertEqual({'small', 'medium', 'large'}, flavors)
+        # A medium request on a full host: one medium or large victim,
+        # or two smalls.
+        for placed, victims in outcomes:
+            self.assertTrue(placed)
+            self.assertIn(victims, (1, 2))
+
+    def test_larger_requests_need_two_and_three_victims(self):
+        for case, victims in (('saturated_two', 2), ('saturated_three', 3)):
+            cloud, outcomes = self.decide_twice(case)
+            self.assertEqual([(True, victims), (True, victims)], outcomes,
+                             case)
+
     def test_nova_sees_normal_instances_only(self):
         self.assertEqual(
             {'empty_normal': 'empty', 'varied_normal': 'varied',
-             'saturated_normal': 'empty'}, self.anchor.NOVA_VIEW)
+             'saturated_normal': 'empty', 'saturated_mixed': 'empty',
+             'saturated_two': 'empty', 'saturated_three': 'empty'},
+            self.anchor.NOVA_VIEW)
 
 
 class TestScript(base.TestCase):
@@ -122,7 +146,10 @@ class TestScript(base.TestCase):
         result = self.run_script('--quick')
         self.assertEqual(0, result.returncode, result.stderr)
         report = json.loads(result.stdout)
-        cases = ['empty_normal', 'varied_normal', 'saturated_normal']
+        cases = ['saturated_mixed', 'saturated_two', 'saturated_three',
+                 'saturated_normal', 'empty_normal', 'varied_normal']
+        victims = {'saturated_two': 2, 'saturated_three': 3,
+                   'saturated_normal': 1}
         self.assertEqual(['100', '1000'], list(report['ratios']))
         for hosts, ratios in report['ratios'].items():
             self.assertEqual(cases, list(ratios))
@@ -132,8 +159,11 @@ class TestScript(base.TestCase):
                 self.assertEqual(int(hosts), row['nova_hosts_passed'])
                 self.assertTrue(row['nova_all_hosts_passed'])
                 self.assertTrue(row['project_placed'])
-                self.assertEqual(int(case == 'saturated_normal'),
-                                 row['project_victims'])
+                if case == 'saturated_mixed':
+                    self.assertIn(row['project_victims'], (1, 2))
+                else:
+                    self.assertEqual(victims.get(case, 0),
+                                     row['project_victims'])
                 self.assertEqual(5, row['repetitions'])
                 for side in ('project', 'nova'):
                     self.assertGreater(row[side]['median_ms'], 0)
@@ -152,6 +182,22 @@ class TestScript(base.TestCase):
                 if name.startswith('cost per host flat')]
         self.assertEqual(1, len(flat))
         self.assertIn(flat[0], (True, False))
+
+    def test_ram_and_cpu_only_for_a_like_for_like_weigher_count(self):
+        result = self.run_script('--quick', '--weighers', 'ram,cpu',
+                                 '--cases', 'saturated_two,empty_normal')
+        self.assertEqual(0, result.returncode, result.stderr)
+        report = json.loads(result.stdout)
+        self.assertEqual(['RAMWeigher', 'CPUWeigher'],
+                         report['nova']['weighers'])
+        self.assertEqual(['saturated_two', 'empty_normal'],
+                         list(report['ratios']['100']))
+
+    def test_unknown_case_or_weigher_is_refused(self):
+        for args in (('--cases', 'saturated_four'), ('--weighers', 'disk')):
+            result = self.run_script('--quick', *args)
+            self.assertEqual(2, result.returncode, args)
+            self.assertIn('unknown', result.stderr)
 
     def test_without_nova_one_line_and_exit_2(self):
         result = self.run_script('--quick',
