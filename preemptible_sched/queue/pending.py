@@ -34,6 +34,7 @@ import collections
 import itertools
 
 from preemptible_sched import objects
+from preemptible_sched.service_classes import sla
 
 
 def _kind(spec):
@@ -148,6 +149,13 @@ class PendingQueue:
         self._shapes = collections.Counter()
         self._keys = {} if getattr(policy, 'time_invariant', False) \
             else None
+        # Dynamic sizing's shares, kept as entries come and go: sequence
+        # -> (reputation level, request id, priority) of each admitted
+        # entry that shares, and the priorities summed per level and per
+        # (level, request).
+        self._shares = {}
+        self._share_total = collections.Counter()
+        self._share_of_request = collections.Counter()
 
     def add(self, spec, submitted_at, duration=None, image=None,
             attempts=0, running_s=0.0, overhead_s=0.0, reason=None,
@@ -235,17 +243,39 @@ class PendingQueue:
         self._shapes[kind, entry.spec.resources] += 1
         if self._keys is not None:
             self._keys[entry.sequence] = self.policy.sort_key(entry, None)
+        shares = sla.sharing(entry.spec)
+        if shares is not None:
+            level, priority = shares
+            self._shares[entry.sequence] = (level, entry.id, priority)
+            self._share_total[level] += priority
+            self._share_of_request[level, entry.id] += priority
 
     def _forget(self, sequence):
         entry = self.entries.pop(sequence, None)
         if entry is None:
             return
+        shares = self._shares.pop(sequence, None)
+        if shares is not None:
+            level, request_id, priority = shares
+            self._share_total[level] -= priority
+            self._share_of_request[level, request_id] -= priority
+            if not self._share_of_request[level, request_id]:
+                del self._share_of_request[level, request_id]
         shape = (self._kinds.pop(sequence), entry.spec.resources)
         self._shapes[shape] -= 1
         if not self._shapes[shape]:
             del self._shapes[shape]
         if self._keys is not None:
             self._keys.pop(sequence, None)
+
+    def sharing_priority(self, spec):
+        """:func:`~preemptible_sched.service_classes.sla.queued_priority`
+        of ``spec`` over the admitted entries, from running sums: the
+        same number, without a pass over the queue.
+        """
+        level = spec.sla.reputation
+        return (self._share_total[level] -
+                self._share_of_request[level, spec.id])
 
     def eligibility(self):
         """A new :class:`Eligibility` for a pass over this queue."""

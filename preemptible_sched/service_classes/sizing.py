@@ -49,13 +49,14 @@ def size(entry, queue, host_manager):
         return spec, None
     if spec.sla is None:
         return dataclasses.replace(spec, sized=True), None
-    queued = [other.spec for other in queue.entries.values()]
     # The host table's columns: a few vector operations, whatever the
-    # number of hosts.
+    # number of hosts; the queue's running sum of the priorities it shares
+    # the cores with, whatever the number of requests waiting.
     table = host_manager.table
     sizing = sla.size_on(spec, table.capacity[0],
                          table.capacity[0] - table.full_used[0], table.up,
-                         host_categories(table), queued)
+                         host_categories(table), (),
+                         others=queue.sharing_priority(spec))
     if sizing is None:
         return None, None
     return sla.sized(spec, sizing), sizing

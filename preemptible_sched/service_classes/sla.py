@@ -296,7 +296,29 @@ def size(spec, states, queued, conf=CONF):
                     dtype=object), queued, conf)
 
 
-def size_on(spec, cores, idle, up, categories, queued, conf=CONF):
+def sharing(spec):
+    """``(reputation level, priority)`` by which ``spec`` shares the idle
+    cores of its category with the other queued moldable SLA requests, or
+    None when it does not (not moldable, or no SLA).
+    """
+    if not spec.moldable or spec.sla is None:
+        return None
+    return spec.sla.reputation, PRIORITY[spec.sla.resources]
+
+
+def queued_priority(spec, queued):
+    """The priorities of the specs of ``queued`` that share with ``spec``
+    (:func:`sharing`: moldable, same reputation level), summed; those of
+    ``spec``'s own request left out.
+    """
+    return sum(PRIORITY[other.sla.resources] for other in queued
+               if other.moldable and other.sla is not None and
+               other.sla.reputation == spec.sla.reputation and
+               other.id != spec.id)
+
+
+def size_on(spec, cores, idle, up, categories, queued, conf=CONF,
+            others=None):
     """The :class:`Sizing` of moldable ``spec`` now; None if it has no SLA
     or no up host to measure N on.
 
@@ -305,6 +327,9 @@ def size_on(spec, cores, idle, up, categories, queued, conf=CONF):
     ``queued`` are the specs still waiting in the queue (``spec`` among
     them): the moldable ones with the same reputation level share the idle
     cores of the category by the priority of their resources level.
+    ``others``, when given, is their :func:`queued_priority` already
+    summed (the queue keeps it as requests come and go), and ``queued`` is
+    not read.
     """
     if spec.sla is None:
         return None
@@ -322,10 +347,9 @@ def size_on(spec, cores, idle, up, categories, queued, conf=CONF):
     band = bands(reference)[spec.sla.resources]
     wc = int(math.floor(numpy.maximum(idle[in_category], 0.0).sum()))
     priority = PRIORITY[spec.sla.resources]
-    total = sum(PRIORITY[other.sla.resources] for other in queued
-                if other.moldable and other.sla is not None and
-                other.sla.reputation == spec.sla.reputation and
-                other.id != spec.id) + priority
+    if others is None:
+        others = queued_priority(spec, queued)
+    total = others + priority
     raw, clamped = share(priority, wc, total, band)
     return Sizing(wanted, reference, band, wc, total, priority, raw,
                   clamped)

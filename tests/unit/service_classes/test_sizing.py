@@ -93,3 +93,33 @@ class TestSizing(base.TestCase):
         self.assertEqual((4.0, True, None, 25.0),
                          (spec.resources.vcpus, spec.sized, got,
                           sla.run_time(spec)))
+
+    def test_running_sums_follow_the_queue(self):
+        # Two entries of one request (its share counted once for the
+        # others, never for itself), one that leaves, one that arrives.
+        for spec in (moldable('p', 'premium', 'premium'),
+                     moldable('x', 'advanced', 'premium'),
+                     moldable('y', 'premium', 'advanced')):
+            self.queue.add(spec, 0.0)
+        self.queue.admit(lambda entry: True)
+
+        def check():
+            specs = [entry.spec for entry in self.queue.entries.values()]
+            for spec in specs:
+                if sla.sharing(spec) is None:
+                    continue
+                self.assertEqual(sla.queued_priority(spec, specs),
+                                 self.queue.sharing_priority(spec), spec.id)
+
+        check()
+        # The others of p at premium reputation: a (2) and x (2).
+        first_p = self.queue.entries[0]
+        self.assertEqual(4, self.queue.sharing_priority(first_p.spec))
+        self.queue.remove(self.queue.entries[1])          # a leaves
+        check()
+        self.assertEqual(2, self.queue.sharing_priority(first_p.spec))
+        self.queue.remove_request('p')
+        check()
+        # A newcomer at premium reputation shares with x alone.
+        self.assertEqual(2, self.queue.sharing_priority(
+            moldable('z', 'best_effort', 'premium')))
