@@ -20,8 +20,11 @@ distinct level vectors, 81 at most, and the sort). ``sizing``:
 :func:`preemptible_sched.service_classes.sizing.size` of one moldable request
 on a cloud of ``h`` hosts in three reputation categories, half of each host
 busy, with 100 other moldable requests queued (the host table's columns, a
-few vector operations). Each case is run ``--repetitions`` times and the
-median and maximum are reported.
+few vector operations). ``sizing_queue``: the same on the 15 hosts of the
+shipped SLA emulation, with 1,000, 10,000 and 100,000 moldable requests
+queued (the queue keeps the priorities they share as running sums, so the
+time should not grow with the queue). Each case is run ``--repetitions``
+times and the median and maximum are reported.
 
 The result is JSON on stdout (progress goes to stderr)::
 
@@ -48,6 +51,10 @@ from preemptible_sched.service_classes import sizing
 QUEUES = (100, 1000, 10000, 100000)
 CLOUDS = (100, 1000, 10000, 100000)
 QUICK = (100, 1000)
+QUEUED = (1000, 10000, 100000)
+QUICK_QUEUED = (1000,)
+#: Hosts of the shipped SLA emulation (etc/.../experiments/sla/hosts.csv).
+EMULATION_HOSTS = 15
 CATEGORIES = ('high', 'average', 'low')
 
 
@@ -85,25 +92,50 @@ def bench_promethee(sizes, repetitions, rng):
     return rows
 
 
+def cloud(count):
+    """``count`` hosts of 32 cores in three reputation categories, half
+    of each busy.
+    """
+    manager = host_manager.HostManager(_Planner())
+    for index in range(count):
+        name = 'h%d' % index
+        manager.add_host(objects.Host(
+            name, 32, 131072, 500,
+            attributes={'reputation': CATEGORIES[index % 3]}))
+        manager.add_instance(name, objects.Instance(
+            name + '-busy', objects.Resources(16, 1024, 0)))
+    return manager
+
+
+def queued(count, rng):
+    pending = queue_mod.PendingQueue(fifo.FifoPolicy())
+    for index in range(count):
+        pending.add(moldable(rng, index), 0.0)
+    pending.admit(lambda entry: True)
+    return pending
+
+
 def bench_sizing(sizes, repetitions, rng):
     rows = []
     for count in sizes:
-        manager = host_manager.HostManager(_Planner())
-        for index in range(count):
-            name = 'h%d' % index
-            manager.add_host(objects.Host(
-                name, 32, 131072, 500,
-                attributes={'reputation': CATEGORIES[index % 3]}))
-            manager.add_instance(name, objects.Instance(
-                name + '-busy', objects.Resources(16, 1024, 0)))
-        pending = queue_mod.PendingQueue(fifo.FifoPolicy())
-        for index in range(101):
-            pending.add(moldable(rng, index), 0.0)
-        pending.admit(lambda entry: True)
+        manager = cloud(count)
+        pending = queued(101, rng)
         entry = next(iter(pending.entries.values()))
         rows.append(dict(hosts=count, **timed(
             lambda: sizing.size(entry, pending, manager), repetitions)))
         log('sizing on %d hosts: %s' % (count, rows[-1]))
+    return rows
+
+
+def bench_sizing_queue(lengths, repetitions, rng):
+    manager = cloud(EMULATION_HOSTS)
+    rows = []
+    for count in lengths:
+        pending = queued(count, rng)
+        entry = next(iter(pending.entries.values()))
+        rows.append(dict(queued=count, hosts=EMULATION_HOSTS, **timed(
+            lambda: sizing.size(entry, pending, manager), repetitions)))
+        log('sizing with %d queued: %s' % (count, rows[-1]))
     return rows
 
 
@@ -127,6 +159,8 @@ def main(argv=None):
                                      args.repetitions, rng),
         'sizing': bench_sizing(QUICK if args.quick else CLOUDS,
                                args.repetitions, rng),
+        'sizing_queue': bench_sizing_queue(
+            QUICK_QUEUED if args.quick else QUEUED, args.repetitions, rng),
         'wall_time_s': round(time.perf_counter() - started, 1),
     }
     emit(report, args.output)
