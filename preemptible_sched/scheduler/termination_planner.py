@@ -65,18 +65,20 @@ class TerminationPlanner:
             tuple(candidates[i] for i in chosen),
             tuple(costs[i] for i in chosen))
 
-    def bounds(self, batch, resources, now, unit=False):
+    def bounds(self, batch, resources, now, unit=False, candidates=None):
         """Bounds on the cost of the cheapest termination set of every host
         of ``batch`` (a full-view table batch): see
         :func:`~preemptible_sched.scheduler.termination_bounds.cost_bounds`.
 
         ``unit`` prices every instance 1 (the number of victims).
         """
-        sizes, positions, costs = self._candidates(batch, now, unit)
+        sizes, positions, costs = (candidates or
+                                   self.candidates(batch, now, unit))
         return termination_bounds.cost_bounds(batch, resources, sizes,
                                               positions, costs)
 
-    def exact_costs(self, batch, resources, now, positions, unit=False):
+    def exact_costs(self, batch, resources, now, positions, unit=False,
+                    candidates=None):
         """The cost of the cheapest termination set of the hosts at
         ``positions`` of ``batch`` (a full-view table batch), all at once
         where it is small (see
@@ -84,7 +86,8 @@ class TerminationPlanner:
         proven)`` over ``positions``, ``cost`` NaN where no set fits; the
         others are for :meth:`plan`.
         """
-        sizes, where, costs = self._candidates(batch, now, unit)
+        sizes, where, costs = (candidates or
+                               self.candidates(batch, now, unit))
         n = len(batch)
         need = numpy.array(tuple(resources))[:, None] - batch.free
         need_q = numpy.rint(need * selector.RESOURCE_SCALE).astype(numpy.int64)
@@ -103,9 +106,11 @@ class TerminationPlanner:
             costs_q[mine].astype(numpy.int64), costs[mine], n)
         return cost[positions], proven[positions]
 
-    def _candidates(self, batch, now, unit):
+    def candidates(self, batch, now, unit=False):
         """The victim table's candidates on the hosts of ``batch``: their
-        scaled sizes (3 x m), positions in ``batch`` and costs.
+        scaled sizes (3 x m), positions in ``batch`` and costs. A caller
+        that asks for :meth:`bounds` and :meth:`exact_costs` of one batch
+        prices them once and hands them to both (``candidates``).
         """
         victims = batch.table.victims
         hosts = victims.column('host')

@@ -213,14 +213,17 @@ class TerminationWeigher(BaseHostWeigher):
         fits = batch.fits(resources)
         if fits.all():
             return numpy.zeros(len(batch))
+        candidates = planner.candidates(batch, now, self.unit_costs)
         low, high = planner.bounds(batch, resources, now,
-                                   unit=self.unit_costs)
+                                   unit=self.unit_costs,
+                                   candidates=candidates)
 
         def resolve(positions):
             # Every host at once where its cheapest set is small, the
             # exact selector one host at a time elsewhere.
             cost, proven = planner.exact_costs(batch, resources, now,
-                                               positions, self.unit_costs)
+                                               positions, self.unit_costs,
+                                               candidates)
             fitting = fits[positions]
             weights = numpy.where(fitting, 0.0, -cost)
             for index in numpy.flatnonzero(~(proven | fitting)).tolist():
