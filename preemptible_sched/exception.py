@@ -94,6 +94,18 @@ class StartupFailed(PreemptibleSchedException):
     """
 
 
+class Stopping(BaseException):
+    """The service is stopping: a wait on a remote peer was cut short.
+
+    Raised in the clock's thread by a call that would otherwise hold the
+    stop until its RPC timeout. A BaseException, like KeyboardInterrupt,
+    so that no ``except Exception`` on the way takes it for an
+    unreachable host and acts on it: the callback ends where it stood, as
+    if the process had been killed there, and the journal makes the next
+    run finish what it left.
+    """
+
+
 class MissingExtra(PreemptibleSchedException):
     """A command needs a library of an extra that is not installed.
 

@@ -119,6 +119,12 @@ class ComputeDriver:
         """
         return None, None
 
+    def stop(self):
+        """The service stops: cut short what waits on a remote host (see
+        :class:`preemptible_sched.exception.Stopping`). Nothing to do for a
+        driver whose hosts answer at once.
+        """
+
     def spawn(self, host, instance, image=None, duration=None):
         """Start booting ``instance`` (an :class:`objects.Instance`).
 

@@ -57,6 +57,10 @@ from preemptible_sched import wire
 LOG = logging.getLogger(__name__)
 
 #: Events an agent may report (see :meth:`RPCComputeDriver.report`).
+#: Seconds between two looks at :meth:`RPCComputeDriver.stop` while a call
+#: to an agent waits for its answer.
+STOP_POLL = 0.2
+
 _REPORTED_EVENTS = ('instance_started', 'instance_ended', 'instance_failed',
                     'instance_terminated', 'termination_failed',
                     'host_down', 'host_up')
@@ -113,6 +117,8 @@ class RPCComputeDriver(compute.ComputeDriver):
         self._agents = {host.name: _Agent(spec=host) for host in known_hosts}
         self._held = []
         self._delivering = False
+        # Set by stop() (a signal handler too: no lock taken there).
+        self._stopping = False
 
     # -- the driver interface ------------------------------------------------
 
@@ -144,8 +150,8 @@ class RPCComputeDriver(compute.ComputeDriver):
     def _ask(self, host, part):
         self._agent(host)
         try:
-            answer = self.compute_api.list_instances(
-                host, finished=part == 'finished')
+            answer = self._call(self.compute_api.list_instances, host,
+                                finished=part == 'finished')
         except oslo_messaging.MessagingTimeout as error:
             raise ComputeUnreachable(
                 'the agent of host %s did not answer list_instances: %s'
@@ -165,6 +171,41 @@ class RPCComputeDriver(compute.ComputeDriver):
                 report.ended_at += offset
             reports.append(report)
         return reports
+
+    def _call(self, function, *args, **kwargs):
+        """``function(*args, **kwargs)`` in a thread of its own, waited for
+        until it returns or :meth:`stop` (then :class:`exception.Stopping`,
+        within :data:`STOP_POLL` seconds): a SIGTERM does not wait for the
+        RPC timeout of an agent that no longer answers.
+        """
+        outcome = {}
+        done = threading.Event()
+
+        def call():
+            try:
+                outcome['answer'] = function(*args, **kwargs)
+            except Exception as error:  # noqa: B902 re-raised by the waiter
+                outcome['error'] = error
+            finally:
+                done.set()
+
+        if self._stopping:
+            raise exception.Stopping()
+        threading.Thread(target=call, daemon=True,
+                         name='compute-call').start()
+        while not done.wait(STOP_POLL):
+            if self._stopping:
+                raise exception.Stopping()
+        if 'error' in outcome:
+            raise outcome['error']
+        return outcome['answer']
+
+    def stop(self):
+        """Cut short the calls waiting for an agent (the service stops).
+
+        Safe in a signal handler: it only sets a flag the waits poll.
+        """
+        self._stopping = True
 
     def spawn(self, host, instance, image=None, duration=None):
         refusal = self._refusal(host)

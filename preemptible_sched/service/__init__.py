@@ -33,6 +33,7 @@ an exchange of its own.
 import concurrent.futures
 import contextlib
 import importlib
+import logging
 import threading
 
 import oslo_messaging
@@ -40,6 +41,8 @@ from oslo_messaging import opts as messaging_opts
 
 from preemptible_sched.conf import service as service_conf
 from preemptible_sched import exception
+
+LOG = logging.getLogger(__name__)
 
 #: oslo.messaging's notification driver unless configured: versioned
 #: notifications on the transport (``[oslo_messaging_notifications]
@@ -233,6 +236,9 @@ class Service:
         self.start()
         try:
             self.clock.run()
+        except exception.Stopping:
+            LOG.info('Stopped while waiting for a remote peer: the '
+                     'journal holds what was under way')
         finally:
             self.shutdown()
 

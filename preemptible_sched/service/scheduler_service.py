@@ -345,6 +345,13 @@ class SchedulerService(service.Service):
                    SchedulerEndpoint(self))
         self.clock.call_soon(self._start_loop)
 
+    def stop(self):
+        """Stop the clock and cut short a call waiting for an agent (from
+        any thread, a signal handler too).
+        """
+        super().stop()
+        self.driver.stop()
+
     def _start_loop(self):
         if self.load_watcher is not None:
             self.load_watcher.start(self.clock)

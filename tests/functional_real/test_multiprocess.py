@@ -443,8 +443,8 @@ class MultiProcessBehaviour:
             code = process.popen.wait(seconds)
         except subprocess.TimeoutExpired:
             process.kill()
-            self.fail('%s still running %g s after SIGTERM' % (name,
-                                                               seconds))
+            self.fail('%s still running %g s after SIGTERM; its log '
+                      'ends:\n%s' % (name, seconds, process.log()[-3000:]))
         took = time.monotonic() - started
         log = process.log()
         self.assertEqual(0, code, log[-2000:])

@@ -22,6 +22,7 @@ import fixtures
 
 from preemptible_sched import clock as clock_mod
 from preemptible_sched.conf import CONF
+from preemptible_sched import exception
 from preemptible_sched import service
 from tests import base
 
@@ -129,6 +130,22 @@ class TestService(base.TestCase):
             self.service.serve('a', 'host', None)
             self.service.stop()
             self.service.bridge.open()
+
+        self.service.start = start
+        self.service.run()
+        self.assertShutDownOnce()
+
+    def test_a_wait_cut_short_by_the_stop_ends_run_quietly(self):
+        # A callback waiting for a remote peer when the signal came raises
+        # Stopping: run() shuts down and returns, as after any stop.
+        def start():
+            self.service.serve('a', 'host', None)
+            self.service.bridge.open()
+            self.service.clock.call_soon(cut_short)
+
+        def cut_short():
+            self.service.stop()
+            raise exception.Stopping()
 
         self.service.start = start
         self.service.run()

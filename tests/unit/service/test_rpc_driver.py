@@ -14,11 +14,14 @@
 
 """The ``rpc`` compute driver, its wire format and the reports endpoint."""
 
+import threading
+
 import oslo_messaging
 
 from preemptible_sched import clock as clock_mod
 from preemptible_sched import compute
 from preemptible_sched.compute import rpc
+from preemptible_sched import exception
 from preemptible_sched import objects
 from tests import base
 
@@ -252,3 +255,70 @@ class TestRequests(DriverTestCase):
 
     def test_list_instances_of_unknown_host(self):
         self.assertRaises(LookupError, self.driver.list_instances, 'host-Z')
+
+
+class Unanswered(FakeComputeAPI):
+    """An agent that went away: list_instances waits until released, as
+    a call waits for its RPC timeout.
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.asking = threading.Event()
+        self.release = threading.Event()
+
+    def list_instances(self, host, finished=False):
+        self.asking.set()
+        self.release.wait(60)
+        raise oslo_messaging.MessagingTimeout('no answer')
+
+
+class TestStop(DriverTestCase):
+    """Issue 26: SIGTERM stops the scheduler within 10 s even while the
+    clock's thread waits for an agent that no longer answers.
+    """
+
+    def setUp(self):
+        super().setUp()
+        self.api = Unanswered()
+        self.addCleanup(self.api.release.set)
+        self.driver = rpc.RPCComputeDriver(
+            self.clock, self.sink, compute_api=self.api,
+            known_hosts=[blade('host-A')])
+
+    def ask_in_thread(self):
+        raised = []
+
+        def ask():
+            try:
+                self.driver.list_instances('host-A')
+            except BaseException as error:  # noqa: B902 what it raised
+                raised.append(error)
+        thread = threading.Thread(target=ask, daemon=True)
+        thread.start()
+        self.assertTrue(self.api.asking.wait(10))
+        return thread, raised
+
+    def test_stop_cuts_a_waiting_call_short(self):
+        thread, raised = self.ask_in_thread()
+        self.assertTrue(thread.is_alive())     # it waits for the agent
+        self.driver.stop()
+        thread.join(10)
+        self.assertFalse(thread.is_alive())
+        self.assertEqual([exception.Stopping], [type(e) for e in raised])
+        # Not an Exception: nothing on the way takes it for an
+        # unreachable host and acts on it.
+        self.assertNotIsInstance(raised[0], Exception)
+
+    def test_no_call_once_stopped(self):
+        self.driver.stop()
+        self.assertRaises(exception.Stopping, self.driver.list_instances,
+                          'host-A')
+        self.assertFalse(self.api.asking.is_set())
+
+    def test_the_agent_answering_first_wins(self):
+        thread, raised = self.ask_in_thread()
+        self.api.release.set()
+        thread.join(10)
+        self.assertEqual([rpc.ComputeUnreachable],
+                         [type(e) for e in raised])
