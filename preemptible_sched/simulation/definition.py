@@ -46,6 +46,8 @@ from preemptible_sched import exception
 from preemptible_sched import input_limits as limits
 from preemptible_sched.input_limits import documents
 from preemptible_sched.simulation import experiment
+from preemptible_sched.simulation.traces import catalogue
+from preemptible_sched.simulation.traces import download
 
 SCHEMA_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                            'experiment_schema.json')
@@ -156,6 +158,8 @@ _ONE_OF = {
     (): 'give exactly one of "configurations" and "strategies"',
     ('infrastructures',): 'give one of "infrastructure", "hosts" with '
                           '"flavor", or "machines" with "size_factors"',
+    ('workloads',): 'give one of "path", or "trace" (with "file" if the '
+                    'trace has several)',
 }
 
 
@@ -241,6 +245,46 @@ def _check_file(problems, source, field, path, directory=False):
             limits.one_line(path, 200)))
 
 
+def _trace_path(problems, source, index, item):
+    """``(path, default name)`` of the workload ``{"trace": NAME}``: the
+    trace's file in the download cache (``traces download`` or ``traces
+    import``, ``$PREEMPTIBLE_SCHED_TRACES_DIR`` if set), a problem naming
+    the command that puts it there if it is not.
+    """
+    field = '$.workloads[%d]' % index
+    try:
+        trace = catalogue.get(item['trace'])
+    except exception.InvalidInput as error:
+        problems.append('%s: %s.trace: %s' % (source, field, error.message))
+        return None, item['trace']
+    workload_files = [f.name for f in trace.files if f.role == 'workload']
+    name = item.get('file')
+    if name is None:
+        if len(workload_files) != 1:
+            problems.append('%s: %s: trace %s has %d workload files: name '
+                            'one with "file" (%s)' % (
+                                source, field, trace.name,
+                                len(workload_files),
+                                ', '.join(workload_files) or 'none'))
+            return None, trace.name
+        name = workload_files[0]
+    elif name not in [f.name for f in trace.files]:
+        problems.append('%s: %s.file: trace %s has no file %r (files: %s)'
+                        % (source, field, trace.name, name,
+                           ', '.join(f.name for f in trace.files)))
+        return None, trace.name
+    cache = download.default_cache_dir()
+    path = os.path.join(cache, trace.name, name)
+    if not os.path.isfile(path):
+        problems.append(
+            '%s: %s.trace: %s is not in the trace cache %s: run '
+            '"preemptible-sched traces download %s" (offline: "traces '
+            'import %s FILE", or "--mirror file://DIR"; $%s names another '
+            'cache)' % (source, field, name, cache, trace.name, trace.name,
+                        download.CACHE_ENV))
+    return path, trace.name
+
+
 def build(source, data):
     """The :class:`Definition` of validated ``data``; raises
     ConfigProblems with every inconsistency the schema cannot see.
@@ -249,11 +293,15 @@ def build(source, data):
     problems = []
     workloads = []
     for index, item in enumerate(data['workloads']):
-        path = _resolve(base, item['path'])
-        _check_file(problems, source, '$.workloads[%d].path' % index, path,
-                    directory=True)
+        if 'trace' in item:
+            path, name = _trace_path(problems, source, index, item)
+        else:
+            path = _resolve(base, item['path'])
+            _check_file(problems, source, '$.workloads[%d].path' % index,
+                        path, directory=True)
+            name = experiment.workload_stem(path)
         workloads.append(Workload(
-            name=item.get('name') or experiment.workload_stem(path),
+            name=item.get('name') or name,
             path=path, format=item.get('format', 'auto'),
             limit=item.get('limit'), class_map=item.get('class_map'),
             default_class=item.get('default_class')))

@@ -20,9 +20,13 @@ import json
 import os
 import tempfile
 
+import fixtures
+
 from preemptible_sched import exception
 from preemptible_sched.simulation import definition
 from preemptible_sched.simulation import runner
+from preemptible_sched.simulation.traces import catalogue
+from preemptible_sched.simulation.traces import download
 from preemptible_sched.simulation.traces import reading
 from tests import base
 
@@ -245,4 +249,84 @@ seeds: [0]
     def test_not_an_object(self):
         path, problems = self.problems('- just\n- a list\n')
         self.assertEqual([path + ': $: expected object, got list'],
+                         problems)
+
+
+class TestTraceWorkloads(base.TestCase):
+    """``trace: NAME`` reads the trace's file from the download cache."""
+
+    AXES = ('infrastructures: [{hosts: 1, flavor: "1:1"}]\n'
+            'strategies: [qos]\nseeds: [0]\n')
+
+    def setUp(self):
+        super().setUp()
+        self.dir = self.useFixture(fixtures.TempDir()).path
+        self.cache = os.path.join(self.dir, 'cache')
+        self.useFixture(fixtures.EnvironmentVariable(
+            download.CACHE_ENV, self.cache))
+
+    def load(self, workload):
+        path = os.path.join(self.dir, 'experiment.yaml')
+        with open(path, 'w') as stream:
+            stream.write('workloads: [%s]\n%s' % (workload, self.AXES))
+        return path, definition.load(path)
+
+    def problems(self, workload):
+        path = os.path.join(self.dir, 'experiment.yaml')
+        with open(path, 'w') as stream:
+            stream.write('workloads: [%s]\n%s' % (workload, self.AXES))
+        error = self.assertRaises(exception.ConfigProblems,
+                                  definition.load, path)
+        return path, error.problems
+
+    def put(self, trace, name):
+        os.makedirs(os.path.join(self.cache, trace), exist_ok=True)
+        path = os.path.join(self.cache, trace, name)
+        open(path, 'w').close()
+        return path
+
+    def test_the_cached_file_of_a_one_file_trace(self):
+        cached = self.put('gwf-askalon-ee', 'askalon_workload_ee.gwf')
+        _, loaded = self.load('{trace: gwf-askalon-ee}')
+        self.assertEqual(cached, loaded.workloads[0].path)
+        self.assertEqual('gwf-askalon-ee', loaded.workloads[0].name)
+
+    def test_not_downloaded_names_the_commands(self):
+        path, problems = self.problems('{trace: gwf-askalon-ee}')
+        problem, = problems
+        self.assertTrue(problem.startswith(
+            path + ': $.workloads[0].trace: askalon_workload_ee.gwf is not '
+            'in the trace cache ' + self.cache), problem)
+        self.assertIn('preemptible-sched traces download gwf-askalon-ee',
+                      problem)
+        self.assertIn('traces import gwf-askalon-ee FILE', problem)
+
+    def test_unknown_trace(self):
+        path, problems = self.problems('{trace: no-such-trace}')
+        self.assertEqual(1, len(problems))
+        self.assertIn(path + ": $.workloads[0].trace: unknown trace "
+                      "'no-such-trace'", problems[0])
+
+    def test_a_trace_without_one_workload_file_needs_file(self):
+        # The WTA has no file this project reads.
+        path, problems = self.problems('{trace: wta}')
+        self.assertEqual([path + ': $.workloads[0]: trace wta has 0 '
+                          'workload files: name one with "file" (none)'],
+                         problems)
+
+    def test_file_picks_one(self):
+        trace = catalogue.get('alibaba-gpu-2023')
+        name = [f.name for f in trace.files if f.role == 'workload'][0]
+        cached = self.put('alibaba-gpu-2023', name)
+        _, loaded = self.load('{trace: alibaba-gpu-2023, file: %s}' % name)
+        self.assertEqual(cached, loaded.workloads[0].path)
+        path, problems = self.problems(
+            '{trace: alibaba-gpu-2023, file: nothing.csv}')
+        self.assertIn("has no file 'nothing.csv'", problems[0])
+
+    def test_path_and_trace_together_refused(self):
+        path, problems = self.problems(
+            '{path: trace.csv, trace: gwf-askalon-ee}')
+        self.assertEqual([path + ': $.workloads[0]: give one of "path", or '
+                          '"trace" (with "file" if the trace has several)'],
                          problems)
