@@ -100,8 +100,9 @@ def comparison_intro(rows, replication='seeds'):
 
 
 def comparison_tables(rows, classes):
-    """The comparison for people (:class:`report_tables.Table`):
-    availability per class, operations, and time per scheduling stage.
+    """The comparison for people (:class:`report_tables.Table`): the
+    workflows first when the runs have them, availability per class when
+    they have classes, operations, and time per scheduling stage.
 
     Rows of the per-class table are grouped by class, so that the
     policies of a class come one under the other; classes come in the
@@ -131,27 +132,30 @@ def comparison_tables(rows, classes):
             _cell(*row.values[column], show)
             for column, (_header, show) in RUN_METRIC_HEADERS.items()]
         for row in rows]
-    tables = [
-        report_tables.Table(
+    tables = []
+    if report_tables.has_classes(
+            name for name in classes
+            if any(row.requests.get(name) is not None for row in rows)):
+        tables.append(report_tables.Table(
             'Availability per class',
             keys + ['Class', 'Policy', 'Requests'] +
             [header for _key, header, _show in report_tables.CLASS_COLUMNS],
             class_rows,
             ['left'] * (len(keys) + 2) +
             ['right'] * (1 + len(report_tables.CLASS_COLUMNS)),
-            report_tables.CLASS_NOTE),
-        report_tables.Table(
-            'Operations',
-            keys + ['Policy'] + [header for header, _show
-                                 in RUN_METRIC_HEADERS.values()],
-            operations,
-            ['left'] * (len(keys) + 1) + ['right'] * len(RUN_METRIC_HEADERS),
-            'Per run: preemptions and terminations made, the 99th '
-            'percentile of the time one scheduling decision took, and the '
-            'wall time of the whole run.'),
-    ]
+            report_tables.CLASS_NOTE))
+    tables.append(report_tables.Table(
+        'Operations',
+        keys + ['Policy'] + [header for header, _show
+                             in RUN_METRIC_HEADERS.values()],
+        operations,
+        ['left'] * (len(keys) + 1) + ['right'] * len(RUN_METRIC_HEADERS),
+        'Per run: preemptions and terminations made, the 99th '
+        'percentile of the time one scheduling decision took, and the '
+        'wall time of the whole run.'))
     if experiment.has_workflows(rows):
-        tables.append(report_tables.Table(
+        # What a workflow run is for comes first.
+        tables.insert(0, report_tables.Table(
             'Workflows',
             keys + ['Policy'] + [header for header, _show
                                  in WORKFLOW_METRIC_HEADERS.values()] +

@@ -44,6 +44,11 @@ NO_CLASS_PREEMPTIBLE = 'no class, preemptible'
 PALETTE = ('#e69f00', '#56b4e9', '#d55e00', '#009e73', '#cc79a7',
            '#0072b2', '#8c564b', '#17becf', '#bcbd22', '#9467bd')
 
+#: The colours of the users of the SLA Gantt chart: none of the classes'
+#: (a user is not a class, and must not look like one).
+USER_PALETTE = ('#332288', '#88ccee', '#44aa99', '#117733', '#999933',
+                '#ddcc77', '#cc6677', '#882255', '#aa4499', '#6f6f9f')
+
 #: Fixed greys for what has no class, after every class.
 NO_CLASS_COLOURS = {NO_CLASS_NORMAL: '#404040',
                     NO_CLASS_PREEMPTIBLE: '#a0a0a0',
@@ -135,6 +140,13 @@ def _availabilities_by_group(records):
 def record_groups(records):
     """The classes :func:`group_of` finds in ``records``."""
     return {group_of(record) for record in records}
+
+
+def has_classes(groups):
+    """Whether ``groups`` (of :func:`record_groups`) hold a class: the
+    groups of records without one do not count.
+    """
+    return any(group not in NO_CLASS_COLOURS for group in groups)
 
 
 def availability_by_instance(path, runs, slos, colours=None):
@@ -366,7 +378,8 @@ def sla_gantt(path, records, title):
     shown = sorted((r for r in records if r.copies and r.start_s is not None),
                    key=lambda r: (r.start_s, -(r.cores or 0.0), r.id))
     users = sorted({r.user or '' for r in shown})
-    colours = dict(zip(users, PALETTE))
+    colours = {user: USER_PALETTE[index % len(USER_PALETTE)]
+               for index, user in enumerate(users)}
     largest = max([r.cores or 0.0 for r in shown] + [1.0])
     with plot_canvas.saved_figure(
             path, figsize=(7, max(3.0, 0.06 * len(shown) + 1.5)),

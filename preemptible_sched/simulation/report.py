@@ -244,15 +244,19 @@ def _write_plots(directory, records, summary, plot_data):
     policy = summary.get('policy') or 'run'
     runs = plot_data.get('runs') or {policy: records}
     # One mapping for every figure: a class has one colour in all of them.
-    colours = plotting.class_colours(set().union(
-        plotting.record_groups(records),
-        *(plotting.record_groups(run) for run in runs.values())))
-    plotting.availability_by_instance(
-        os.path.join(directory, AVAILABILITY_BY_INSTANCE_FILE), runs, slos,
-        colours=colours)
-    plotting.availability_cdf(
-        os.path.join(directory, AVAILABILITY_CDF_FILE), records, slos,
-        'Availability per class (policy %s)' % policy, colours=colours)
+    groups = set().union(plotting.record_groups(records),
+                         *(plotting.record_groups(run)
+                           for run in runs.values()))
+    colours = plotting.class_colours(groups)
+    if plotting.has_classes(groups):
+        # Availability per class means nothing in a run without classes
+        # (a workflow trace, SLA requests).
+        plotting.availability_by_instance(
+            os.path.join(directory, AVAILABILITY_BY_INSTANCE_FILE), runs,
+            slos, colours=colours)
+        plotting.availability_cdf(
+            os.path.join(directory, AVAILABILITY_CDF_FILE), records, slos,
+            'Availability per class (policy %s)' % policy, colours=colours)
     if plot_data.get('utilisation') is not None:
         plotting.utilisation_over_time(
             os.path.join(directory, UTILISATION_FILE),

@@ -25,6 +25,7 @@ import dataclasses
 
 from preemptible_sched import extras
 from preemptible_sched.loop import timing
+from preemptible_sched.simulation import metrics
 from preemptible_sched.simulation import plots
 
 tabulate = extras.optional_module('tabulate')
@@ -195,18 +196,21 @@ def run_tables(summary):
          number(stages[code].get('max_ms'), 3),
          number(stages[code].get('total_ms'), 1)]
         for code in stage_order(stages)]
-    tables = [
-        Table('Availability per class',
-              ['Class', 'Requests'] + [header for _key, header, _show
-                                       in CLASS_COLUMNS],
-              class_rows, ['left'] + ['right'] * (1 + len(CLASS_COLUMNS)),
-              CLASS_NOTE),
-        Table('Operations', ['Measure', 'Value'],
-              [list(row) for row in operations
-               if row[1] not in ('n/a', 'n/a / n/a / n/a')],
-              ['left', 'right']),
-    ]
+    # What the run is for first: its workflows, its SLA requests, or its
+    # classes; availability per class only where there are classes.
+    tables = workflow_tables(summary.get('workflow_metrics'))
     tables += sla_tables(summary.get('sla'))
+    if has_classes(per_class):
+        tables.append(Table(
+            'Availability per class',
+            ['Class', 'Requests'] + [header for _key, header, _show
+                                     in CLASS_COLUMNS],
+            class_rows, ['left'] + ['right'] * (1 + len(CLASS_COLUMNS)),
+            CLASS_NOTE))
+    tables.append(Table('Operations', ['Measure', 'Value'],
+                        [list(row) for row in operations
+                         if row[1] not in ('n/a', 'n/a / n/a / n/a')],
+                        ['left', 'right']))
     if stage_rows:
         tables.append(Table(
             'Scheduling time per stage',
@@ -214,6 +218,48 @@ def run_tables(summary):
              'Total (ms)'], stage_rows, ['left'] + ['right'] * 4,
             STAGE_NOTE))
     return tables
+
+
+def has_classes(names):
+    """Whether ``names`` (of the classes in a summary) hold a class:
+    records of no class (``'none'``) do not count.
+    """
+    return any(name != metrics.NO_CLASS for name in names)
+
+
+#: The workflow measures: (summary key, label, formatter).
+WORKFLOW_MEASURES = (
+    ('jobs', 'Jobs (workflows)', count),
+    ('unfinished_jobs', 'Jobs not finished', count),
+    ('tasks', 'Tasks', count),
+    ('jms_mean_s', 'Mean job makespan JMS (s)', lambda v: number(v, 1)),
+    ('jwt_mean_s', 'Mean job waiting time JWT (s)', lambda v: number(v, 1)),
+    ('njsl_mean', 'Mean normalised job schedule length NJSL',
+     lambda v: number(v, 3)),
+    ('njsl_critical_path_mean', 'Mean NJSL over the critical path',
+     lambda v: number(v, 3)),
+    ('trt_mean_s', 'Mean task response time TRT (s)',
+     lambda v: number(v, 1)),
+)
+
+
+def workflow_tables(measures):
+    """The workflow measures of one run (summary.json's
+    ``workflow_metrics``), or no table.
+    """
+    if not measures:
+        return []
+    return [Table('Workflows', ['Measure', 'Value'],
+                  [[label, show(measures.get(key))]
+                   for key, label, show in WORKFLOW_MEASURES],
+                  ['left', 'right'],
+                  'Per job (workflow), the mean over the jobs: makespan '
+                  'JMS from its first submission to its last task\'s end, '
+                  'waiting time JWT from its first submission to its first '
+                  'start, NJSL as the SC18 artifact computes it (JMS over '
+                  'the time from first start to last end, whole seconds) '
+                  'and over the job\'s critical path; per task the '
+                  'response time TRT.')]
 
 
 def sla_tables(totals):

@@ -346,3 +346,35 @@ class TestFiguresOfOneRun(PlotTestCase):
         self.assertFalse(any(re.search(r'\(s\)', label)
                              for figure in self.figures.values()
                              for label in axis_labels(figure)))
+
+
+class TestPalettes(base.TestCase):
+
+    def test_users_of_the_gantt_chart_never_look_like_a_class(self):
+        class_colours = set(plots.PALETTE) | set(
+            plots.NO_CLASS_COLOURS.values())
+        self.assertEqual(set(), set(plots.USER_PALETTE) & class_colours)
+        self.assertEqual(len(plots.USER_PALETTE),
+                         len(set(plots.USER_PALETTE)))
+
+    def test_has_classes(self):
+        self.assertFalse(plots.has_classes(
+            {plots.NO_CLASS_NORMAL, plots.NO_CLASS_PREEMPTIBLE}))
+        self.assertFalse(plots.has_classes(()))
+        self.assertTrue(plots.has_classes({'gold', plots.NO_CLASS_NORMAL}))
+
+    def test_the_gantt_chart_colours_users_with_their_own_palette(self):
+        tmp = self.useFixture(fixtures.TempDir()).path
+        records = [metrics.InstanceRecord(
+            id='r%d' % index, service_class=None, preemptible=False,
+            submit_s=0.0, end_s=10.0 + index, running_s=10.0, pending_s=0.0,
+            overhead_s=0.0, availability=1.0, preemptions=0,
+            terminated=False, host='h1', user=user, cores=2.0,
+            copies='h1', start_s=float(index))
+            for index, user in enumerate(('alice', 'bob', 'carol'))]
+        figure = plots.sla_gantt(os.path.join(tmp, 'gantt.png'), records,
+                                 'SLA requests')
+        legend = {line.get_label(): hex_colour(line.get_color())
+                  for line in figure.axes[0].get_legend().get_lines()}
+        self.assertEqual(dict(zip(('alice', 'bob', 'carol'),
+                                  plots.USER_PALETTE)), legend)

@@ -183,6 +183,21 @@ class TestWriteOutputs(base.TestCase):
         self.assertEqual({'gold': 1.0}, cdf.call_args[0][2])
         self.assertEqual([(0, 0.5, 0.5)], util.call_args[0][1])
 
+    def test_no_availability_figures_without_classes(self):
+        # A workflow trace or SLA requests: availability per class would
+        # mean nothing there (issue 30).
+        with mock.patch.object(plots, 'available', return_value=True), \
+                mock.patch.object(plots, 'availability_by_instance') as by, \
+                mock.patch.object(plots, 'availability_cdf') as cdf:
+            report.write_outputs(self.directory, [ALIVE],
+                                 {'policy': 'plain', 'per_class': {}})
+            by.assert_not_called()
+            cdf.assert_not_called()
+            report.write_outputs(self.directory, [ALIVE, FINISHED],
+                                 SUMMARY)
+            self.assertEqual(1, by.call_count)
+            self.assertEqual(1, cdf.call_count)
+
     def test_no_plots_when_disabled(self):
         with mock.patch.object(plots, 'available', return_value=True), \
                 mock.patch.object(plots, 'availability_cdf') as cdf:
