@@ -35,6 +35,7 @@ from preemptible_sched.conf import fake_driver
 from preemptible_sched.conf import filter_scheduler
 from preemptible_sched.conf import load
 from preemptible_sched.conf import load_watcher
+from preemptible_sched.conf import metrics
 from preemptible_sched.conf import parsing
 from preemptible_sched.conf import preemptible
 from preemptible_sched.conf import qos
@@ -51,6 +52,7 @@ fake_driver.register_opts(CONF)
 filter_scheduler.register_opts(CONF)
 load.register_opts(CONF)
 load_watcher.register_opts(CONF)
+metrics.register_opts(CONF)
 preemptible.register_opts(CONF)
 qos.register_opts(CONF)
 replay.register_opts(CONF)

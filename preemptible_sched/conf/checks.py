@@ -38,6 +38,7 @@ from preemptible_sched.conf import config_files
 from preemptible_sched.conf import database
 from preemptible_sched.conf import load
 from preemptible_sched.conf import load_watcher
+from preemptible_sched.conf import metrics
 from preemptible_sched.conf import parsing
 from preemptible_sched.conf import plugins
 from preemptible_sched.conf import qos
@@ -318,6 +319,7 @@ def problems(conf, defaults_source=None):
     found += _fake_driver_problems(conf, at)
     found += load.problems(conf, at)
     found += load_watcher.problems(conf, at)
+    found += metrics.problems(conf, at)
     found += _replay_problems(conf, at)
     found += _topic_problems(conf, at)
     found += _database_problems(conf, at)

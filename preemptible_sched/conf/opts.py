@@ -20,6 +20,7 @@ from preemptible_sched.conf import fake_driver
 from preemptible_sched.conf import filter_scheduler
 from preemptible_sched.conf import load
 from preemptible_sched.conf import load_watcher
+from preemptible_sched.conf import metrics
 from preemptible_sched.conf import plugins
 from preemptible_sched.conf import preemptible
 from preemptible_sched.conf import qos
@@ -29,7 +30,8 @@ from preemptible_sched.conf import service
 from preemptible_sched.conf import sla
 
 _MODULES = (compute, database, fake_driver, filter_scheduler, preemptible,
-            load, load_watcher, qos, replay, scheduler, service, sla)
+            load, load_watcher, metrics, qos, replay, scheduler, service,
+            sla)
 
 
 def list_opts():

@@ -23,6 +23,8 @@
 * ``GET /watcher/health``: 200 ``ok``, or 503 and why: the source is
   failing (or its window aggregates are), nothing was collected yet, or
   the last collection is stale;
+* ``GET /metrics``: the watcher's metrics in Prometheus' text format
+  (:mod:`.metrics`);
 * anything else on these paths: 405; other paths: 404; a request whose
   body or query is larger than ``max_request_bytes``: 413; a path or
   query that is not UTF-8: 400. Every error is a one-line body.
@@ -47,10 +49,12 @@ import webob.exc
 from preemptible_sched.conf import CONF
 from preemptible_sched import loadwatcher
 from preemptible_sched.loadwatcher import httpserver
+from preemptible_sched.loadwatcher import metrics as metrics_mod
 
 LOG = logging.getLogger(__name__)
 
 DEFAULT_MAX_REQUEST_BYTES = 8192
+PATHS = ('/watcher', '/watcher/health', '/metrics')
 
 
 def _text(status, message, **headers):
@@ -77,12 +81,15 @@ def _utf8(environ):
 
 class WatcherApp:
     """WSGI application serving ``watcher`` (a
-    :class:`~preemptible_sched.loadwatcher.watcher.LoadWatcher`).
+    :class:`~preemptible_sched.loadwatcher.watcher.LoadWatcher`) and its
+    metrics (``metrics``: :func:`.metrics.of` the watcher by default).
     """
 
-    def __init__(self, watcher, max_request_bytes=DEFAULT_MAX_REQUEST_BYTES):
+    def __init__(self, watcher, max_request_bytes=DEFAULT_MAX_REQUEST_BYTES,
+                 metrics=None):
         self.watcher = watcher
         self.max_request_bytes = max_request_bytes
+        self.metrics = metrics or metrics_mod.of(watcher)
 
     @webob.dec.wsgify
     def __call__(self, request):
@@ -104,7 +111,7 @@ class WatcherApp:
                          % self.max_request_bytes)
         if not _utf8(request.environ):
             return _text(400, 'bad request: the path or query is not UTF-8')
-        if request.path not in ('/watcher', '/watcher/health'):
+        if request.path not in PATHS:
             return _text(404, 'no such resource: %s' % request.path[:100])
         size = request.content_length or 0
         if size > self.max_request_bytes:
@@ -112,6 +119,10 @@ class WatcherApp:
                          % self.max_request_bytes)
         if request.method not in ('GET', 'HEAD'):
             return _text(405, 'only GET is allowed', Allow='GET, HEAD')
+        if request.path == '/metrics':
+            response = webob.Response(body=self.metrics.text())
+            response.headers['Content-Type'] = metrics_mod.CONTENT_TYPE
+            return response
         if request.path == '/watcher/health':
             healthy, why = self.watcher.health()
             return _text(200 if healthy else 503, why)

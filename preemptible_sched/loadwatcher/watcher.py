@@ -255,6 +255,11 @@ class LoadWatcher:
             self._handle.cancel()
             self._handle = None
 
+    def now(self):
+        """The time of the clock given to :meth:`start`; None before."""
+        clock = self._clock
+        return None if clock is None else clock.now()
+
     # -- answering ---------------------------------------------------------
 
     def healthy(self):

@@ -71,6 +71,7 @@ from preemptible_sched.loop import scheduler_loop
 from preemptible_sched import service
 from preemptible_sched.service import compute_reports
 from preemptible_sched.service import endpoint_guards
+from preemptible_sched.service import metrics as service_metrics
 from preemptible_sched.service import notifications
 from preemptible_sched.service import payload_checks
 from preemptible_sched.service import policies as api_policies
@@ -270,6 +271,7 @@ class SchedulerService(service.Service):
         self.loop = scheduler_loop.SchedulerLoop(
             self.clock, self.driver, self.store, notifier=self.notifier)
         self.load_watcher = self._load_provider(conf)
+        self.metrics = service_metrics.attach(self)
         self.on_shutdown(self.loop.stop)
 
     @property
@@ -327,12 +329,14 @@ class SchedulerService(service.Service):
         """Serve, wait for the known hosts, and start the loop (soon, in
         the clock's thread).
         """
+        self.metrics_server = service_metrics.serve(self)
         server = socket.gethostname()
         if self.remote:
             # One thread: the reports are handled in the order they came.
             self.serve(service_conf.report_topic(self.conf), server,
                        compute_reports.ComputeReportsEndpoint(
-                           self.driver, check=payload_checks.check_report),
+                           self.driver, check=self.metrics.observe_reports(
+                               payload_checks.check_report)),
                        override_pool_size=1)
             self.driver.announce()
             missing = self.driver.wait_for_hosts(
