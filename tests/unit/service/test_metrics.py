@@ -17,6 +17,9 @@
 events, the endpoint, and a service that serves them.
 """
 
+import json
+import os
+import re
 import socket
 import time
 import urllib.error
@@ -24,15 +27,24 @@ import urllib.request
 
 import fixtures
 
+from preemptible_sched.loadwatcher import metrics as watcher_metrics
+from preemptible_sched.loadwatcher import watcher as watcher_mod
 from preemptible_sched.loop import timing
 from preemptible_sched import objects
 from preemptible_sched.queue import pending as queue_mod
 from preemptible_sched.queue.queue_policies import fifo
 from preemptible_sched.service import metrics
 from tests import base
+from tests import load_helpers as helpers
+from tests.unit.loadwatcher import test_watcher
 from tests.unit.service import test_scheduler_service
 
 SMALL = objects.Resources(1, 1000, 10)
+DASHBOARD = os.path.join(helpers.REPO, 'etc', 'grafana',
+                         'preemptible-sched.json')
+#: The series each type of metric family exposes.
+SUFFIXES = {'counter': ('_total',), 'gauge': ('',),
+            'histogram': ('_bucket', '_sum', '_count')}
 
 
 def spec(request_id, preemptible=False, service_class=None):
@@ -334,3 +346,47 @@ class TestServiceMetrics(test_scheduler_service.ServiceTestCase):
     def test_empty_bind_serves_nothing(self):
         self.flags(group='metrics', bind='')
         self.assertIsNone(metrics.serve(self.scheduler))
+
+
+def exposed_series():
+    """Every series name the scheduler's and the watcher's metrics can
+    expose.
+    """
+    watcher = watcher_mod.LoadWatcher(test_watcher.ScriptedSource(
+        lambda now: {}))
+    found = metrics.SchedulerMetrics(
+        'plain', queue_mod.PendingQueue(fifo.FifoPolicy()),
+        timing.StageStats())
+    found.registry.register(watcher_metrics.of(watcher).collector)
+    return {family.name + suffix
+            for family in found.registry.collect()
+            for suffix in SUFFIXES[family.type]}
+
+
+class TestDashboard(base.TestCase):
+
+    def test_every_query_uses_metrics_that_exist(self):
+        with open(DASHBOARD) as stream:
+            dashboard = json.load(stream)
+        series = exposed_series()
+        exprs = [target['expr'] for panel in dashboard['panels']
+                 for target in panel['targets']]
+        self.assertGreaterEqual(len(exprs), 12)
+        used = set()
+        for expr in exprs:
+            names = set(re.findall(r'\bpsched_[a-z_]+', expr))
+            self.assertTrue(names, expr)
+            self.assertEqual(set(), names - series, expr)
+            used |= names
+        # Every metric is on the dashboard (its histograms by buckets).
+        families = {name for name in series
+                    if not name.endswith(('_sum', '_count'))}
+        self.assertEqual(set(), families - used)
+
+    def test_panels_have_unique_ids_and_a_datasource_variable(self):
+        with open(DASHBOARD) as stream:
+            dashboard = json.load(stream)
+        ids = [panel['id'] for panel in dashboard['panels']]
+        self.assertEqual(len(ids), len(set(ids)))
+        self.assertEqual(['datasource'], [variable['name'] for variable in
+                                          dashboard['templating']['list']])
