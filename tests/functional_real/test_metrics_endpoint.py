@@ -37,7 +37,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import time
 import urllib.parse
 import urllib.request
