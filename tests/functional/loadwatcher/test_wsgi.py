@@ -36,6 +36,7 @@ import fixtures
 
 from preemptible_sched.loadwatcher import payload
 from tests import base
+from tests.functional.loadwatcher import test_command
 from tests import load_helpers as helpers
 
 #: Bound of every wait: the test fails instead of hanging.
@@ -79,16 +80,8 @@ class TestWSGIApplication(base.TestCase):
         process = subprocess.Popen(
             args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             text=True, cwd=helpers.REPO, env=env)
-        self.addCleanup(self._stop, process)
+        self.addCleanup(test_command.TestLoadWatcherCommand._stop, process)
         return process
-
-    @staticmethod
-    def _stop(process):
-        if process.poll() is None:
-            process.kill()
-        process.wait(timeout=DEADLINE_S)
-        process.stdout.close()
-        process.stderr.close()
 
     def gunicorn(self, target):
         port = free_port()
