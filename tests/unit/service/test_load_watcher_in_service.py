@@ -83,3 +83,21 @@ class TestLoadWatcherInService(service_tests.ServiceTestCase):
         self.assertEqual('compute', document['source'])
         self.assertEqual(['host-%s' % letter for letter in 'ABCD'],
                          sorted(document['data']['NodeMetricsMap']))
+
+    def test_its_metrics_on_both_endpoints(self):
+        registry = self.scheduler.metrics.registry
+        deadline = time.monotonic() + 30
+        while registry.get_sample_value('psched_watcher_hosts') != 4.0:
+            if time.monotonic() > deadline:
+                self.fail('the watcher has no windows after 30 s')
+            time.sleep(0.05)
+        self.assertGreaterEqual(registry.get_sample_value(
+            'psched_watcher_collections_total', {'outcome': 'ok'}), 1.0)
+        # Its own endpoint, beside /watcher, counts the same collections.
+        url = 'http://127.0.0.1:%d/metrics' % \
+            self.scheduler.load_watcher_server.server_port
+        with urllib.request.urlopen(url, timeout=5) as response:
+            text = response.read().decode()
+        self.assertIn('psched_watcher_hosts 4.0', text)
+        self.assertIn('psched_watcher_sample_age_seconds{host="host-A"}',
+                      text)
