@@ -29,6 +29,8 @@ the hosts are read, before anything runs. SIGTERM and Ctrl-C stop the run
 with one line on stderr, nothing written (exit 143 and 130).
 """
 
+import json
+import os
 import sys
 
 from preemptible_sched.cmd import common
@@ -40,8 +42,14 @@ from preemptible_sched.simulation import plot_canvas
 from preemptible_sched.simulation import plots
 from preemptible_sched.simulation import replay
 from preemptible_sched.simulation import report
+from preemptible_sched.simulation import report_replications
 from preemptible_sched.simulation import report_tables
 from preemptible_sched.simulation import runner
+
+#: Most seeds in one ``--seeds``.
+MAX_SEEDS = 1000
+#: The file of the estimates over the seeds.
+REPLICATIONS_FILE = 'replications.json'
 
 
 def add_parser(subparsers):
@@ -69,9 +77,16 @@ def add_parser(subparsers):
                         'action unless the configuration sets them. '
                         'Default: the configuration as it is.'
                         % ', '.join(runner.POLICIES))
-    parser.add_argument('--seed', type=int, default=0,
+    parser.add_argument('--seeds', metavar='N[-M][,N...]',
+                        help='Replicate the run over these seeds (0-4, '
+                        'or 1,3,7, or both mixed): each seed\'s results '
+                        'go to DIR/seed<N>, and every metric is reported '
+                        'as its mean with the half-width of its 95 %% '
+                        'confidence interval (replications.json). One '
+                        'seed runs as --seed does; not with --seed.')
+    parser.add_argument('--seed', type=int,
                         help='Seed of the host sampling, the boot times '
-                        'and the scheduler (default 0).')
+                        'and the scheduler, for one run (default 0).')
     parser.add_argument('--output', required=True, metavar='DIR',
                         help='Directory for instances.csv, summary.json '
                         'and the plots.')
@@ -102,6 +117,11 @@ def check_options(args):
     if getattr(args, 'seed', None) is not None:
         limits.integer(args.seed, '--seed', None, minimum=0,
                        maximum=limits.MAX_SEED)
+    if getattr(args, 'seeds', None) is not None:
+        if getattr(args, 'seed', None) is not None:
+            raise exception.InvalidInput('--seeds', None,
+                                         'give --seed or --seeds, not both')
+        args.seeds = parse_seeds(args.seeds)
     for option in ('workload', 'infrastructure', 'machines',
                    'machine_attributes', 'task_constraints'):
         value = getattr(args, option, None)
@@ -110,6 +130,39 @@ def check_options(args):
                 '--%s' % option.replace('_', '-'), None,
                 'contains a NUL byte')
     common.check_output(args.output)
+
+
+def parse_seeds(text):
+    """The seeds of ``--seeds``: ``0-4``, ``1,3,7`` or both mixed
+    (``0-2,9``), in the order given, each once.
+
+    Raises InvalidInput naming ``--seeds`` for anything else, a seed out
+    of ``0..limits.MAX_SEED``, a backward range or more than
+    :data:`MAX_SEEDS` seeds.
+    """
+    seeds = []
+    for part in text.split(','):
+        bounds = part.strip().split('-')
+        if len(bounds) > 2 or not all(
+                bound.strip().isdigit() and len(bound.strip()) <= 20
+                for bound in bounds):
+            raise exception.InvalidInput(
+                '--seeds', None, 'expected seeds like 0-4 or 1,3,7, got %s'
+                % limits.one_line(repr(text), 60))
+        low, high = int(bounds[0]), int(bounds[-1])
+        if high > limits.MAX_SEED:
+            raise exception.InvalidInput(
+                '--seeds', None, 'seeds must be within 0..%d, got %d'
+                % (limits.MAX_SEED, high))
+        if high < low:
+            raise exception.InvalidInput(
+                '--seeds', None, 'range %d-%d goes backwards' % (low, high))
+        if high - low >= MAX_SEEDS or len(seeds) + high - low >= MAX_SEEDS:
+            raise exception.InvalidInput(
+                '--seeds', None, 'at most %d seeds' % MAX_SEEDS)
+        seeds.extend(seed for seed in range(low, high + 1)
+                     if seed not in seeds)
+    return seeds
 
 
 def write_outputs(output, *args, **kw):
@@ -134,18 +187,70 @@ def run(args):
 
 def _run(args):
     check_options(args)
+    seeds = args.seeds or [0 if args.seed is None else args.seed]
     items = replay.load_workload(args)
     replay.check_classes(items, args.workload)
-    hosts = replay.load_hosts(args, items, args.size_factor, args.seed)
-    args.until = runner.check_run(items, args.until)
-    result, summary = replay.simulate(args, items, hosts, args.policy,
-                                      args.seed)
+    runs = []
+    for seed in seeds:
+        hosts = replay.load_hosts(args, items, args.size_factor, seed)
+        if not runs:
+            args.until = runner.check_run(items, args.until)
+        runs.append((seed, hosts) + tuple(replay.simulate(
+            args, items, hosts, args.policy, seed)))
+    if len(runs) == 1:
+        _write_run(args.output, args, runs[0])
+        _print_run(args, items, runs[0], args.output)
+        return 0
+    for run in runs:
+        _write_run(os.path.join(args.output, 'seed%d' % run[0]), args, run)
+    estimates = report_replications.estimates([run[3] for run in runs])
+    _write_replications(args.output, report_replications.document(
+        estimates, seeds, runs[0][3]))
+    if not args.no_plots and not plots.available():
+        sys.stderr.write(plot_canvas.skipped_note() + '\n')
+    for seed, hosts, _result, summary in runs:
+        sys.stdout.write('seed %d: %d hosts, %s preemptions\n' % (
+            seed, len(hosts), report_tables.count(summary['preemptions'])))
+    sys.stdout.write('\n' + report_tables.render_text([
+        report_replications.table(estimates, seeds)]))
+    sys.stdout.write(report_replications.NOTE + '\n')
+    sys.stdout.write('\n%s: %d requests, policy %s, %s; results in %s '
+                     '(one directory per seed, %s)\n' % (
+                         args.workload, len(items), runs[0][3]['policy'],
+                         report_replications.seed_label(seeds),
+                         args.output, REPLICATIONS_FILE))
+    return 0
+
+
+def _write_run(output, args, run):
+    """One seed's results into ``output`` (see :func:`write_outputs`)."""
+    _seed, _hosts, result, summary = run
     write_outputs(
-        args.output, result.records, summary, plots=not args.no_plots,
+        output, result.records, summary, plots=not args.no_plots,
         plot_data={'utilisation': metrics.utilisation_fractions(
             result.utilisation)}, stages=result.stage_rows,
         invoices=[priced.row() for priced in result.invoices],
         jobs=result.jobs)
+
+
+def _write_replications(output, content):
+    """replications.json into ``output``, replaced whole."""
+    path = os.path.join(output, REPLICATIONS_FILE)
+    try:
+        with open(path + '.tmp', 'w') as stream:
+            json.dump(content, stream, indent=2, sort_keys=True)
+            stream.write('\n')
+        os.replace(path + '.tmp', path)
+    except OSError as error:
+        raise exception.InvalidInput(
+            '--output', None, 'cannot write %s: %s' % (
+                limits.one_line(path, 200),
+                limits.one_line(error.strerror or error, 200)))
+
+
+def _print_run(args, items, run, output):
+    """What one run prints: its tables and a closing line."""
+    _seed, hosts, _result, summary = run
     if not args.no_plots and not plots.available():
         sys.stderr.write(plot_canvas.skipped_note() + '\n')
     sys.stdout.write(report_tables.render_text(
@@ -155,5 +260,4 @@ def _run(args):
                          args.workload, len(items), len(hosts),
                          summary['policy'], summary['preemptions'],
                          report_tables.duration(summary['until_s']),
-                         args.output))
-    return 0
+                         output))

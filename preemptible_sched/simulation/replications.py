@@ -22,7 +22,8 @@ two-sided 95 % confidence interval of the mean, Student's t with n - 1
 degrees of freedom times the standard error. :func:`paired` does the same
 for the differences between two policies on the same replications, which
 removes what the replications share (the same hosts, the same seed) from
-the comparison.
+the comparison; :func:`separation` says whether two metrics' intervals
+separate (the comparison a reader can make from two tables of intervals).
 
 The t quantiles come from :data:`T_975` (the published two-sided 95 %
 values, 3 decimals, for 1 to 30 degrees of freedom) and, beyond 30, from
@@ -101,3 +102,20 @@ def paired(values, baseline):
     return estimate(values[key] - baseline[key] for key in values
                     if key in baseline and values[key] is not None and
                     baseline[key] is not None)
+
+
+def separation(estimate, other):
+    """Whether the 95 % intervals of two estimates separate.
+
+    ``'higher'`` when ``estimate``'s interval lies wholly above
+    ``other``'s, ``'lower'`` when wholly below, ``'overlap'`` when they
+    share a value, None when either has no interval (fewer than two
+    replications). Intervals that only touch overlap.
+    """
+    if estimate.ci95 is None or other.ci95 is None:
+        return None
+    if estimate.low > other.high:
+        return 'higher'
+    if estimate.high < other.low:
+        return 'lower'
+    return 'overlap'

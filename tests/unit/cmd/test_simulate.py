@@ -27,6 +27,7 @@ from unittest import mock
 import fixtures
 
 from preemptible_sched.cmd import sched
+from preemptible_sched.cmd import simulate
 from preemptible_sched.loop import request_ends
 from preemptible_sched.loop import scheduler_loop
 from preemptible_sched.simulation import plots
@@ -461,3 +462,87 @@ class TestGoogleTables(SimulateTestCase):
             '--output', self.output, '--no-plots')
         self.assertEqual(2, code)
         self.assertIn('--machine-attributes', err)
+
+
+class TestSimulateSeeds(SimulateTestCase):
+    """``--seeds``: one run per seed, each as ``--seed`` would make it,
+    and the estimates over them.
+    """
+
+    ARGS = ('--hosts', '1', '--host-flavor', '4:8000:0', '--until', '400',
+            '--policy', 'qos')
+
+    def summary(self, *parts):
+        with open(os.path.join(self.output, *parts)) as stream:
+            return json.load(stream)
+
+    def test_each_seed_as_its_own_run_and_the_interval_of_the_mean(self):
+        alone = {}
+        for seed in (0, 1, 2):
+            code, _out, err = self.simulate(WORKLOAD, '--seed', str(seed),
+                                            *self.ARGS)
+            self.assertEqual(0, code, err)
+            alone[seed] = self.summary('summary.json')
+            shutil.rmtree(self.output)
+        code, out, err = self.simulate(WORKLOAD, '--seeds', '0-2',
+                                       *self.ARGS)
+        self.assertEqual(0, code, err)
+        self.assertEqual(['replications.json', 'seed0', 'seed1', 'seed2'],
+                         sorted(os.listdir(self.output)))
+        for seed in (0, 1, 2):
+            replicated = self.summary('seed%d' % seed, 'summary.json')
+            for summary in (replicated, alone[seed]):
+                summary.pop('wall_time_s')
+                summary.pop('stage_time_ms')
+                summary.pop('scheduling_latency_ms')
+            self.assertEqual(alone[seed], replicated)
+        document = self.summary('replications.json')
+        self.assertEqual([0, 1, 2], document['seeds'])
+        self.assertEqual('qos', document['policy'])
+        # The boot times differ by seed, so silver a's availability does.
+        values = [alone[seed]['per_class']['silver']['mean_availability']
+                  for seed in (0, 1, 2)]
+        self.assertGreater(len(set(values)), 1)
+        metric = document['metrics']['silver.mean_availability']
+        self.assertEqual(values, metric['values'])
+        mean = sum(values) / 3
+        std = (sum((value - mean) ** 2 for value in values) / 2) ** 0.5
+        self.assertAlmostEqual(mean, metric['mean'])
+        # t(0.975, 2) = 4.303.
+        self.assertAlmostEqual(4.303 * std / 3 ** 0.5, metric['ci95'])
+        self.assertAlmostEqual(mean - metric['ci95'], metric['low'])
+        self.assertIn('silver mean availability (%)', out)
+        self.assertIn('%.1f ± %.1f' % (100 * mean, 100 * metric['ci95']),
+                      out)
+        self.assertIn('Over 3 seeds (seeds 0-2)', out)
+
+    def test_one_seed_writes_as_seed_does(self):
+        code, _out, err = self.simulate(WORKLOAD, '--seeds', '4',
+                                        *self.ARGS)
+        self.assertEqual(0, code, err)
+        self.assertIn('summary.json', os.listdir(self.output))
+        self.assertNotIn('replications.json', os.listdir(self.output))
+        self.assertEqual(4, self.summary('summary.json')['seed'])
+
+    def test_seed_and_seeds_together_are_refused(self):
+        self.assertBadInput(self.simulate(WORKLOAD, '--seed', '1',
+                                          '--seeds', '0-4', *self.ARGS),
+                            '--seeds', 'not both')
+
+    def test_bad_seeds_are_refused_on_one_line(self):
+        for text, fragment in (('4-0', 'backwards'), ('a', 'expected'),
+                               ('0-', 'expected'), ('1--2', 'expected'),
+                               ('0-5000', 'at most'),
+                               ('9999999999', '0..')):
+            self.assertBadInput(self.simulate(WORKLOAD, '--seeds', text,
+                                              *self.ARGS),
+                                '--seeds', fragment)
+
+
+class TestParseSeeds(base.TestCase):
+
+    def test_ranges_and_lists(self):
+        self.assertEqual([0, 1, 2, 3, 4], simulate.parse_seeds('0-4'))
+        self.assertEqual([1, 3, 7], simulate.parse_seeds('1,3,7'))
+        self.assertEqual([5, 0, 1, 2], simulate.parse_seeds('5,0-2,1'))
+        self.assertEqual([3], simulate.parse_seeds(' 3 '))

@@ -102,3 +102,22 @@ class TestPaired(base.TestCase):
         estimate = replications.paired({0: 5.0, 1: 7.0, 2: None},
                                        {0: 1.0, 2: 3.0, 3: 4.0})
         self.assertEqual((1, 4.0), (estimate.n, estimate.mean))
+
+
+class TestSeparation(base.TestCase):
+
+    def test_apart_touching_and_overlapping(self):
+        # [9, 11] against [5, 7], [11, 13] and [10, 12].
+        high = replications.Estimate(5, 10.0, 1.0, 1.0)
+        self.assertEqual('higher', replications.separation(
+            high, replications.Estimate(5, 6.0, 1.0, 1.0)))
+        self.assertEqual('lower', replications.separation(
+            replications.Estimate(5, 6.0, 1.0, 1.0), high))
+        self.assertEqual('overlap', replications.separation(
+            high, replications.Estimate(5, 12.0, 1.0, 1.0)))
+        self.assertEqual('overlap', replications.separation(
+            high, replications.Estimate(5, 11.0, 1.0, 1.0)))
+
+    def test_no_interval_without_two_values(self):
+        self.assertIsNone(replications.separation(
+            replications.estimate([1.0]), replications.estimate([5, 6, 7])))
