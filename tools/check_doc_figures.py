@@ -34,18 +34,20 @@ instead (where ``preemptible-sched traces download NAME --cache-dir DIR``
 or ``traces import`` put them); the cells are recomputed from the runs'
 summary.json files with the code ``simulate`` prints them with, and
 compared with the table's as text. A command that appears in several
-tables runs once. ``--short`` runs only the tables whose commands all have
-``--limit`` (the functional test's form, well under a minute); without
-it, every table (the whole-trace ones take minutes: ``tox -e
-docs-figures``).
+tables runs once; ``--jobs`` commands run at once (default 2).
+``--short`` runs only the tables whose commands all have ``--limit``
+(the functional test's form, well under a minute); without it, every
+table (the whole-trace ones take minutes: ``tox -e docs-figures``).
 
 Exits 0 when every quoted figure is reproduced, 1 listing each drift
 (file, line, metric, policy, quoted and measured), 2 on a malformed table.
 
-Usage: check_doc_figures.py [--short] [--traces DIR] FILE_OR_DIR [...]
+Usage: check_doc_figures.py [--short] [--traces DIR] [--jobs N]
+                            FILE_OR_DIR [...]
 """
 
 import argparse
+from concurrent import futures
 import json
 import os
 import re
@@ -269,37 +271,38 @@ def compare(path, table, measured):
     return drifts
 
 
-def check(paths, traces=None, only_short=False, out=sys.stdout):
-    """Check every figures table of ``paths``; returns the exit code."""
-    cache = {}
+def check(paths, traces=None, only_short=False, out=sys.stdout, jobs=2):
+    """Check every figures table of ``paths``, running up to ``jobs``
+    commands at once; returns the exit code.
+    """
     drifts = []
     checked = 0
     with tempfile.TemporaryDirectory() as scratch:
         try:
             found = [(path, table) for path in rst_files(paths)
-                     for table in tables(path)]
-            for path, table in found:
-                if only_short and not short(table):
-                    continue
-                measured = {}
-                for policy, words in table['commands'].items():
-                    key = tuple(words)
-                    if key not in cache:
-                        cache[key] = {
-                            metric.label: metric
-                            for metric in report_replications.estimates(
-                                run(words, traces, scratch))}
-                    measured[policy] = cache[key]
-                drifts += compare(path, table, measured)
-                checked += sum(len(row[2]) + (row[3] is not None)
-                               for row in table['rows'])
+                     for table in tables(path)
+                     if short(table) or not only_short]
+            commands = list(dict.fromkeys(
+                tuple(words) for _path, table in found
+                for words in table['commands'].values()))
+            with futures.ThreadPoolExecutor(max(1, jobs)) as pool:
+                runs = dict(zip(commands, pool.map(
+                    lambda words: run(words, traces, scratch), commands)))
         except Malformed as error:
             out.write('%s\n' % error)
             return 2
+    for path, table in found:
+        measured = {
+            policy: {metric.label: metric for metric in
+                     report_replications.estimates(runs[tuple(words)])}
+            for policy, words in table['commands'].items()}
+        drifts += compare(path, table, measured)
+        checked += sum(len(row[2]) + (row[3] is not None)
+                       for row in table['rows'])
     for drift in drifts:
         out.write(drift + '\n')
     out.write('%d quoted figures checked (%d commands run), %d drifted\n'
-              % (checked, len(cache), len(drifts)))
+              % (checked, len(runs), len(drifts)))
     return 1 if drifts else 0
 
 
@@ -310,9 +313,11 @@ def main(argv=None):
     parser.add_argument('--traces', metavar='DIR',
                         help='Where the traces the commands read from '
                         'traces/ are (default: ./traces).')
+    parser.add_argument('--jobs', type=int, default=2, metavar='N',
+                        help='Commands run at once (default 2).')
     parser.add_argument('paths', nargs='+', metavar='FILE_OR_DIR')
     args = parser.parse_args(argv)
-    return check(args.paths, args.traces, args.short)
+    return check(args.paths, args.traces, args.short, jobs=args.jobs)
 
 
 if __name__ == '__main__':
