@@ -213,20 +213,27 @@ def short(table):
                table['commands'].values())
 
 
-def run(words, traces, scratch):
-    """Run one documented command; the summary.json of each seed."""
-    argv = []
+def without_output(words):
+    """``words`` without ``--output DIR``: the same run wherever it
+    writes.
+    """
+    kept = []
     skip = False
-    for word in words[1:]:
-        if skip:
-            skip = False
+    for word in words:
+        if skip or word == '--output':
+            skip = not skip
             continue
-        if word == '--output':
-            skip = True
-            continue
-        if word.startswith('traces/') and traces:
-            word = os.path.join(traces, word[len('traces/'):])
-        argv.append(word)
+        kept.append(word)
+    return tuple(kept)
+
+
+def run(words, traces, scratch):
+    """Run one documented command (:func:`without_output`); the
+    summary.json of each seed.
+    """
+    argv = [os.path.join(traces, word[len('traces/'):])
+            if traces and word.startswith('traces/') else word
+            for word in words[1:]]
     output = tempfile.mkdtemp(dir=scratch)
     argv += ['--no-plots', '--output', output]
     result = subprocess.run([sys.executable, '-c', _RUN] + argv,
@@ -283,7 +290,7 @@ def check(paths, traces=None, only_short=False, out=sys.stdout, jobs=2):
                      for table in tables(path)
                      if short(table) or not only_short]
             commands = list(dict.fromkeys(
-                tuple(words) for _path, table in found
+                without_output(words) for _path, table in found
                 for words in table['commands'].values()))
             with futures.ThreadPoolExecutor(max(1, jobs)) as pool:
                 runs = dict(zip(commands, pool.map(
@@ -294,7 +301,8 @@ def check(paths, traces=None, only_short=False, out=sys.stdout, jobs=2):
     for path, table in found:
         measured = {
             policy: {metric.label: metric for metric in
-                     report_replications.estimates(runs[tuple(words)])}
+                     report_replications.estimates(
+                         runs[without_output(words)])}
             for policy, words in table['commands'].items()}
         drifts += compare(path, table, measured)
         checked += sum(len(row[2]) + (row[3] is not None)

@@ -106,9 +106,13 @@ class TestCheckDocFigures(base.TestCase):
         # On the one host, gold b preempts silver a under priority-based
         # whatever the seed; QoS-driven lets a (not at risk) run to its
         # end: 1 and 0 preemptions every seed, intervals of no width.
-        code, out = self.check([self.document()])
+        # The same commands writing elsewhere, in a second file: run once.
+        other = os.path.join(self.tmp, 'other.rst')
+        with open(self.document()) as stream, open(other, 'w') as copy:
+            copy.write(stream.read().replace('--output ', '--output x'))
+        code, out = self.check([self.document(), other])
         self.assertEqual(0, code, out)
-        self.assertIn('6 quoted figures checked (2 commands run), '
+        self.assertIn('12 quoted figures checked (2 commands run), '
                       '0 drifted', out)
         path = self.document(preemptions='2 ± 0', intervals='overlap')
         code, out = self.check([path])
