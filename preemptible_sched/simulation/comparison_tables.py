@@ -17,7 +17,8 @@
 :func:`comparison_tables` are the tables (:class:`.report_tables.Table`)
 of the :class:`.experiment.ComparisonRow`: availability per class,
 operations, workflows and time per scheduling stage, with readable headers
-and units, ``mean ± std`` in a cell; :func:`paired_table` those of the
+and units, ``mean ± h`` in a cell (h the half-width of the 95 %
+confidence interval of the mean); :func:`paired_table` those of the
 :class:`.experiment.PairedRow`. :func:`write_comparison_md` writes them
 in Markdown under :func:`comparison_intro`; ``preemptible-sched
 experiment`` prints the first two at the terminal.
@@ -50,14 +51,21 @@ WORKFLOW_METRIC_HEADERS = {
 }
 
 
-def _cell(mean, std, show):
-    """``mean ± std`` as ``show`` formats them; ``n/a`` without a mean."""
+def _cell(mean, spread, show):
+    """``mean ± spread`` as ``show`` formats them (no spread: the mean
+    alone); ``n/a`` without a mean.
+    """
     if mean is None:
         return 'n/a'
     text = show(mean)
-    if std is not None:
-        text += ' ± ' + show(std)
+    if spread is not None:
+        text += ' ± ' + show(spread)
     return text
+
+
+def _estimate(row, column):
+    """``(mean, 95 % half-width)`` of a metric column of ``row``."""
+    return row.values[column][0], row.ci95.get(column)
 
 
 def _varying(rows):
@@ -91,7 +99,8 @@ def comparison_intro(rows, replication='seeds'):
              'clouds of %s × the peak demand' % ', '.join(
                  level for level in levels if level != experiment.FIXED))
     noun = 'seeds' if replication == 'seeds' else 'runs (workloads x seeds)'
-    what = ('the mean over %s %s ± the sample standard deviation'
+    what = ('the mean over %s %s ± the half-width of its 95 %% '
+            'confidence interval (Student t)'
             % ('/'.join(map(str, seeds)), noun) if seeds != [1]
             else 'one run (one seed)')
     return ('Workload%s %s, %s; each row is %s.' % (
@@ -124,12 +133,12 @@ def comparison_tables(rows, classes):
                     report_tables.number(row.requests[name], 0),
                     report_tables.percent(row.slos.get(name))]
                 for key, _header, show in report_tables.CLASS_COLUMNS[1:]:
-                    mean, std = row.values['%s_%s' % (name, key)]
-                    cells.append(_cell(mean, std, show))
+                    cells.append(_cell(
+                        *_estimate(row, '%s_%s' % (name, key)), show))
                 class_rows.append(cells)
     operations = [
         _keys(row, varying) + [row.policy] + [
-            _cell(*row.values[column], show)
+            _cell(*_estimate(row, column), show)
             for column, (_header, show) in RUN_METRIC_HEADERS.items()]
         for row in rows]
     tables = []
@@ -161,7 +170,7 @@ def comparison_tables(rows, classes):
                                  in WORKFLOW_METRIC_HEADERS.values()] +
             ['JMS 95 % CI (s)'],
             [_keys(row, varying) + [row.policy] + [
-                _cell(*row.values[column], show)
+                _cell(*_estimate(row, column), show)
                 for column, (_header, show)
                 in WORKFLOW_METRIC_HEADERS.items()] + [
                 _interval(row.values['jms_mean_s'][0],
@@ -172,9 +181,9 @@ def comparison_tables(rows, classes):
             ['right'] * (len(WORKFLOW_METRIC_HEADERS) + 1),
             'Per job (workflow), the mean over the jobs of a run: makespan '
             'JMS, waiting time JWT, normalised schedule length NJSL; per '
-            'task the response time TRT. Mean ± standard deviation over '
-            'the replications; the interval is the 95 % confidence '
-            'interval of the mean JMS (Student t).'))
+            'task the response time TRT. Mean ± the half-width of its '
+            '95 % confidence interval over the replications; the '
+            'interval of the mean JMS is spelt out.'))
     codes = report_tables.stage_order({code for row in rows
                                        for code in row.stages})
     if codes:
@@ -201,7 +210,9 @@ def comparison_tables(rows, classes):
             keys + ['Stage'] + ['%s (ms)' % policy for policy in policies],
             stage_rows,
             ['left'] * (len(keys) + 1) + ['right'] * len(policies),
-            report_tables.STAGE_NOTE))
+            report_tables.STAGE_NOTE + ' Mean ± the sample standard '
+            'deviation over the replications: machine time, which the '
+            'policy does not fix.'))
     return tables
 
 
@@ -224,6 +235,16 @@ def _metric_label(name, classes):
     return name
 
 
+def _supported(difference):
+    """``yes`` when the 95 % interval of a mean difference excludes 0
+    (the replications support a difference), ``no`` when it holds 0, empty
+    without an interval.
+    """
+    if difference.ci95 is None:
+        return ''
+    return 'yes' if difference.low > 0 or difference.high < 0 else 'no'
+
+
 def paired_table(rows, classes):
     """:class:`report_tables.Table` of the paired differences (raw units:
     the availability metrics are fractions here, as in comparison.csv).
@@ -241,7 +262,8 @@ def paired_table(rows, classes):
          str(row.difference.n), show(row.difference.mean),
          show(row.difference.std),
          '' if row.difference.ci95 is None else '[%s, %s]' % (
-             show(row.difference.low), show(row.difference.high))]
+             show(row.difference.low), show(row.difference.high)),
+         _supported(row.difference)]
         for row in rows]
     keys = ((['Workload'] if many_workloads else []) +
             (['Size factor (× peak demand)'] if many_levels else []))
@@ -249,8 +271,9 @@ def paired_table(rows, classes):
     return report_tables.Table(
         'Paired differences against %s' % baseline,
         keys + ['Policy', 'Metric', 'Pairs', 'Mean difference',
-                'Std of the differences', '95 % CI of the mean'],
-        cells, ['left'] * (len(keys) + 2) + ['right'] * 4,
+                'Std of the differences', '95 % CI of the mean',
+                'Excludes 0'],
+        cells, ['left'] * (len(keys) + 2) + ['right'] * 4 + ['left'],
         'Policy minus %s on the same replication (same seed, same hosts, '
         'same workload), then mean, sample standard deviation and 95 %% '
         'confidence interval (Student t) over the pairs; an interval '

@@ -109,8 +109,8 @@ class TestExperiment(base.TestCase):
         self.assertIn('4 runs (1 workloads x 2 policies x 1 size factors '
                       'x 2 seeds)', lines[-1])
         self.assertEqual('Workload small, hosts given outright; each row is '
-                         'the mean over 2 seeds ± the sample standard '
-                         'deviation.', lines[0])
+                         'the mean over 2 seeds ± the half-width of its '
+                         '95 % confidence interval (Student t).', lines[0])
         for text in ('Availability per class', 'Mean availability (%)',
                      'SLO fulfilment (%)', 'Scheduling latency p99 (ms)'):
             self.assertIn(text, self.stdout)

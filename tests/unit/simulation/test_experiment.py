@@ -29,6 +29,7 @@ from preemptible_sched.cmd import common
 from preemptible_sched.simulation import comparison_csv
 from preemptible_sched.simulation import comparison_tables
 from preemptible_sched.simulation import experiment
+from preemptible_sched.simulation import replications
 from preemptible_sched.simulation import staging
 from tests import base
 
@@ -173,7 +174,9 @@ class TestAggregation(base.TestCase):
         self.assertTrue(text.startswith('# Policy comparison\n\n'
                                         'Workload trace, clouds of 0.9 × '
                                         'the peak demand; each row is the '
-                                        'mean over 1/3 seeds'), text)
+                                        'mean over 1/3 seeds ± the '
+                                        'half-width of its 95 % confidence '
+                                        'interval'), text)
         tables = self.tables(text)
         self.assertEqual(['Availability per class', 'Operations'],
                          list(tables))
@@ -185,9 +188,11 @@ class TestAggregation(base.TestCase):
              'Mean availability (%)', 'SLO fulfilment (%)',
              'Strict SLO fulfilment (%)', 'QoS deficit (pp)',
              'Gini of availability', 'Gini, windowed'], per_class[0])
+        # Mean ± the 95 % half-width t(0.975, 2) s / sqrt(3) = 2.484 s:
+        # s = 10 pp -> 24.8, 25 pp -> 62.1, 0.1 -> 0.248.
         self.assertEqual(
-            ['gold', 'qos', '10', '100.0', '90.0 ± 10.0', '50.0 ± 25.0',
-             'n/a', '10.0 ± 10.0', '0.100 ± 0.100', 'n/a'], per_class[1])
+            ['gold', 'qos', '10', '100.0', '90.0 ± 24.8', '50.0 ± 62.1',
+             'n/a', '10.0 ± 24.8', '0.100 ± 0.248', 'n/a'], per_class[1])
         # One seed: no std.
         self.assertEqual(['gold', 'priority', '10', '100.0', '100.0',
                           '100.0', 'n/a', '0.0', '0.000', 'n/a'],
@@ -196,8 +201,10 @@ class TestAggregation(base.TestCase):
             ['Policy', 'Preemptions', 'Terminations',
              'Scheduling latency p99 (ms)', 'Wall time of a run (s)'],
             operations[0])
-        self.assertEqual(['qos', '5 ± 3.6', '0 ± 0', '2.00 ± 1.41',
-                          '12.0 ± 2.0'], operations[1])
+        # s = sqrt(13) -> 8.96; two p99 values: t(0.975, 1) = 12.71 times
+        # s / sqrt(2) = 1; s = 2 -> 4.97.
+        self.assertEqual(['qos', '5 ± 9.0', '0 ± 0', '2.00 ± 12.71',
+                          '12.0 ± 5.0'], operations[1])
         self.assertEqual(['priority', '1', '0', '2.00', '5.0'],
                          operations[2])
         # No raw metric name is left.
@@ -423,6 +430,26 @@ class TestIntervalsAndPairs(base.TestCase):
                                    experiment.paired_differences(
                                        self.summaries, self.classes,
                                        'priority')})
+
+    def test_paired_table_says_whether_the_interval_excludes_zero(self):
+        pairs = experiment.paired_differences(self.summaries, self.classes,
+                                              'qos')
+        table = comparison_tables.paired_table(pairs, self.classes)
+        self.assertEqual('Excludes 0', table.headers[-1])
+        verdicts = {row[1]: row[-1] for row in table.rows}
+        # Gold availability: 0.0167 ± 0.2586 holds 0.
+        self.assertEqual('no', verdicts['gold: Mean availability (%)'])
+        # JMS: -10 ± 24.84, [-34.8, 14.8], holds 0 too; differences of 1
+        # exactly every pair have no spread: an interval of one point.
+        self.assertEqual('no', verdicts['Job makespan JMS (s)'])
+        exact = [row for row in pairs if row.metric == 'preemptions'][0]
+        exact.difference = replications.estimate([2.0, 2.0, 2.0])
+        self.assertEqual('yes', comparison_tables.paired_table(
+            [exact], self.classes).rows[0][-1])
+        # One pair: no interval, no verdict.
+        exact.difference = replications.estimate([2.0])
+        self.assertEqual('', comparison_tables.paired_table(
+            [exact], self.classes).rows[0][-1])
 
     def test_paired_csv(self):
         pairs = experiment.paired_differences(self.summaries, self.classes,
