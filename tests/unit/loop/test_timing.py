@@ -14,9 +14,12 @@
 
 """Stage timing: what a pass records, on hand-set performance counters.
 
-The counters are replaced by lists of readings (binary fractions, so the
-sums are exact): a lap reads the CPU counter then the wall counter when it
-starts, and the wall counter then the CPU counter when it ends.
+The counters are replaced by clocks that hand out readings in nanoseconds,
+moved forward by hand: a lap reads the wall counter at both ends, a pass
+reads the wall counter then the CPU counter when it begins and the CPU
+counter then the wall counter when it ends (the times are whole
+nanoseconds and, but for one, binary fractions of a second, so the sums
+are exact).
 """
 
 import fixtures
@@ -24,24 +27,30 @@ import testtools
 
 from preemptible_sched.loop import timing
 
+NS = 10 ** 9
+
 
 class FakeCounters:
-    """``time`` for the timing module: readings handed out in order."""
+    """The wall and CPU counters of the timing module, set by hand."""
 
     def __init__(self):
-        self.wall = []
-        self.cpu = []
+        self.wall = 10 * NS
+        self.cpu = 2 * NS
+        self.cpu_reads = 0
 
-    def lap(self, wall, cpu, wall_start=10.0, cpu_start=2.0):
-        """Queue the readings of one lap lasting ``wall`` and ``cpu``."""
-        self.wall += [wall_start, wall_start + wall]
-        self.cpu += [cpu_start, cpu_start + cpu]
+    def spend(self, wall, cpu=None):
+        """Let ``wall`` seconds pass, ``cpu`` of them computing (all of
+        them when not given).
+        """
+        self.wall += round(wall * NS)
+        self.cpu += round((wall if cpu is None else cpu) * NS)
 
-    def perf_counter(self):
-        return self.wall.pop(0)
+    def wall_ns(self):
+        return self.wall
 
-    def thread_time(self):
-        return self.cpu.pop(0)
+    def cpu_ns(self):
+        self.cpu_reads += 1
+        return self.cpu
 
 
 class StageStatsTestCase(testtools.TestCase):
@@ -50,13 +59,19 @@ class StageStatsTestCase(testtools.TestCase):
         super().setUp()
         self.counters = FakeCounters()
         self.useFixture(fixtures.MockPatch(
-            'preemptible_sched.loop.timing.time', self.counters))
+            'preemptible_sched.loop.timing._wall_ns',
+            self.counters.wall_ns))
+        self.useFixture(fixtures.MockPatch(
+            'preemptible_sched.loop.timing._cpu_ns', self.counters.cpu_ns))
         self.stats = timing.StageStats()
 
-    def lap(self, stage, size=0, wall=0.25, cpu=0.125):
-        self.counters.lap(wall, cpu)
+    def lap(self, stage, size=0, wall=0.25, cpu=None):
         with self.stats.stopwatch(stage, size):
-            pass
+            self.counters.spend(wall, cpu)
+
+    def between(self, wall, cpu=None):
+        """Time spent in the pass outside any stage."""
+        self.counters.spend(wall, cpu)
 
 
 class TestPass(StageStatsTestCase):
@@ -64,15 +79,83 @@ class TestPass(StageStatsTestCase):
     def test_laps_of_a_stage_add_up_within_a_pass(self):
         self.stats.begin_pass(3, 12.5)
         self.lap('R4', 5, wall=0.25, cpu=0.125)
-        self.lap('J2', 1, wall=0.5, cpu=0.5)
-        self.lap('R4', 7, wall=0.75, cpu=0.25)
+        self.lap('J2', 1, wall=0.5, cpu=0.25)
+        self.lap('R4', 7, wall=0.75, cpu=0.375)
         # Nothing is recorded before the pass ends.
         self.assertEqual([], self.stats.passes)
         self.stats.end_pass()
         # One entry per stage, in the order the stages first ran.
-        self.assertEqual([(3, 12.5, 'R4', 2, 12, 1.0, 0.375),
-                          (3, 12.5, 'J2', 1, 1, 0.5, 0.5)],
+        self.assertEqual([(3, 12.5, 'R4', 2, 12, 1.0, 0.5),
+                          (3, 12.5, 'J2', 1, 1, 0.5, 0.25)],
                          self.stats.passes)
+
+    def test_the_pass_cpu_time_is_shared_by_wall_time(self):
+        # 2 s of wall time, 1.5 s of CPU time: each stage is charged 3/4
+        # of its wall time, whatever its own laps computed.
+        self.stats.begin_pass(1, 0.0)
+        self.lap('R4', 1, wall=0.5, cpu=0.5)
+        self.between(0.5, cpu=0.25)
+        self.lap('T10', 1, wall=0.25, cpu=0.0)
+        self.lap('R4', 1, wall=0.75, cpu=0.75)
+        self.stats.end_pass()
+        self.assertEqual([('R4', 1.25, 0.9375), ('T10', 0.25, 0.1875)],
+                         [(row[2], row[5], row[6])
+                          for row in self.stats.passes])
+        # The stages' CPU time is the pass's, less what ran between them.
+        self.assertEqual(1.5 - 0.375,
+                         sum(row[6] for row in self.stats.passes))
+
+    def test_a_stage_is_never_charged_more_cpu_than_wall_time(self):
+        # A CPU clock coarser than the wall clock can say more.
+        self.stats.begin_pass(1, 0.0)
+        self.lap('R5', 2, wall=0.25, cpu=0.5)
+        self.stats.end_pass()
+        self.assertEqual([(0.25, 0.25)],
+                         [row[5:] for row in self.stats.passes])
+
+    def test_a_pass_that_took_no_time(self):
+        self.stats.begin_pass(1, 0.0)
+        self.lap('T2', 4, wall=0.0)
+        self.stats.end_pass()
+        self.assertEqual([(1, 0.0, 'T2', 1, 4, 0.0, 0.0)],
+                         self.stats.passes)
+
+    def test_the_cpu_clock_is_read_twice_a_pass_whatever_its_laps(self):
+        self.stats.begin_pass(1, 0.0)
+        for _ in range(5):
+            self.lap('R4', 1)
+            self.lap('R5', 1)
+        self.stats.end_pass()
+        self.assertEqual(2, self.counters.cpu_reads)
+
+    def test_nested_laps(self):
+        # R5 around T10 around another R5 lap: each block's whole time
+        # goes to its stage (the inner R5 lap counts twice in R5).
+        self.stats.begin_pass(1, 0.0)
+        with self.stats.stopwatch('R5', 3):
+            self.counters.spend(0.25)
+            with self.stats.stopwatch('T10', 2):
+                self.counters.spend(0.25)
+                self.lap('R5', 1, wall=0.5)
+            self.counters.spend(0.125)
+        self.stats.end_pass()
+        self.assertEqual([('R5', 2, 4, 1.625), ('T10', 1, 2, 0.75)],
+                         [(row[2], row[3], row[4], row[5])
+                          for row in self.stats.passes])
+
+    def test_a_lap_that_raises_is_timed_and_the_error_passes(self):
+        self.stats.begin_pass(1, 0.0)
+
+        def fail():
+            with self.stats.stopwatch('T4', 1):
+                self.counters.spend(0.5)
+                raise ValueError('boom')
+
+        self.assertRaises(ValueError, fail)
+        self.stats.end_pass()
+        self.assertEqual([('T4', 1, 1, 0.5)],
+                         [(row[2], row[3], row[4], row[5])
+                          for row in self.stats.passes])
 
     def test_rows_are_in_milliseconds(self):
         self.stats.begin_pass(1, 4.0)
@@ -102,7 +185,7 @@ class TestPass(StageStatsTestCase):
         self.assertEqual(1, len(self.stats.passes))
 
     def test_lap_outside_a_pass_is_a_row_of_its_own(self):
-        # Before any pass: pass 0 at time 0.
+        # Before any pass: pass 0 at time 0, with its own CPU time.
         self.lap('T4', 3, wall=0.5, cpu=0.25)
         self.assertEqual([(0, 0.0, 'T4', 1, 3, 0.5, 0.25)],
                          self.stats.passes)
@@ -176,9 +259,9 @@ class TestSummary(StageStatsTestCase):
 
     def test_max_of_laps_shorter_than_a_millisecond(self):
         self.stats.begin_pass(1, 0.0)
-        self.lap('R1', 1, wall=2 ** -11)        # 0.48828125 ms
+        self.lap('R1', 1, wall=0.000125)
         self.stats.end_pass()
-        self.assertEqual(0.48828125,
+        self.assertEqual(0.125,
                          self.stats.summary_ms()['R1']['max_ms'])
 
     def test_stages_in_pass_order_then_unknown_ones_by_name(self):
