@@ -12,11 +12,17 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Options of the durable state: where it lives and which database holds it."""
+"""Options of the durable state: where it lives and which database holds it.
+
+The ``[database]`` group is oslo.db's (``connection``, the pool, the
+connection and deadlock retries, ...: :func:`oslo_db.options.list_opts`)
+plus the scheduler's own ``auto_migrate``.
+"""
 
 import os
 
 from oslo_config import cfg
+from oslo_db import options as oslo_db_options
 
 SQLITE_FILE = 'preemptible-sched.sqlite'
 
@@ -49,6 +55,19 @@ The database that holds the durable state: hosts, requests, instances, the
 journal of decisions and the events. It is written before every termination
 or spawn, so a restarted scheduler completes or rolls back every decision it
 had started.
+
+``connection`` unset (the default) means a SQLite file,
+``sqlite:///<state_path>/preemptible-sched.sqlite``, enough for one
+scheduler on one machine. Use MariaDB/MySQL (``mysql+pymysql://USER:PASSWORD
+@HOST/DATABASE``) or PostgreSQL when the state must outlive the machine or be
+shared with tools; ``sqlite://`` is an in-memory database that disappears
+with the process (tests only). The schema is created and upgraded by the
+scheduler's migrations; the database itself must exist.
+
+A transaction the database aborts as a deadlock (how Galera reports a
+certification conflict) is run again, up to ``db_max_retries`` times,
+``db_retry_interval`` seconds apart (doubling up to
+``db_max_retry_interval`` with ``db_inc_retry_interval``).
 """)
 
 database_opts = [
@@ -69,41 +88,23 @@ Related options:
 
 * ``connection``
 """),
-    cfg.StrOpt('connection',
-               secret=True,
-               help="""
-SQLAlchemy URL of the database that holds the scheduler's state.
-
-Unset (the default) means a SQLite file,
-``sqlite:///<state_path>/preemptible-sched.sqlite``, enough for one
-scheduler on one machine. Use MariaDB/MySQL or PostgreSQL when the state must
-outlive the machine or be shared with tools. The schema is created and
-upgraded by the scheduler's migrations; the database itself must exist.
-
-Possible values:
-
-* ``mysql+pymysql://USER:PASSWORD@HOST/DATABASE``, e.g.
-  ``mysql+pymysql://root@127.0.0.1/test``
-* ``postgresql+psycopg2://USER:PASSWORD@HOST/DATABASE``, e.g.
-  ``postgresql+psycopg2://postgres@127.0.0.1/test``
-* ``sqlite:///PATH`` for a SQLite file, ``sqlite://`` for an in-memory
-  database that disappears with the process (tests only).
-
-Related options:
-
-* ``[DEFAULT] state_path``
-"""),
 ]
+
+#: The options of oslo.db the scheduler uses (the whole of oslo.db's
+#: ``[database]`` group is registered, as every OpenStack service does).
+OSLO_DB_OPTS = oslo_db_options.database_opts
 
 
 def register_opts(conf):
     conf.register_opts(paths_opts)
     conf.register_group(database_group)
     conf.register_opts(database_opts, group=database_group)
+    oslo_db_options.set_defaults(conf)
 
 
 def list_opts():
-    return {'DEFAULT': paths_opts, database_group: database_opts}
+    return {'DEFAULT': paths_opts,
+            database_group: database_opts + list(OSLO_DB_OPTS)}
 
 
 def get_state_path(conf):

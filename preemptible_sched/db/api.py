@@ -22,7 +22,10 @@ hosts and the events; its methods on requests and instances come from
 :class:`~.request_store.RequestStoreMixin`, those of the journal from
 :class:`~.decision_journal.DecisionJournalMixin`, its two bases. What it
 raises is in :mod:`~preemptible_sched.db.errors`, how its engine is set
-up in :mod:`~preemptible_sched.db.engine_setup`.
+up (by oslo.db, with the ``[database]`` options) in
+:mod:`~preemptible_sched.db.engine_setup`. Every write is run again when
+the database aborts it as a deadlock
+(:mod:`~preemptible_sched.db.deadlock`).
 
 Every public method of :class:`Store` is one transaction of its own, so a
 store may be shared by several threads. Rows are returned detached from
@@ -39,12 +42,13 @@ on its rows, so both stores check, refuse and write alike.
 
 import contextlib
 
+from oslo_db import exception as db_exc
 import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
 from sqlalchemy import orm
-from sqlalchemy import pool
 
 from preemptible_sched.conf import database as database_conf
+from preemptible_sched.db import deadlock
 from preemptible_sched.db import decision_journal
 from preemptible_sched.db import engine_setup
 from preemptible_sched.db import errors
@@ -59,36 +63,31 @@ class Store(request_store.RequestStoreMixin,
 
     ``url`` is a SQLAlchemy URL; see ``[database] connection``. Call
     :meth:`upgrade` once before use to create or migrate the schema.
-    ``engine_kw`` go to :func:`sqlalchemy.create_engine`.
+    ``conf`` (its ``[database]`` options) sets up the engine and the
+    deadlock retries; without it, oslo.db's defaults. ``engine_kw`` go to
+    :func:`~.engine_setup.create_engine`.
     """
 
-    def __init__(self, url, **engine_kw):
+    def __init__(self, url, conf=None, **engine_kw):
         self.url = sa.engine.make_url(url)
         self.is_sqlite = self.url.get_backend_name() == 'sqlite'
         if self.is_sqlite:
-            connect_args = dict(engine_kw.pop('connect_args', {}))
-            # Sessions run on many threads, one at a time (the lock).
-            connect_args.setdefault('check_same_thread', False)
-            engine_kw['connect_args'] = connect_args
-            if self.url.database in (None, '', ':memory:'):
-                # One connection, or every session would see its own
-                # empty in-memory database.
-                engine_kw.setdefault('poolclass', pool.StaticPool)
             self._lock = engine_setup.sqlite_lock(self.url)
         else:
-            engine_kw.setdefault('pool_pre_ping', True)
             self._lock = contextlib.nullcontext()
-        self.engine = sa.create_engine(self.url, **engine_kw)
-        if self.is_sqlite:
-            sa.event.listen(self.engine, 'connect',
-                            engine_setup.enable_sqlite_foreign_keys)
+        self.engine = engine_setup.create_engine(self.url, conf, **engine_kw)
+        self.deadlock_retry = deadlock.Policy() if conf is None \
+            else deadlock.policy(conf)
         self._sessionmaker = orm.sessionmaker(self.engine,
                                               expire_on_commit=False)
 
     @classmethod
     def from_config(cls, conf, **engine_kw):
-        """The store ``[database] connection`` names (SQLite by default)."""
-        return cls(database_conf.get_connection_url(conf), **engine_kw)
+        """The store ``[database] connection`` names (SQLite by default),
+        set up by the other ``[database]`` options.
+        """
+        return cls(database_conf.get_connection_url(conf), conf=conf,
+                   **engine_kw)
 
     def __repr__(self):
         return '<Store %s>' % self.url.render_as_string(hide_password=True)
@@ -195,11 +194,12 @@ class Store(request_store.RequestStoreMixin,
 
     # Hosts.
 
+    @deadlock.retried
     def save_host(self, host, at):
         """Insert or update the row of :class:`objects.Host` ``host``."""
         try:
             return self._save_host(host, at)
-        except sa_exc.IntegrityError:
+        except (sa_exc.IntegrityError, db_exc.DBDuplicateEntry):
             # Another writer inserted it between our read and our insert:
             # it exists now, so this time it is an update.
             return self._save_host(host, at)
@@ -219,6 +219,7 @@ class Store(request_store.RequestStoreMixin,
                 setattr(row, name, value)
         return row
 
+    @deadlock.retried
     def set_host_up(self, name, up, at):
         """Record that host ``name`` went up or down."""
         with self._changes() as unit:
@@ -244,6 +245,7 @@ class Store(request_store.RequestStoreMixin,
                         for column in columns]
         return max((r for r in readings if r is not None), default=None)
 
+    @deadlock.retried
     def record_event(self, kind, at, request_id=None, instance_id=None,
                      host=None, payload=None):
         with self._changes() as unit:

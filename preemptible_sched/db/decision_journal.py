@@ -38,10 +38,15 @@ hooks (``_changes``, ``_edit``, ``_find``, ``_insert``, ``_add_event``;
 and ``_journal_rows`` and ``_decision_rows``, which lock the rows of a
 decision, defined here), so the simulator's
 :class:`~preemptible_sched.db.memory.MemoryStore` runs them as they are.
+Each move is one transaction that locks the rows it changes and checks
+their states again, so a move the database aborted as a deadlock is run
+again whole (:func:`~preemptible_sched.db.deadlock.retried`): it is made
+once, or refused if another writer made it meanwhile.
 """
 
 import sqlalchemy as sa
 
+from preemptible_sched.db import deadlock
 from preemptible_sched.db import errors
 from preemptible_sched.db import models
 
@@ -54,6 +59,7 @@ class DecisionJournalMixin:
 
     # Decisions: the journal.
 
+    @deadlock.retried
     def journal_decision(self, request_id, instance_id, host, victims, at,
                          spot=True, strategy=None, explanation=None):
         """Journal the decision to place ``instance_id`` on ``host`` after
@@ -183,6 +189,7 @@ class DecisionJournalMixin:
         decision = self._lock_row(session, models.Decision, decision_id)
         return decision, request, rows
 
+    @deadlock.retried
     def confirm_termination(self, decision_id, victim_id, at,
                             final_state='terminated'):
         """Record that the compute side confirmed ``victim_id`` gone.
@@ -227,6 +234,7 @@ class DecisionJournalMixin:
                                      'state': victim.state})
         return decision
 
+    @deadlock.retried
     def set_decision_state(self, decision_id, state, at, reason=None):
         """Move an unfinished decision to ``state``; returns it.
 
@@ -274,6 +282,7 @@ class DecisionJournalMixin:
         with self._transaction() as session:
             return list(session.scalars(query))
 
+    @deadlock.retried
     def roll_back_decision(self, decision_id, at, reason):
         """Undo an unfinished decision; returns it.
 

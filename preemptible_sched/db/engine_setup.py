@@ -12,8 +12,10 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Setting up a store's engine: what every SQLite connection needs (one
-lock per SQLite file for the whole process, foreign keys enforced), and
+"""Setting up a store's engine: oslo.db's engine with the ``[database]``
+options (its pool, connection recycling and connection retries, its
+translation of driver errors into :mod:`oslo_db.exception`, foreign keys
+enforced on SQLite), one lock per SQLite file for the whole process, and
 the URL of a database as messages show it, or the SQLite file it names
 that does not exist yet.
 """
@@ -21,7 +23,39 @@ that does not exist yet.
 import os
 import threading
 
+from oslo_db.sqlalchemy import engines
 import sqlalchemy as sa
+
+#: ``[database]`` options passed to :func:`oslo_db.sqlalchemy.engines.
+#: create_engine` under the same name.
+ENGINE_OPTIONS = ('connection_recycle_time', 'max_pool_size',
+                  'max_overflow', 'pool_timeout', 'max_retries',
+                  'retry_interval', 'mysql_sql_mode', 'mysql_wsrep_sync_wait',
+                  'connection_debug', 'connection_trace',
+                  'connection_parameters', 'sqlite_synchronous')
+
+#: Seconds a SQLite connection waits for another process's write lock.
+SQLITE_BUSY_TIMEOUT = 30
+
+
+def create_engine(url, conf=None, **overrides):
+    """The engine of the database at ``url``, made by oslo.db.
+
+    With ``conf``, its ``[database]`` options size the pool, recycle
+    connections and retry the first connection (``max_retries`` times,
+    ``retry_interval`` s apart); without, oslo.db's defaults and no
+    connection at creation (the first use connects). ``overrides`` win.
+    """
+    url = sa.engine.make_url(url)
+    kw = {'sqlite_fk': True, 'max_retries': 0}
+    if conf is not None:
+        kw.update((name, getattr(conf.database, name))
+                  for name in ENGINE_OPTIONS)
+    kw.update(overrides)
+    if url.get_backend_name() == 'sqlite' and 'timeout' not in url.query:
+        url = url.update_query_dict({'timeout': str(SQLITE_BUSY_TIMEOUT)})
+    return engines.create_engine(url, **kw)
+
 
 # One lock per SQLite file for the whole process: SQLite has one writer at
 # a time, and two stores on the same file in one process (a restarted loop
@@ -36,14 +70,6 @@ def sqlite_lock(url):
     path = os.path.abspath(url.database)
     with _SQLITE_LOCKS_GUARD:
         return _SQLITE_LOCKS.setdefault(path, threading.RLock())
-
-
-def enable_sqlite_foreign_keys(dbapi_connection, connection_record):
-    cursor = dbapi_connection.cursor()
-    try:
-        cursor.execute('PRAGMA foreign_keys=ON')
-    finally:
-        cursor.close()
 
 
 def shown_url(url):

@@ -29,9 +29,11 @@ belong to.
 import contextlib
 import threading
 
+from oslo_db import exception as db_exc
 import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
 
+from preemptible_sched.db import deadlock
 from preemptible_sched.db import errors
 from preemptible_sched.db import models
 from preemptible_sched.db import states
@@ -102,6 +104,7 @@ class RequestStoreMixin:
 
     # Requests.
 
+    @deadlock.retried
     def add_request(self, spec, at, duration_s=None, image=None,
                     project_id=None):
         """Store :class:`objects.RequestSpec` ``spec``, pending.
@@ -133,7 +136,7 @@ class RequestStoreMixin:
                     reason=None, attempts=0, submitted_at=at, updated_at=at))
                 for instance_id in instance_ids:
                     self._new_instance(unit, spec, instance_id, at)
-        except sa_exc.IntegrityError as e:
+        except (sa_exc.IntegrityError, db_exc.DBDuplicateEntry) as e:
             raise errors.Duplicate('request %r or one of its instances '
                                    'exists already' % spec.id) from e
         return request
@@ -177,6 +180,7 @@ class RequestStoreMixin:
         with self._transaction() as session:
             return list(session.scalars(query))
 
+    @deadlock.retried
     def set_request_status(self, request_id, status, at, reason=None):
         if status not in models.REQUEST_STATUSES:
             raise ValueError('unknown request status %r (valid: %s)'
@@ -188,6 +192,7 @@ class RequestStoreMixin:
             request.updated_at = at
         return request
 
+    @deadlock.retried
     def set_request_size(self, request_id, spec, duration_s, at):
         """Fix the size of a moldable request once it is placed: its spec
         (``spec``, with the cores it was given), its run time and the
@@ -207,6 +212,7 @@ class RequestStoreMixin:
                 instance.updated_at = at
         return request
 
+    @deadlock.retried
     def increment_attempts(self, request_id):
         """Count one more scheduling attempt; returns the new count."""
         with self._changes() as unit:
@@ -236,6 +242,7 @@ class RequestStoreMixin:
         with self._transaction() as session:
             return list(session.scalars(query))
 
+    @deadlock.retried
     def update_instance(self, instance_id, at=None, **fields):
         """Set ``fields`` (column names) of an instance.
 

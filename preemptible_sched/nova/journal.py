@@ -44,15 +44,22 @@ decision names a server whose deletion is under way. Every move is one
 conditional UPDATE (from the states it may come from), so of two
 schedulers making moves at once, lock or no lock, one wins and the other
 is refused; a victim is taken only while its decision is ``acting``.
+
+The engine is oslo.db's, and every move is run again when the database
+aborts it as a deadlock (Galera's certification conflicts among them,
+:mod:`preemptible_sched.db.deadlock`): the transaction was rolled back, and
+its conditional UPDATEs, run again, move once or are refused.
 """
 
 import threading
 
+from oslo_db import exception as db_exc
 import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
 from sqlalchemy import orm
-from sqlalchemy import pool
 
+from preemptible_sched.db import deadlock
+from preemptible_sched.db import engine_setup
 from preemptible_sched.db import migration
 from preemptible_sched.db import models
 from preemptible_sched.nova import journal_records
@@ -85,19 +92,14 @@ class VictimTaken(JournalError):
 
 class Journal:
     """The journal in the database at ``url`` (a SQLAlchemy URL); the
-    schema is brought to the newest revision on first use.
+    schema is brought to the newest revision on first use. A move the
+    database aborts as a deadlock is run again as ``deadlock_retry`` (a
+    :class:`~preemptible_sched.db.deadlock.Policy`) says.
     """
 
-    def __init__(self, url):
-        url = sa.engine.make_url(url)
-        kw = {}
-        if url.get_backend_name() == 'sqlite':
-            kw['connect_args'] = {'check_same_thread': False, 'timeout': 30}
-            if url.database in (None, '', ':memory:'):
-                kw['poolclass'] = pool.StaticPool
-        else:
-            kw['pool_pre_ping'] = True
-        self.engine = sa.create_engine(url, **kw)
+    def __init__(self, url, deadlock_retry=None):
+        self.engine = engine_setup.create_engine(url)
+        self.deadlock_retry = deadlock_retry or deadlock.Policy()
         self._sessions = orm.sessionmaker(self.engine,
                                           expire_on_commit=False)
         self._ready = False
@@ -112,6 +114,7 @@ class Journal:
 
     # -- writing --------------------------------------------------------
 
+    @deadlock.retried
     def record(self, decision):
         """Write ``decision`` (``decided``) and its victims (``pending``).
 
@@ -136,7 +139,7 @@ class Journal:
                         host=victim.host, action=victim.action,
                         state='pending', open_victim=victim.id,
                         consumer=victim.consumer, attempts=0))
-        except sa_exc.IntegrityError:
+        except (sa_exc.IntegrityError, db_exc.DBDuplicateEntry):
             taken = self._open_victims({v.id for v in decision.victims})
             raise VictimTaken(taken or [v.id for v in decision.victims])
 
@@ -172,6 +175,7 @@ class Journal:
                            decisions.created_at >= deleted_since)).all())
             return found
 
+    @deadlock.retried
     def move(self, decision_id, state):
         """Move a decision to ``state``; rolling back closes its victims.
 
@@ -221,6 +225,7 @@ class Journal:
         return JournalError('decision %s has victim(s) left: %s'
                             % (decision_id, ', '.join(left)))
 
+    @deadlock.retried
     def take(self, decision_id, victim, now=None, stale_before=None,
              again=False):
         """Atomically take a victim of an ``acting`` decision to act on it,
@@ -252,6 +257,7 @@ class Journal:
                 .execution_options(synchronize_session=False))
             return result.rowcount == 1
 
+    @deadlock.retried
     def settle(self, decision_id, victim, state):
         """What became of a victim: from ``acting``, ``requested`` (Nova
         took the request; the victim stays open until it is ``done``),
@@ -286,6 +292,7 @@ class Journal:
             raise JournalError('victim %s cannot go from %s to %s'
                                % (victim, row.state, state))
 
+    @deadlock.retried
     def spare(self, decision_id):
         """The request of an ``acting`` decision died: its ``pending``
         victims are spared (closed, never acted on). Returns their ids.

@@ -27,6 +27,7 @@ from unittest import mock
 from alembic import autogenerate
 from alembic import migration as alembic_migration
 import fixtures
+from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
 from preemptible_sched.conf import database as database_conf
@@ -855,7 +856,7 @@ class TestSQLiteInMemory(StoreBehaviour, base.TestCase):
         with self.store.engine.connect() as connection:
             self.assertEqual(1, connection.exec_driver_sql(
                 'PRAGMA foreign_keys').scalar())
-        self.assertRaises(sa.exc.IntegrityError, self._orphan_instance)
+        self.assertRaises(db_exc.DBReferenceError, self._orphan_instance)
 
     def _orphan_instance(self):
         with self.store.engine.begin() as connection:
@@ -916,7 +917,15 @@ class TestConnectionUrl(base.TestCase):
         listed = {getattr(group, 'name', group): [o.name for o in group_opts]
                   for group, group_opts in opts.list_opts()}
         self.assertIn('state_path', listed['DEFAULT'])
-        self.assertEqual(['auto_migrate', 'connection'], listed['database'])
-        connection, = [opt for opt in database_conf.database_opts
+        # The scheduler's own option, then oslo.db's standard ones.
+        self.assertEqual('auto_migrate', listed['database'][0])
+        for name in ('connection', 'max_pool_size', 'max_overflow',
+                     'pool_timeout', 'connection_recycle_time',
+                     'max_retries', 'retry_interval', 'db_max_retries',
+                     'db_retry_interval', 'mysql_wsrep_sync_wait'):
+            self.assertIn(name, listed['database'])
+        self.assertEqual(len(set(listed['database'])),
+                         len(listed['database']))
+        connection, = [opt for opt in database_conf.OSLO_DB_OPTS
                        if opt.name == 'connection']
         self.assertTrue(connection.secret)
