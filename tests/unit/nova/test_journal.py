@@ -16,10 +16,14 @@
 tests/functional/nova/test_journal_backends.py).
 """
 
+import contextlib
 import os
 
 import fixtures
+from oslo_db import exception as db_exc
 
+from preemptible_sched.db import deadlock
+from preemptible_sched.db import models
 from preemptible_sched.nova import journal
 from preemptible_sched.nova import journal_records
 from tests import base
@@ -254,3 +258,103 @@ class TestVictimOutcomes(JournalCase):
         recorded.victims[0].consumer = held
         self.journal.record(recorded)
         self.assertEqual(held, self.journal.get('d1').victims[0].consumer)
+
+
+class Deadlocks:
+    """Count the transactions of ``book`` (a :class:`journal.Journal`),
+    and make number ``at`` (from 0) and those after it fail as deadlocks
+    after their statements ran (as Galera fails a certification conflict,
+    at commit), ``times`` times in all.
+    """
+
+    def __init__(self, book, at=None, times=1):
+        self.count = self.failed = 0
+        original = book._session
+
+        @contextlib.contextmanager
+        def session():
+            number, self.count = self.count, self.count + 1
+            with original() as unit:
+                yield unit
+                if at is not None and number >= at and self.failed < times:
+                    unit.flush()
+                    self.failed += 1
+                    raise db_exc.DBDeadlock()
+        book._session = session
+
+
+def every_move(book):
+    """Every move of both state machines, each a transaction of its own;
+    what the moves that answer answered.
+    """
+    answers = []
+    book.record(decision('d1', 'a', 'b'))
+    book.move('d1', 'acting')
+    answers.append(book.take('d1', 'a', now=1.0))
+    book.settle('d1', 'a', 'requested')
+    answers.append(book.take('d1', 'a', now=2.0, again=True))
+    book.settle('d1', 'a', 'done')
+    answers.append(book.take('d1', 'b', now=3.0))
+    book.settle('d1', 'b', 'gone')
+    book.move('d1', 'done')
+    book.record(decision('d2', 'c', 'e'))
+    book.move('d2', 'acting')
+    answers.append(book.take('d2', 'c', now=4.0))
+    book.settle('d2', 'c', 'failed')
+    answers.append(book.spare('d2'))
+    book.move('d2', 'abandoned')
+    book.record(decision('d3', 'f'))
+    book.move('d3', 'rolled_back')
+    return answers
+
+
+def journal_rows(book):
+    rows = {}
+    with book.engine.connect() as connection:
+        for model in (models.NovaDecision, models.NovaVictim):
+            table = model.__table__
+            rows[table.name] = [tuple(row) for row in connection.execute(
+                table.select().order_by(*table.primary_key.columns))]
+    return rows
+
+
+class TestDeadlockRetry(base.TestCase):
+
+    def make_journal(self, max_retries=3):
+        book = journal.Journal('sqlite://', deadlock.Policy(
+            max_retries=max_retries, interval=0))
+        self.addCleanup(book.engine.dispose)
+        book.open_decisions()       # the schema, before counting
+        return book
+
+    def test_each_move_deadlocking_once_ends_as_an_undisturbed_run(self):
+        undisturbed = self.make_journal()
+        counter = Deadlocks(undisturbed)
+        answers = every_move(undisturbed)
+        expected = journal_rows(undisturbed)
+        moves = counter.count
+        self.assertEqual(17, moves)
+        self.assertEqual([True, True, True, True, ['e']], answers)
+        self.assertEqual(['done', 'abandoned', 'rolled_back'],
+                         [undisturbed.get(d).state
+                          for d in ('d1', 'd2', 'd3')])
+        for at in range(moves):
+            book = self.make_journal()
+            injected = Deadlocks(book, at=at)
+            self.assertEqual(answers, every_move(book), 'move %d' % at)
+            self.assertEqual((1, moves + 1),
+                             (injected.failed, injected.count), at)
+            self.assertEqual(expected, journal_rows(book), 'move %d' % at)
+
+    def test_a_move_that_keeps_deadlocking_gives_up(self):
+        book = self.make_journal(max_retries=1)
+        book.record(decision('d1', 'a'))
+        before = journal_rows(book)
+        injected = Deadlocks(book, at=0, times=2)
+        error = self.assertRaises(deadlock.GaveUp, book.move, 'd1',
+                                  'acting')
+        self.assertEqual((2, 2), (injected.failed, error.attempts))
+        self.assertIn('move was aborted as a deadlock by the database 2 '
+                      'time(s) in a row, nothing written', str(error))
+        self.assertEqual(before, journal_rows(book))
+        self.assertEqual('decided', book.get('d1').state)
