@@ -43,11 +43,13 @@ def create_engine(url, conf=None, **overrides):
 
     With ``conf``, its ``[database]`` options size the pool, recycle
     connections and retry the first connection (``max_retries`` times,
-    ``retry_interval`` s apart); without, oslo.db's defaults and no
-    connection at creation (the first use connects). ``overrides`` win.
+    ``retry_interval`` s apart); without, oslo.db's defaults (MySQL's
+    ``TRADITIONAL`` SQL mode) and no connection at creation (the first
+    use connects). ``overrides`` win.
     """
     url = sa.engine.make_url(url)
-    kw = {'sqlite_fk': True, 'max_retries': 0}
+    kw = {'sqlite_fk': True, 'max_retries': 0,
+          'mysql_sql_mode': 'TRADITIONAL'}
     if conf is not None:
         kw.update((name, getattr(conf.database, name))
                   for name in ENGINE_OPTIONS)
