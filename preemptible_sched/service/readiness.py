@@ -28,7 +28,12 @@ one line without a password, what did not answer and why.
 return False as soon as it is true, True once ready.
 
 Without these waits oslo.messaging retries a broker forever and a database
-driver may wait minutes for a host that does not answer.
+driver may wait minutes for a host that does not answer. oslo.db's own
+connection retries (``[database] max_retries`` and ``retry_interval``, used
+when the store opens its engine) are no substitute for this wait: they
+count attempts, not seconds of ``startup_timeout``, sleep through a signal,
+and log each failure as a warning; they only cover a server that goes away
+between this wait and the store's first connection.
 """
 
 import logging
@@ -37,6 +42,7 @@ import socket
 import time
 import urllib.parse
 
+from oslo_db import exception as db_exc
 import oslo_messaging
 import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
@@ -262,6 +268,7 @@ def unreachable(error):
     one-line message is enough), rather than a bug (a traceback is due).
     """
     if isinstance(error, (sa_exc.OperationalError, sa_exc.InterfaceError,
+                          db_exc.DBConnectionError,
                           oslo_messaging.MessageDeliveryFailure,
                           OSError)):
         return True

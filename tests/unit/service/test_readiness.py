@@ -20,6 +20,7 @@ import threading
 import time
 
 import fixtures
+from oslo_db import exception as db_exc
 from sqlalchemy import exc as sa_exc
 
 from preemptible_sched import exception
@@ -235,4 +236,8 @@ class TestErrors(base.TestCase):
         self.assertTrue(readiness.unreachable(ConnectionRefusedError()))
         self.assertTrue(readiness.unreachable(sa_exc.OperationalError(
             'SELECT 1', {}, Exception('x'))))
+        # What oslo.db's engine raises for a server that does not answer.
+        self.assertTrue(readiness.unreachable(db_exc.DBConnectionError(
+            sa_exc.OperationalError('SELECT 1', {}, Exception('x')))))
+        self.assertFalse(readiness.unreachable(db_exc.DBDeadlock()))
         self.assertFalse(readiness.unreachable(KeyError('x')))
