@@ -54,9 +54,19 @@ def create_engine(url, conf=None, **overrides):
         kw.update((name, getattr(conf.database, name))
                   for name in ENGINE_OPTIONS)
     kw.update(overrides)
-    if url.get_backend_name() == 'sqlite' and 'timeout' not in url.query:
-        url = url.update_query_dict({'timeout': str(SQLITE_BUSY_TIMEOUT)})
-    return engines.create_engine(url, **kw)
+    engine = engines.create_engine(url, **kw)
+    if url.get_backend_name() == 'sqlite':
+        sa.event.listen(engine, 'connect', _sqlite_busy_timeout)
+    return engine
+
+
+def _sqlite_busy_timeout(dbapi_connection, connection_record):
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute('PRAGMA busy_timeout = %d'
+                       % (SQLITE_BUSY_TIMEOUT * 1000))
+    finally:
+        cursor.close()
 
 
 # One lock per SQLite file for the whole process: SQLite has one writer at

@@ -44,6 +44,7 @@ from preemptible_sched.nova import journal
 from preemptible_sched.nova import journal_records
 from preemptible_sched import objects
 from tests import base
+from tests import deadlocks
 from tests.functional_real import test_multiprocess as real
 
 WRITERS = 6
@@ -57,26 +58,18 @@ SIGNAL_DEADLOCK = ("SIGNAL SQLSTATE '40001' SET MYSQL_ERRNO = 1213, "
 T0 = 1718000000.125
 
 
-class ServerDeadlocks:
-    """Make a share of the transactions of ``owner`` (through its method
-    ``hook``) fail at their end with the server's deadlock error; counts
-    them.
+def server_deadlocks(owner, hook, seed):
+    """Make a share of the transactions of ``owner`` (opened with its
+    method ``hook``) fail at their end with the server's deadlock error.
     """
+    rng = random.Random(seed)
 
-    def __init__(self, owner, hook, seed):
-        self.injected = 0
-        self._rng = random.Random(seed)
-        original = getattr(owner, hook)
+    def signal(unit):
+        unit.flush()
+        unit.execute(sa.text(SIGNAL_DEADLOCK))
 
-        @contextlib.contextmanager
-        def transaction():
-            with original() as unit:
-                yield unit
-                if self._rng.random() < INJECTED:
-                    unit.flush()
-                    self.injected += 1
-                    unit.execute(sa.text(SIGNAL_DEADLOCK))
-        setattr(owner, hook, transaction)
+    return deadlocks.Deadlocks(owner, hook, fail=signal,
+                               choose=lambda: rng.random() < INJECTED)
 
 
 class ConcurrentCase(base.TestCase):
@@ -124,7 +117,7 @@ class TestNovaJournal(ConcurrentCase):
 
         def writer(seed):
             book = journal.Journal(self.url, self.policy())
-            injected = ServerDeadlocks(book, '_session', seed)
+            injected = server_deadlocks(book, '_session', seed)
             made = []
             order = list(ids)
             random.Random(seed).shuffle(order)
@@ -145,7 +138,7 @@ class TestNovaJournal(ConcurrentCase):
                     with contextlib.suppress(journal.JournalError):
                         book.move(decision_id, 'done')
                         made.append(('done', decision_id))
-                return made, injected.injected
+                return made, injected.failed
             finally:
                 book.engine.dispose()
 
@@ -197,7 +190,7 @@ class TestStoreJournal(ConcurrentCase):
         def writer(seed):
             store = db_api.Store(self.url)
             store.deadlock_retry = self.policy()
-            injected = ServerDeadlocks(store, '_changes', seed)
+            injected = server_deadlocks(store, '_changes', seed)
             order = list(decisions)
             random.Random(seed).shuffle(order)
             try:
@@ -208,7 +201,7 @@ class TestStoreJournal(ConcurrentCase):
                     with contextlib.suppress(errors.Refused):
                         store.set_decision_state(decision_id, 'done',
                                                  T0 + 3)
-                return injected.injected
+                return injected.failed
             finally:
                 store.dispose()
 

@@ -21,8 +21,6 @@ at the end of the transaction, after its statements ran, so the retry must
 start from a rolled-back transaction.
 """
 
-import contextlib
-
 import fixtures
 from oslo_db import exception as db_exc
 
@@ -31,6 +29,7 @@ from preemptible_sched.db import deadlock
 from preemptible_sched.db import models
 from preemptible_sched import objects
 from tests import base
+from tests import deadlocks
 
 T0 = 1718000000.125
 
@@ -44,32 +43,6 @@ def snapshot(store):
             tables[table.name] = [tuple(row)
                                   for row in connection.execute(query)]
     return tables
-
-
-class Deadlocks:
-    """Count the write transactions of ``store``, and make number ``at``
-    (from 0) and those after it fail as deadlocks, after their statements
-    ran, ``times`` times in all.
-    """
-
-    def __init__(self, store, at=None, times=1):
-        self.count = 0
-        self.failed = 0
-        self._at = at
-        self._times = times
-        original = store._changes
-
-        @contextlib.contextmanager
-        def changes():
-            number, self.count = self.count, self.count + 1
-            with original() as unit:
-                yield unit
-                if self._at is not None and number >= self._at and \
-                        self.failed < self._times:
-                    unit.flush()
-                    self.failed += 1
-                    raise db_exc.DBDeadlock()
-        store._changes = changes
 
 
 def scenario(store):
@@ -110,27 +83,20 @@ class TestDeadlockRetry(base.TestCase):
         return store
 
     def test_each_write_deadlocking_once_ends_as_an_undisturbed_run(self):
-        undisturbed = self.make_store()
-        counter = Deadlocks(undisturbed)
-        decisions = scenario(undisturbed)
-        expected = snapshot(undisturbed)
-        writes = counter.count
+        writes, decisions, expected = deadlocks.check_each_once(
+            self, self.make_store, '_changes', scenario, snapshot)
         self.assertEqual(22, writes)
-        self.assertEqual(2, len(expected['decisions']))
-        for at in range(writes):
-            store = self.make_store()
-            injected = Deadlocks(store, at=at)
-            self.assertEqual(decisions, scenario(store), at)
-            self.assertEqual(1, injected.failed, at)
-            # The failed attempt and its retry, then the rest.
-            self.assertEqual(writes + 1, injected.count, at)
-            self.assertEqual(expected, snapshot(store), 'write %d' % at)
+        self.assertEqual(2, len(decisions))
+        self.assertEqual(['done', 'rolled_back'],
+                         [dict(zip(models.Decision.__table__.c.keys(),
+                                   row))['state']
+                          for row in expected['decisions']])
 
     def test_a_move_that_keeps_deadlocking_gives_up(self):
         store = self.make_store(max_retries=2)
         store.add_request(base.make_spec(spec_id='r'), T0)
         before = snapshot(store)
-        injected = Deadlocks(store, at=0, times=10)
+        injected = deadlocks.Deadlocks(store, '_changes', at=0, times=10)
         error = self.assertRaises(deadlock.GaveUp, store.set_request_status,
                                   'r', 'failed', T0 + 1)
         self.assertEqual(3, injected.failed)
@@ -144,7 +110,7 @@ class TestDeadlockRetry(base.TestCase):
 
     def test_other_errors_are_not_retried(self):
         store = self.make_store()
-        counter = Deadlocks(store)
+        counter = deadlocks.Deadlocks(store, '_changes')
         self.assertRaises(LookupError, store.set_request_status, 'nope',
                           'failed', T0)
         self.assertEqual(1, counter.count)

@@ -15,7 +15,6 @@
 """The store's engine: oslo.db's, set up by the ``[database]`` options."""
 
 import os
-import socket
 import threading
 from unittest import mock
 
@@ -27,15 +26,7 @@ from preemptible_sched.db import api
 from preemptible_sched.db import engine_setup
 from preemptible_sched.service import readiness
 from tests import base
-
-
-def closed_port():
-    """A local TCP port nothing listens on."""
-    sock = socket.socket()
-    sock.bind(('127.0.0.1', 0))
-    port = sock.getsockname()[1]
-    sock.close()
-    return port
+from tests.unit.service.test_readiness import closed_port
 
 
 class TestCreateEngine(base.TestCase):
@@ -73,11 +64,13 @@ class TestCreateEngine(base.TestCase):
                             'x.sqlite')
         engine = engine_setup.create_engine('sqlite:///' + path)
         self.addCleanup(engine.dispose)
-        self.assertEqual(str(engine_setup.SQLITE_BUSY_TIMEOUT),
-                         engine.url.query['timeout'])
+        self.assertEqual('sqlite:///' + path, str(engine.url))
         with engine.connect() as connection:
             self.assertEqual(1, connection.exec_driver_sql(
                 'PRAGMA foreign_keys').scalar())
+            self.assertEqual(engine_setup.SQLITE_BUSY_TIMEOUT * 1000,
+                             connection.exec_driver_sql(
+                                 'PRAGMA busy_timeout').scalar())
 
     def test_in_memory_sqlite_is_one_database_for_every_thread(self):
         store = api.Store('sqlite://')

@@ -16,17 +16,16 @@
 tests/functional/nova/test_journal_backends.py).
 """
 
-import contextlib
 import os
 
 import fixtures
-from oslo_db import exception as db_exc
 
 from preemptible_sched.db import deadlock
 from preemptible_sched.db import models
 from preemptible_sched.nova import journal
 from preemptible_sched.nova import journal_records
 from tests import base
+from tests import deadlocks
 
 
 def decision(decision_id, *victims, terminate_at=100.0, reason='preempt'):
@@ -260,29 +259,6 @@ class TestVictimOutcomes(JournalCase):
         self.assertEqual(held, self.journal.get('d1').victims[0].consumer)
 
 
-class Deadlocks:
-    """Count the transactions of ``book`` (a :class:`journal.Journal`),
-    and make number ``at`` (from 0) and those after it fail as deadlocks
-    after their statements ran (as Galera fails a certification conflict,
-    at commit), ``times`` times in all.
-    """
-
-    def __init__(self, book, at=None, times=1):
-        self.count = self.failed = 0
-        original = book._session
-
-        @contextlib.contextmanager
-        def session():
-            number, self.count = self.count, self.count + 1
-            with original() as unit:
-                yield unit
-                if at is not None and number >= at and self.failed < times:
-                    unit.flush()
-                    self.failed += 1
-                    raise db_exc.DBDeadlock()
-        book._session = session
-
-
 def every_move(book):
     """Every move of both state machines, each a transaction of its own;
     what the moves that answer answered.
@@ -328,29 +304,20 @@ class TestDeadlockRetry(base.TestCase):
         return book
 
     def test_each_move_deadlocking_once_ends_as_an_undisturbed_run(self):
-        undisturbed = self.make_journal()
-        counter = Deadlocks(undisturbed)
-        answers = every_move(undisturbed)
-        expected = journal_rows(undisturbed)
-        moves = counter.count
+        moves, answers, rows = deadlocks.check_each_once(
+            self, self.make_journal, '_session', every_move, journal_rows)
         self.assertEqual(17, moves)
         self.assertEqual([True, True, True, True, ['e']], answers)
         self.assertEqual(['done', 'abandoned', 'rolled_back'],
-                         [undisturbed.get(d).state
-                          for d in ('d1', 'd2', 'd3')])
-        for at in range(moves):
-            book = self.make_journal()
-            injected = Deadlocks(book, at=at)
-            self.assertEqual(answers, every_move(book), 'move %d' % at)
-            self.assertEqual((1, moves + 1),
-                             (injected.failed, injected.count), at)
-            self.assertEqual(expected, journal_rows(book), 'move %d' % at)
+                         [dict(zip(models.NovaDecision.__table__.c.keys(),
+                                   row))['state']
+                          for row in rows['nova_decisions']])
 
     def test_a_move_that_keeps_deadlocking_gives_up(self):
         book = self.make_journal(max_retries=1)
         book.record(decision('d1', 'a'))
         before = journal_rows(book)
-        injected = Deadlocks(book, at=0, times=2)
+        injected = deadlocks.Deadlocks(book, '_session', at=0, times=2)
         error = self.assertRaises(deadlock.GaveUp, book.move, 'd1',
                                   'acting')
         self.assertEqual((2, 2), (injected.failed, error.attempts))
