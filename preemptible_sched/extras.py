@@ -18,7 +18,8 @@ A plain install (``pip install .``, or ``pip install '.[nova]'`` into
 Nova's environment) brings the scheduler core, the service, the operations
 commands and the Nova integration, none of which needs the libraries
 below. The simulator, the trace readers, the emulated testbed and the
-reports need the ``simulation`` extra; the figures need ``plots``.
+reports need the ``simulation`` extra; the figures need ``plots``;
+``experiment --executor dask`` needs ``dask``.
 
 A module that uses one of these libraries imports it with
 :func:`optional_module`: without the library the module still imports (so
@@ -38,6 +39,8 @@ from preemptible_sched import exception
 EXTRAS = {
     'simulation': ('pyarrow', 'tqdm', 'tabulate'),
     'plots': ('matplotlib',),
+    # experiment --executor dask
+    'dask': ('distributed',),
 }
 
 

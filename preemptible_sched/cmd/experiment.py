@@ -27,13 +27,16 @@ The hosts of every (workload, size factor, seed) are sampled here too,
 with that seed, and handed to the cells of every policy. A bad input is
 reported on one line with exit code 2, and nothing is written.
 
-The cells run in worker processes (:mod:`.simulation.cells`: the run,
-the staging directory moved into ``--output`` once every file is
-written; :mod:`.simulation.cell_workers`: the pool and the workers).
-SIGTERM or Ctrl-C while it runs stops the workers, removes the staging
-directory and exits with one line on stderr (143 and 130); a staging
-directory left by a run killed outright (SIGKILL) is removed by the next
-run into the same ``--output``.
+The cells run in worker processes (:mod:`.simulation.cells`: the run;
+:mod:`.simulation.cell_workers`: the pool and the workers), or with
+``--executor dask`` on a Dask cluster (:mod:`.simulation.dask_cells`,
+``--scheduler-address``). Each cell's directory is written whole in
+``--output`` as the cell ends (:mod:`.simulation.cell_files`); the
+comparison and the plots at the end, from the cells' files. SIGTERM or
+Ctrl-C while it runs stops the workers and exits with one line on stderr
+(143 and 130), keeping the cells that finished; the same command started
+again (after SIGTERM, SIGKILL or a crash) runs only the cells not done,
+and staging directories left by a run killed outright are removed.
 
 ``--definition FILE`` reads the design from a YAML or JSON file instead
 (:mod:`preemptible_sched.simulation.definition`): several infrastructures,
@@ -80,6 +83,8 @@ MAX_LIST = 1000
 MAX_JOBS = 256
 #: Most runs (cells) in one experiment.
 MAX_CELLS = 10000
+#: The values of --executor.
+EXECUTORS = ('local', 'dask')
 
 
 def add_parser(subparsers):
@@ -113,7 +118,17 @@ def add_parser(subparsers):
                         help='Runs at once (default: the number of CPUs).')
     parser.add_argument('--output', required=True, metavar='DIR',
                         help='Directory for the cells, the comparison and '
-                        'the plots.')
+                        'the plots. Each cell is written there as it '
+                        'ends; the cells already done there (for the same '
+                        'inputs) are kept and not run again.')
+    parser.add_argument('--executor', choices=EXECUTORS, default='local',
+                        help='Where the runs go: local (a pool of --jobs '
+                        'worker processes, the default) or dask (a Dask '
+                        'distributed cluster; needs the dask extra).')
+    parser.add_argument('--scheduler-address', metavar='ADDRESS',
+                        help='With --executor dask: the Dask scheduler, '
+                        'e.g. tcp://10.0.0.1:8786 (default: a local '
+                        'cluster of --jobs worker processes).')
     parser.set_defaults(func=run)
 
 
@@ -322,27 +337,67 @@ def prepare_definition(args):
 
 # -- The command ------------------------------------------------------------
 
+def executor_of(args):
+    """The executor of ``--executor`` (for :func:`cells.run`); the dask
+    extra is required here, before anything runs.
+    """
+    address = getattr(args, 'scheduler_address', None)
+    if getattr(args, 'executor', 'local') != 'dask':
+        if address is not None:
+            raise exception.InvalidInput('--scheduler-address', None,
+                                         'only with --executor dask')
+        return cells.local_executor
+    extras.require('dask')
+    if address is not None and not address.strip():
+        raise exception.InvalidInput('--scheduler-address', None,
+                                     'must not be empty')
+    from preemptible_sched.simulation import dask_cells
+
+    def executor(jobs, workloads):
+        return dask_cells.DaskCells(jobs, workloads, address)
+    return executor
+
+
+def stopped_exit(kind, output):
+    """Say on stderr that the command stopped, and that the finished
+    runs are kept; the exit code.
+    """
+    sys.stderr.write(
+        'preemptible-sched: experiment %s; the runs that finished are in '
+        '%s: run the same command again to run the others\n' % (
+            'terminated (SIGTERM)' if kind is common.Stopped else
+            'interrupted', limits.one_line(output, 200)))
+    return (common.EXIT_TERMINATED if kind is common.Stopped else
+            common.EXIT_INTERRUPTED)
+
+
 def run(args):
     extras.require('simulation')
     try:
         with common.stoppable():
             return _run(args)
     except (common.Stopped, KeyboardInterrupt) as error:
-        return common.stopped_exit('experiment', type(error))
+        return stopped_exit(type(error), args.output)
 
 
 def _run(args):
     plan = prepare(args)
+    executor = executor_of(args)
     started = time.monotonic()
     draw = not args.no_plots and plots.available()
     try:
-        done, rows, classes = cells.run(plan, args.output, args.until,
-                                        draw)
+        outcome = cells.run(plan, args.output, args.until, draw,
+                            executor=executor)
     except OSError as error:
         raise exception.InvalidInput(
-            '--output', None, 'cannot write %s: %s; nothing written' % (
+            '--output', None, 'cannot write %s: %s' % (
                 limits.one_line(args.output, 200),
                 limits.one_line(error.strerror or error, 200)))
+    rows, classes = outcome.rows, outcome.classes
+    done = outcome.cells
+    kept = len(done) - len(outcome.ran)
+    # The cells an earlier run of the same design had finished.
+    earlier = ' (%d done by an earlier run)' % kept if kept else ''
     if not args.no_plots and not draw:
         sys.stderr.write(plot_canvas.skipped_note() + '\n')
     sys.stdout.write('%s\n%s\n' % (
@@ -353,17 +408,17 @@ def _run(args):
         definition = plan.definition
         sys.stdout.write(
             '%d runs (%d workloads x %d infrastructures x %d %s x %d size '
-            'factors x %d seeds) in %.1f s; results in %s\n' % (
+            'factors x %d seeds)%s in %.1f s; results in %s\n' % (
                 len(done), len(definition.workloads),
                 len(definition.infrastructures), len(plan.policies),
                 'configurations' if definition.configurations else
                 'strategies', len(plan.size_factors), len(plan.seeds),
-                time.monotonic() - started, args.output))
+                earlier, time.monotonic() - started, args.output))
         return 0
     sys.stdout.write(
-        '%d runs (%d workloads x %d policies x %d size factors x %d seeds) '
-        'in %.1f s; results in %s\n' % (
+        '%d runs (%d workloads x %d policies x %d size factors x %d seeds)'
+        '%s in %.1f s; results in %s\n' % (
             len(done), len(plan.workloads), len(plan.policies),
-            len(plan.size_factors), len(plan.seeds),
+            len(plan.size_factors), len(plan.seeds), earlier,
             time.monotonic() - started, args.output))
     return 0

@@ -17,10 +17,14 @@
 Workers are started with ``spawn``: a forked worker would inherit the
 command's parsed command line (the subcommand) and could not parse the
 configuration again. Each worker parses the same configuration files
-(``--config-file``, ``--config-dir``) in its initializer; the policy
-overrides are applied per run by :class:`runner.Simulation`. Workers only
-compute (:func:`run_cell`); the command's process writes every file (see
-:mod:`.cells`). A worker whose command is gone exits
+(``--config-file``, ``--config-dir``) in its initializer, which also
+receives every workload of the experiment once (:data:`_WORKLOADS`): a
+:class:`CellTask` names its workload, it does not carry it, so a worker
+unpickles a workload once, not once per cell. The policy overrides are
+applied per run by :class:`runner.Simulation`. Workers only compute
+(:func:`run_cell`); the command's process writes every file (see
+:mod:`.cells`). :class:`LocalCells` is the executor of
+``--executor local`` (:mod:`.dask_cells` that of ``dask``). A worker whose command is gone exits
 (:func:`exit_with_parent`); one no longer needed is stopped
 (:func:`stop_workers`).
 """
@@ -54,12 +58,15 @@ class CellTask:
 
     cell: experiment.Cell
     workload_path: str
-    items: list
+    #: The key of its workload in what the workers were given.
+    workload: str
     hosts: list
     until: typing.Optional[float]
     #: A configuration file this cell runs under (its policy is then the
     #: configuration's own), or None.
     config_file: typing.Optional[str] = None
+    #: The digest of everything its result depends on (its manifest's).
+    digest: str = ''
 
 
 #: Seconds between a worker's checks that the command it works for runs.
@@ -80,17 +87,37 @@ def exit_with_parent(parent, interval=PARENT_CHECK_SECONDS):
 
 #: The worker's base configuration: (config files, config dirs).
 _BASE_CONFIG = ((), ())
+#: The workloads of the experiment, by key, given once to each worker.
+_WORKLOADS = {}
 
 
-def init_worker(config_files, config_dirs, parent=None):
-    """Parse the configuration the parent parsed (workers start afresh);
-    exit when the ``parent`` process is gone.
+def base_config():
+    """This process's configuration files and directories, as absolute
+    paths, for workers that may not share its working directory.
+    """
+    return (tuple(os.path.abspath(path) for path in CONF.config_file or ()),
+            tuple(os.path.abspath(path) for path in CONF.config_dir or ()))
+
+
+def set_base_config(config_files, config_dirs):
+    """The configuration files and directories :func:`reconfigure`
+    parses before a cell's own.
     """
     global _BASE_CONFIG
+    _BASE_CONFIG = (tuple(config_files), tuple(config_dirs))
+
+
+def init_worker(config_files, config_dirs, parent=None, workloads=None):
+    """Parse the configuration the parent parsed (workers start afresh),
+    keep the ``workloads`` (key -> items); exit when the ``parent``
+    process is gone.
+    """
+    global _WORKLOADS
     if parent is not None:
         threading.Thread(target=exit_with_parent, args=(parent,),
                          name='parent-watch', daemon=True).start()
-    _BASE_CONFIG = (tuple(config_files), tuple(config_dirs))
+    set_base_config(config_files, config_dirs)
+    _WORKLOADS = dict(workloads or {})
     reconfigure(None)
 
 
@@ -110,26 +137,31 @@ def reconfigure(config_file):
          default_config_dirs=[])
 
 
-def worker_pool(workers):
+def worker_pool(workers, workloads=None):
     """The pool the cells run in: ``workers`` fresh processes with this
-    process's configuration, which exit if this process is killed.
+    process's configuration and ``workloads`` (key -> items), which exit
+    if this process is killed.
     """
     return concurrent.futures.ProcessPoolExecutor(
         max_workers=workers, mp_context=multiprocessing.get_context('spawn'),
         initializer=init_worker,
         initargs=(list(CONF.config_file or ()), list(CONF.config_dir or ()),
-                  os.getpid()))
+                  os.getpid(), workloads))
 
 
-def run_cell(task):
-    """Run one cell; returns ``(summary, records)``."""
+def run_cell(task, items=None):
+    """Run one cell on ``items`` (default: its workload as the worker
+    was given it); returns ``(summary, records, stage rows)``.
+    """
+    if items is None:
+        items = _WORKLOADS[task.workload]
     args = types.SimpleNamespace(workload=task.workload_path,
                                  until=task.until)
     try:
         if task.config_file:
             reconfigure(task.config_file)
         result, summary = replay.simulate(
-            args, task.items, task.hosts,
+            args, items, task.hosts,
             None if task.config_file else task.cell.policy, task.cell.seed,
             progress=False)
     except exception.PreemptibleSchedException as error:
@@ -138,7 +170,7 @@ def run_cell(task):
         summary['configuration'] = task.cell.policy
         summary['config_file'] = task.config_file
     summary['size_factor'] = task.cell.size_factor
-    return summary, result.records
+    return summary, result.records, result.stage_rows
 
 
 def stop_workers(pool):
@@ -149,3 +181,27 @@ def stop_workers(pool):
             process.terminate()
         except (OSError, ValueError, AttributeError):
             pass
+
+
+class LocalCells:
+    """The cells run in a pool of ``jobs`` local worker processes, each
+    given ``workloads`` (key -> items) once.
+    """
+
+    def __init__(self, jobs, workloads):
+        self.pool = worker_pool(jobs, workloads)
+
+    def submit(self, task):
+        """A future of :func:`run_cell` of ``task``."""
+        return self.pool.submit(run_cell, task)
+
+    def as_completed(self, futures):
+        return concurrent.futures.as_completed(futures)
+
+    def close(self, abort=False):
+        """Shut the pool down; with ``abort`` the runs under way are of no
+        use any more: do not wait for them.
+        """
+        if abort:
+            stop_workers(self.pool)
+        self.pool.shutdown(wait=True, cancel_futures=True)
