@@ -38,6 +38,8 @@ import time
 import types
 import typing
 
+from oslo_config import cfg
+
 from preemptible_sched.conf import CONF
 from preemptible_sched import exception
 from preemptible_sched.simulation import experiment
@@ -91,12 +93,23 @@ _BASE_CONFIG = ((), ())
 _WORKLOADS = {}
 
 
+def configured_paths():
+    """``(config files, config dirs)`` this process parsed (none before
+    the command line is parsed).
+    """
+    try:
+        return (tuple(CONF.config_file or ()), tuple(CONF.config_dir or ()))
+    except cfg.NoSuchOptError:
+        return (), ()
+
+
 def base_config():
     """This process's configuration files and directories, as absolute
     paths, for workers that may not share its working directory.
     """
-    return (tuple(os.path.abspath(path) for path in CONF.config_file or ()),
-            tuple(os.path.abspath(path) for path in CONF.config_dir or ()))
+    files, dirs = configured_paths()
+    return (tuple(os.path.abspath(path) for path in files),
+            tuple(os.path.abspath(path) for path in dirs))
 
 
 def set_base_config(config_files, config_dirs):
@@ -145,8 +158,7 @@ def worker_pool(workers, workloads=None):
     return concurrent.futures.ProcessPoolExecutor(
         max_workers=workers, mp_context=multiprocessing.get_context('spawn'),
         initializer=init_worker,
-        initargs=(list(CONF.config_file or ()), list(CONF.config_dir or ()),
-                  os.getpid(), workloads))
+        initargs=configured_paths() + (os.getpid(), workloads))
 
 
 def run_cell(task, items=None):

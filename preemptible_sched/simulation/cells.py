@@ -247,7 +247,7 @@ def tasks_of(plan, until):
     bytes of the configuration files it runs under (the command's and
     its own).
     """
-    base = _config_digests((CONF.config_file or (), CONF.config_dir or ()))
+    base = _config_digests(cell_workers.configured_paths())
     keys, workloads, tasks = {}, {}, []
     configurations = (plan.definition.configurations
                       if plan.definition is not None else None) or {}

@@ -143,8 +143,10 @@ class TestExperiment(base.TestCase):
             cells = os.path.join(self.output, 'small', policy, 'fixed')
             self.assertEqual(['seed0', 'seed1'], sorted(os.listdir(cells)))
             for seed in SEEDS:
-                self.assertEqual(['instances.csv', 'summary.json'], sorted(
-                    os.listdir(os.path.join(cells, 'seed%d' % seed))))
+                self.assertEqual(
+                    ['cell.json', 'instances.csv', 'instances.parquet',
+                     'stages.csv', 'stages.parquet', 'summary.json'],
+                    sorted(os.listdir(os.path.join(cells, 'seed%d' % seed))))
                 summary = self.cell_summary(policy, seed)
                 self.assertEqual(policy, summary['policy'])
                 self.assertEqual(seed, summary['seed'])
