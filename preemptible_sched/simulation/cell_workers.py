@@ -24,9 +24,9 @@ unpickles a workload once, not once per cell. The policy overrides are
 applied per run by :class:`runner.Simulation`. Workers only compute
 (:func:`run_cell`); the command's process writes every file (see
 :mod:`.cells`). :class:`LocalCells` is the executor of
-``--executor local`` (:mod:`.dask_cells` that of ``dask``). A worker whose command is gone exits
-(:func:`exit_with_parent`); one no longer needed is stopped
-(:func:`stop_workers`).
+``--executor local`` (:mod:`.dask_cells` that of ``dask``). A worker
+whose command is gone exits (:func:`exit_with_parent`); one no longer
+needed is stopped (:func:`stop_workers`).
 """
 
 import concurrent.futures

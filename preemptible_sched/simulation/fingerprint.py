@@ -27,7 +27,6 @@ configuration files a cell is run under.
 import dataclasses
 import enum
 import hashlib
-import json
 
 _CHUNK = 1 << 20
 #: Pieces of canonical text hashed at once.

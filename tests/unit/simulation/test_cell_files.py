@@ -187,4 +187,3 @@ class TestIsDone(CellFilesCase):
         self.write()
         with mock.patch.object(cell_files, 'LAYOUT', cell_files.LAYOUT + 1):
             self.assertFalse(cell_files.is_done(self.output, CELL, DIGEST))
-

@@ -99,5 +99,6 @@ class TestDigest(base.TestCase):
         with tempfile.NamedTemporaryFile(delete=False) as stream:
             stream.write(b'abc')
         self.addCleanup(os.unlink, stream.name)
-        self.assertEqual('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb4'
-                         '10ff61f20015ad', fingerprint.file_digest(stream.name))
+        self.assertEqual(
+            'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+            fingerprint.file_digest(stream.name))
