@@ -43,9 +43,9 @@ import types
 
 from preemptible_sched import extras
 from preemptible_sched.loop import timing
-from preemptible_sched.simulation import fingerprint
 from preemptible_sched.simulation import report
 from preemptible_sched.simulation import staging
+from preemptible_sched.simulation.traces import checksums
 
 pa = extras.optional_module('pyarrow')
 parquet = extras.optional_module('pyarrow.parquet')
@@ -140,7 +140,7 @@ def write(output, cell, digest, summary, records, stages):
         manifest = manifest_of(cell, digest)
         manifest['files'] = {
             name: {'bytes': os.stat(os.path.join(staged, name)).st_size,
-                   'sha256': fingerprint.file_digest(
+                   'sha256': checksums.file_sha256(
                        os.path.join(staged, name))}
             for name in sorted(os.listdir(staged))}
         with open(os.path.join(staged, MANIFEST_FILE), 'w') as stream:

@@ -58,6 +58,7 @@ from preemptible_sched.simulation import plots
 from preemptible_sched.simulation import replay
 from preemptible_sched.simulation import run_progress
 from preemptible_sched.simulation import runner
+from preemptible_sched.simulation.traces import checksums
 from preemptible_sched.simulation.traces import reading
 
 
@@ -233,7 +234,7 @@ def _config_digests(paths):
             continue
         found += [os.path.join(directory, name) for name in names
                   if name.endswith('.conf')]
-    return [(path, fingerprint.file_digest(path)) for path in found
+    return [(path, checksums.file_sha256(path)) for path in found
             if os.path.isfile(path)]
 
 

@@ -20,15 +20,13 @@ simulator holds them (workload items, hosts, numbers, strings, the
 dataclasses and named tuples they are made of): the same value gives the
 same digest in every process and on every machine, whatever the order
 of a set or the hash seed. Floats go in as ``repr`` (exact), dictionaries
-by sorted key. :func:`file_digest` hashes the bytes of a file, for the
-configuration files a cell is run under.
+by sorted key.
 """
 
 import dataclasses
 import enum
 import hashlib
 
-_CHUNK = 1 << 20
 #: Pieces of canonical text hashed at once.
 _PARTS = 4096
 
@@ -116,12 +114,3 @@ def digest(value):
     _feed(sink, value)
     sink.flush()
     return sink.sha.hexdigest()
-
-
-def file_digest(path):
-    """The SHA-256 (hex) of the bytes of the file at ``path``."""
-    sha = hashlib.sha256()
-    with open(path, 'rb') as stream:
-        for chunk in iter(lambda: stream.read(_CHUNK), b''):
-            sha.update(chunk)
-    return sha.hexdigest()

@@ -37,6 +37,7 @@ import time
 import unittest
 
 from tests import base
+from tests.unit.simulation import test_cells
 
 CELLS = 8
 #: Seconds a run may take at most, here on a busy machine.
@@ -47,14 +48,8 @@ TIMED = ('wall_time_s', 'scheduling_latency_ms', 'stage_time_ms')
 HAS_DASK = importlib.util.find_spec('distributed') is not None
 
 
-def write_workload(path, count=150):
-    with open(path, 'w') as stream:
-        stream.write('id,submit_s,duration_s,vcpus,memory_mb,disk_gb,'
-                     'service_class,preemptible,constraints\n')
-        for index in range(count):
-            stream.write('r%03d,%d,%d,%d,1000,0,%s,false,\n' % (
-                index, index * 7, 100 + 37 * index % 300, 1 + index % 2,
-                ('gold', 'silver', 'bronze')[index % 3]))
+def write_workload(path):
+    test_cells.write_workload(path, 150, every=7)
 
 
 def command(workload, output, *extra):
@@ -120,6 +115,10 @@ def tearDownModule():
 
 
 class ResumeCase(base.TestCase):
+
+    # Each test runs the command once or twice on 8 cells, and the Dask
+    # ones start a cluster: more than OS_TEST_TIMEOUT on a busy machine.
+    TIMEOUT_SCALING_FACTOR = 4
 
     @classmethod
     def setUpClass(cls):

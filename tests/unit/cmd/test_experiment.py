@@ -17,6 +17,7 @@ Bad input must be reported on one line naming the option or file, with
 exit code 2, before any run starts and without writing anything.
 """
 
+import importlib
 import io
 import os
 import shutil
@@ -24,6 +25,7 @@ import tempfile
 from unittest import mock
 
 from preemptible_sched.cmd import sched
+from preemptible_sched import extras
 from tests import base
 
 WORKLOAD = ('id,submit_s,duration_s,vcpus,memory_mb,disk_gb,service_class\n'
@@ -224,3 +226,21 @@ class ExperimentArgumentsTestCase(base.TestCase):
         self.assertBadInput(['--workload', workload, '--hosts', '2',
                              '--host-flavor', '4:8000'], '--until',
                             "'r3'")
+
+    def test_scheduler_address_only_with_dask(self):
+        self.assertBadInput(
+            self.sized('--scheduler-address', 'tcp://127.0.0.1:8786'),
+            '--scheduler-address: only with --executor dask')
+
+    def test_dask_executor_needs_the_dask_extra(self):
+        real = importlib.import_module
+
+        def without_distributed(name, *args, **kwargs):
+            if name.split('.')[0] == 'distributed':
+                raise ImportError('No module named %r' % name)
+            return real(name, *args, **kwargs)
+
+        with mock.patch.object(extras.importlib, 'import_module',
+                               without_distributed):
+            self.assertBadInput(self.sized('--executor', 'dask'),
+                                'distributed', "'dask' extra")

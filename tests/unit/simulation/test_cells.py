@@ -36,14 +36,15 @@ SEEDS = [0, 1]
 DETERMINISTIC = ('instances.csv', 'instances.parquet')
 
 
-def write_workload(path, count):
+def write_workload(path, count, every=10):
+    """``count`` requests of the three classes, one every ``every`` s."""
     with open(path, 'w') as stream:
         stream.write('id,submit_s,duration_s,vcpus,memory_mb,disk_gb,'
                      'service_class,preemptible,constraints\n')
         for index in range(count):
             stream.write('r%03d,%d,%d,%d,1000,0,%s,false,\n' % (
-                index, index * 10, 100 + 37 * index % 300, 1 + index % 2,
-                ('gold', 'silver', 'bronze')[index % 3]))
+                index, index * every, 100 + 37 * index % 300,
+                1 + index % 2, ('gold', 'silver', 'bronze')[index % 3]))
 
 
 class Stop(BaseException):
