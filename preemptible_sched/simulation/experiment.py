@@ -30,7 +30,11 @@ an SLO) is left out of that row's mean, not counted as zero.
 Layout of the output directory::
 
     <workload-stem>/<policy>/<level>/seed<seed>/instances.csv
+                                               /instances.parquet
+                                               /stages.csv
+                                               /stages.parquet
                                                /summary.json
+                                               /cell.json
     comparison.csv      one row per (workload, size factor, policy)
                         (:mod:`.comparison_csv`)
     comparison.md       the same for people: availability per class,
@@ -43,11 +47,12 @@ Layout of the output directory::
     availability_<stem>_<level>.png   one panel per policy (first seed)
     fulfilment_<stem>.png             SLO fulfilment vs size factor
 
-where ``<level>`` is ``sf<factor>`` (``sf0.9``) or ``fixed``.
-
-:func:`staged_output` makes the whole directory all or nothing, as
-:func:`.report.write_outputs` does for one run: everything is written into
-a hidden directory beside it and moved in at the end, ``comparison.csv``
+where ``<level>`` is ``sf<factor>`` (``sf0.9``) or ``fixed``. Each cell's
+directory is written whole as the cell ends (:mod:`.cell_files`; its
+manifest ``cell.json`` says for which inputs), so a stopped experiment
+resumes. :func:`staged_output` writes the files beside the cells all or
+nothing, as :func:`.report.write_outputs` does for one run: into a hidden
+directory beside the output, moved in at the end, ``comparison.csv``
 last.
 
 Nothing here runs a simulation: :mod:`.cells` runs the cells (for
