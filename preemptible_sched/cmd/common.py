@@ -28,6 +28,12 @@ from preemptible_sched import input_limits as limits
 from preemptible_sched.simulation.traces import reading
 
 
+#: The command line being run, as ``preemptible-sched`` was given it
+#: (set by :func:`preemptible_sched.cmd.sched.main`): what report.html
+#: says made it.
+invocation = []
+
+
 def add_arguments(parser):
     """The options shared by ``simulate`` and ``experiment``."""
     parser.add_argument('--workload-format', default='auto',

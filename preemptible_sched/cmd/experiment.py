@@ -60,6 +60,7 @@ import time
 import types
 
 from preemptible_sched.cmd import common
+from preemptible_sched.conf import CONF
 from preemptible_sched import exception
 from preemptible_sched import extras
 from preemptible_sched import input_limits as limits
@@ -380,6 +381,19 @@ def run(args):
         return stopped_exit(type(error), args.output)
 
 
+def _sources(plan):
+    """``(label, path)`` of the files that configured the experiment, for
+    report.html: the definition and its configurations, or the
+    configuration files given.
+    """
+    definition = plan.definition
+    if definition is None:
+        return [(path, path) for path in CONF.config_file or ()]
+    return [(os.path.basename(definition.path), definition.path)] + [
+        ('%s: %s' % (name, os.path.basename(path)), path)
+        for name, path in sorted((definition.configurations or {}).items())]
+
+
 def _run(args):
     plan = prepare(args)
     executor = executor_of(args)
@@ -387,7 +401,8 @@ def _run(args):
     draw = not args.no_plots and plots.available()
     try:
         outcome = cells.run(plan, args.output, args.until, draw,
-                            executor=executor)
+                            executor=executor, command=common.invocation,
+                            sources=_sources(plan))
     except OSError as error:
         raise exception.InvalidInput(
             '--output', None, 'cannot write %s: %s' % (

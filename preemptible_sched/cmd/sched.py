@@ -29,6 +29,7 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from preemptible_sched.cmd import client
+from preemptible_sched.cmd import common
 from preemptible_sched.cmd import decide
 from preemptible_sched.cmd import experiment
 from preemptible_sched.cmd import load_watcher
@@ -309,6 +310,7 @@ def _main(argv):
     except logging.LogConfigError as error:
         # A log_config_append file that logging.config cannot use.
         return _fail('[DEFAULT] log_config_append: %s' % error)
+    common.invocation[:] = ['preemptible-sched'] + list(argv)
     try:
         code = CONF.command.func(CONF.command)
         # Written out here, where a reader that has gone is caught.

@@ -56,6 +56,7 @@ from preemptible_sched.simulation import fingerprint
 from preemptible_sched.simulation import infrastructure
 from preemptible_sched.simulation import plots
 from preemptible_sched.simulation import replay
+from preemptible_sched.simulation import report_page
 from preemptible_sched.simulation import run_progress
 from preemptible_sched.simulation import runner
 from preemptible_sched.simulation.traces import checksums
@@ -317,10 +318,14 @@ def write_plots(directory, plan, rows, classes, first_records):
     each instance under each policy (first seed) and the fulfilment by
     size factor.
     """
+    groups = set().union(*(plots.record_groups(records)
+                           for records in first_records.values()))
+    if not plots.has_classes(groups):
+        # Availability per class means nothing without classes (a
+        # workflow trace, SLA requests).
+        return
     # One mapping for every figure: a class has one colour in all of them.
-    colours = plots.class_colours(set(classes).union(
-        *(plots.record_groups(records)
-          for records in first_records.values())))
+    colours = plots.class_colours(set(classes).union(groups))
     levels = {}
     for cell in plan.cells():
         levels.setdefault(cell.workload, {})[cell.size_factor] = None
@@ -365,10 +370,13 @@ def pending(output, tasks):
     return left
 
 
-def run(plan, output, until, draw, executor=local_executor):
+def run(plan, output, until, draw, executor=local_executor, command=None,
+        sources=()):
     """Run the cells of ``plan`` not done in ``output`` yet, each written
     there as it ends (:mod:`.cell_files`), then write the comparison (and
-    the plots if ``draw``) from the cells' files; an :class:`Outcome`.
+    the plots if ``draw``) and report.html (``command``, ``sources``: see
+    :func:`.report_page.render`) from the cells' files; an
+    :class:`Outcome`.
     """
     tasks, workloads = tasks_of(plan, until)
     output = os.path.abspath(output)
@@ -390,15 +398,16 @@ def run(plan, output, until, draw, executor=local_executor):
     run_cells(plan, todo, {task.workload: workloads[task.workload]
                            for task in todo}, on_result, executor)
     cells = [task.cell for task in tasks]
-    rows, classes = write_comparison(plan, output, cells, draw)
+    rows, classes = write_comparison(plan, output, cells, draw, command,
+                                     sources)
     return Outcome(cells=cells, ran=[task.cell for task in todo],
                    rows=rows, classes=classes)
 
 
-def write_comparison(plan, output, cells, draw):
+def write_comparison(plan, output, cells, draw, command=None, sources=()):
     """comparison.csv, comparison.md (paired.csv with a definition, the
-    plots if ``draw``) from the files of the finished ``cells``;
-    ``(rows, classes)``.
+    plots if ``draw``) and report.html from the files of the finished
+    ``cells``; ``(rows, classes)``.
     """
     ordered = {cell: cell_files.read_summary(output, cell) for cell in cells}
     classes = experiment.ordered_classes(plan.classes, ordered.values())
@@ -413,7 +422,7 @@ def write_comparison(plan, output, cells, draw):
             comparison_csv.write_paired_csv(
                 os.path.join(staging, experiment.PAIRED_CSV), paired)
         with_std = len(plan.seeds) > 1 or plan.definition is not None
-        comparison_tables.write_comparison_md(
+        tables = comparison_tables.write_comparison_md(
             os.path.join(staging, experiment.COMPARISON_MD), rows, classes,
             paired=paired, replication=plan.replication)
         comparison_csv.write_comparison_csv(
@@ -424,4 +433,8 @@ def write_comparison(plan, output, cells, draw):
                              for cell in cells
                              if cell.seed == plan.seeds[0]}
             write_plots(staging, plan, rows, classes, first_records)
+        report_page.write(
+            staging, 'Policy comparison',
+            comparison_tables.comparison_intro(rows, plan.replication),
+            tables, command=command, sources=sources)
     return rows, classes

@@ -285,8 +285,9 @@ def paired_table(rows, classes):
 def write_comparison_md(path, rows, classes, paired=None,
                         replication='seeds'):
     """comparison.md: :func:`comparison_tables` in Markdown, ``mean ±
-    std`` in a cell, under a title and :func:`comparison_intro`; with
-    ``paired`` (:class:`.experiment.PairedRow`), their table last.
+    h`` in a cell, under a title and :func:`comparison_intro`; with
+    ``paired`` (:class:`.experiment.PairedRow`), their table last. Returns
+    the tables.
     """
     tables = comparison_tables(rows, classes)
     if paired:
@@ -296,3 +297,4 @@ def write_comparison_md(path, rows, classes, paired=None,
         report_tables.render_markdown(tables))
     with open(path, 'w') as stream:
         stream.write(text)
+    return tables

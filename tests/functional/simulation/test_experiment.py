@@ -127,8 +127,27 @@ class TestExperiment(base.TestCase):
         with open(path) as stream:
             return json.load(stream)
 
+    def test_report_html(self):
+        with open(os.path.join(self.output, 'report.html'),
+                  encoding='utf-8') as stream:
+            page = stream.read()
+        # The tables of comparison.md, the figures embedded, the command
+        # and the configuration file that made it.
+        for title in ('Availability per class', 'Operations'):
+            self.assertIn('<h2>%s</h2>' % title, page)
+        self.assertIn('each row is the mean over 2 seeds ± the half-width',
+                      page)
+        figures = [name for name in os.listdir(self.output)
+                   if name.endswith('.png')]
+        self.assertEqual(len(figures), page.count('<img '))
+        self.assertIn('preemptible-sched --config-file ', page)
+        self.assertIn(' experiment --workload ', page)
+        self.assertIn('--output %s' % self.output, page)
+        self.assertIn('slo_tolerance = %s' % SLO_TOLERANCE, page)
+
     def test_directory_tree(self):
-        expected = {'small', 'comparison.csv', 'comparison.md'}
+        expected = {'small', 'comparison.csv', 'comparison.md',
+                    'report.html'}
         if plots.available():
             expected |= {'availability_small_fixed.png',
                          'fulfilment_small.png'}
@@ -271,5 +290,5 @@ class TestExperimentWithoutMatplotlib(base.TestCase):
         self.assertEqual(1, err.getvalue().count('plots skipped'),
                          err.getvalue())
         self.assertIn("pip install '.[plots]'", err.getvalue())
-        self.assertEqual(['comparison.csv', 'comparison.md', 'tiny'],
-                         sorted(os.listdir(output)))
+        self.assertEqual(['comparison.csv', 'comparison.md', 'report.html',
+                          'tiny'], sorted(os.listdir(output)))

@@ -92,7 +92,7 @@ class TestDefinitionRun(base.TestCase):
 
     def test_outputs(self):
         self.assertEqual({'qos-validation', 'comparison.csv',
-                          'comparison.md', 'paired.csv'},
+                          'comparison.md', 'paired.csv', 'report.html'},
                          set(os.listdir(self.output)))
         self.assertIn('4 runs (1 workloads x 1 infrastructures x 2 '
                       'strategies x 1 size factors x 2 seeds)', self.stdout)
