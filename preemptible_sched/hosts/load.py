@@ -95,12 +95,24 @@ class MetricsHealth:
 
     def note(self, host, reason, detail):
         self.counts[reason] += 1
+        self.seen(host, reason, detail)
+
+    def seen(self, host, reason, detail):
+        """Log ``host``'s problem unless it was logged since the host was
+        last healthy; counts nothing (see :meth:`note`).
+        """
         if (host, reason) not in self._logged:
             self._logged.add((host, reason))
             LOG.warning('Load metrics of host %s: %s', host, detail)
 
+    def count(self, totals):
+        """Count the problems of one pass: reason -> hosts showing it."""
+        self.counts.update({reason: number for reason, number
+                            in totals.items() if number})
+
     def healthy(self, host):
-        self._logged = {key for key in self._logged if key[0] != host}
+        if self._logged:
+            self._logged = {key for key in self._logged if key[0] != host}
 
     def fallback(self, reason):
         if reason is not None:
@@ -141,23 +153,49 @@ class LoadSnapshot:
             'physical_cores', 'physical_memory_mb', 'window_end')}
         self._columns['new'] = numpy.array([load.new for load in loads],
                                            dtype=bool)
+        self._size = len(names)
         self._table = None
         self._table_rows = None
         self._by_slot = {}
+
+    @classmethod
+    def on_table(cls, now, hosts, fallback, multiplier, table, columns,
+                 recent):
+        """A snapshot whose ``columns`` are already one row per slot of
+        ``table`` (see :class:`.load_columns.LoadColumns`), and whose
+        ``recent`` arrays (table generation, cores, memory MB per slot)
+        are kept across passes: nothing is rebuilt per pass.
+        """
+        snapshot = cls.__new__(cls)
+        snapshot.now = now
+        snapshot.hosts = hosts
+        snapshot.fallback = fallback
+        snapshot.multiplier = multiplier
+        snapshot._index = table.slot_of
+        snapshot._columns = columns
+        snapshot._size = size = len(columns['new'])
+        snapshot._table = table
+        snapshot._table_rows = numpy.arange(size)
+        (snapshot._generation, snapshot._recent_cores,
+         snapshot._recent_memory) = recent
+        snapshot._by_slot = dict(columns)
+        return snapshot
+
+    def _indices(self, names):
+        rows = numpy.fromiter((self._index.get(name, -1) for name in names),
+                              dtype=numpy.int64, count=len(names))
+        # A host registered after the snapshot was taken has no row yet.
+        rows[rows >= self._size] = -1
+        return rows
 
     def _rows(self, batch):
         """The snapshot's row of every host of ``batch`` (-1: unknown)."""
         table = batch.table
         if table is None:
-            names = batch.names
-            return numpy.fromiter((self._index.get(name, -1)
-                                   for name in names),
-                                  dtype=numpy.int64, count=len(names))
+            return self._indices(batch.names)
         if self._table is not table or len(self._table_rows) != len(table):
             self._table = table
-            self._table_rows = numpy.fromiter(
-                (self._index.get(name, -1) for name in table.names),
-                dtype=numpy.int64, count=len(table))
+            self._table_rows = self._indices(table.names)
             size = len(table)
             # Recent-placement sums per slot, and the table generation
             # of the slot they were computed at (-1: not yet).

@@ -23,6 +23,7 @@ it on the host table, where the load-aware filters and weighers find it.
 
 from preemptible_sched.conf import CONF
 from preemptible_sched.hosts import load
+from preemptible_sched.hosts import load_columns
 from preemptible_sched.loadwatcher import client as client_mod
 from preemptible_sched.loadwatcher import load_sources as sources
 from preemptible_sched.loadwatcher import watcher as watcher_mod
@@ -48,30 +49,29 @@ class LoadProvider:
         self.driver = driver
         self.health = health or load.MetricsHealth()
         self._physical = {}
-        self._memo = {}
+        self.columns = load_columns.LoadColumns()
 
     def _sizes(self, names):
         if any(name not in self._physical for name in names):
             self._physical = {host.name: (host.vcpus, host.memory_mb)
                               for host in self.driver.host_specs()}
-        return [(name,) + self._physical.get(name, (0.0, 0.0))
-                for name in names]
+        return [self._physical.get(name, (0.0, 0.0)) for name in names]
 
     def snapshot(self, now, host_manager):
         """The snapshot at ``now`` of the hosts of ``host_manager``; also
-        set as its table's ``load``.
+        set as its table's ``load``. Only the hosts whose metrics,
+        occupancy or window age changed since the last one are computed
+        again (:class:`~preemptible_sched.hosts.load_columns.LoadColumns`).
         """
         table = host_manager.table
         windows, problem = self.latest(now)
-        occupied = {state.name for state in table.states.values()
-                    if state.instances}
-        snapshot = load.build(
-            now, self._sizes(list(table.names)), windows, occupied,
+        snapshot = self.columns.update(
+            now, table, windows, self._sizes,
             # Cached windows count until they are too old (then every
             # host is stale): only a source that never answered is down.
             source_problem=problem if not windows else None,
             multiplier=CONF.target_load_packing.default_multiplier,
-            health=self.health, memo=self._memo)
+            health=self.health)
         table.load = snapshot
         return snapshot
 
