@@ -127,6 +127,38 @@ class MetricsHealth:
             self._fallback_logged = reason
 
 
+#: The columns of the metrics as read (NaN where a metric is unusable).
+BASE = ('cpu_avg', 'cpu_std', 'memory_avg', 'memory_std', 'physical_cores',
+        'physical_memory_mb', 'window_end', 'new')
+#: Per resource, derived from them and what the weighers read: ``_known``
+#: (a window, or a new host), ``_load`` (its average in %, 0 where
+#: unknown), ``_mu`` and ``_sigma`` (average and deviation as fractions,
+#: 0 where unknown).
+DERIVED = tuple('%s_%s' % (resource, part)
+                for resource in load_metrics.RESOURCES
+                for part in ('known', 'load', 'mu', 'sigma'))
+#: What a host the snapshot does not know reads.
+_UNKNOWN = dict({'new': False}, **{
+    field: (False if field.endswith('_known') else 0.0)
+    for field in DERIVED})
+
+
+def derive(columns):
+    """The :data:`DERIVED` columns of the :data:`BASE` ``columns``."""
+    new = columns['new']
+    derived = {}
+    for resource in load_metrics.RESOURCES:
+        avg = numpy.where(new, 0.0, columns[resource + '_avg'])
+        std = numpy.where(new, 0.0, columns[resource + '_std'])
+        known = ~numpy.isnan(avg)
+        used = numpy.where(known, avg, 0.0)
+        derived[resource + '_known'] = known
+        derived[resource + '_load'] = used
+        derived[resource + '_mu'] = used / 100.0
+        derived[resource + '_sigma'] = numpy.where(known, std, 0.0) / 100.0
+    return derived
+
+
 class LoadSnapshot:
     """The load of every host, as one pass reads it.
 
@@ -153,6 +185,7 @@ class LoadSnapshot:
             'physical_cores', 'physical_memory_mb', 'window_end')}
         self._columns['new'] = numpy.array([load.new for load in loads],
                                            dtype=bool)
+        self._columns.update(derive(self._columns))
         self._size = len(names)
         self._table = None
         self._table_rows = None
@@ -193,6 +226,13 @@ class LoadSnapshot:
         table = batch.table
         if table is None:
             return self._indices(batch.names)
+        self._align(table)
+        # (``batch.slots`` would make a whole batch a partial one.)
+        return (self._table_rows if batch.whole
+                else self._table_rows[batch.slots])
+
+    def _align(self, table):
+        """Align the snapshot with the slots of ``table``, once."""
         if self._table is not table or len(self._table_rows) != len(table):
             self._table = table
             self._table_rows = self._indices(table.names)
@@ -203,30 +243,28 @@ class LoadSnapshot:
             self._recent_cores = numpy.zeros(size)
             self._recent_memory = numpy.zeros(size)
             self._by_slot = {}
-        return self._table_rows[batch.slots]
 
     def _aligned(self, index, fields):
         known = index >= 0
         out = {}
         for field in fields:
             values = self._columns[field]
-            if field == 'new':
-                picked = numpy.zeros(len(index), dtype=bool)
-            else:
-                picked = numpy.full(len(index), numpy.nan)
+            picked = numpy.full(len(index), _UNKNOWN.get(field, numpy.nan),
+                                dtype=values.dtype)
             picked[known] = values[index[known]]
             out[field] = picked
         return out
 
     def columns(self, batch, fields=None):
-        """The snapshot's columns (``fields``, default all) for the hosts
-        of ``batch``; hosts it does not know get NaN metrics and no
-        capacity.
+        """The snapshot's columns (``fields``: of :data:`BASE` and
+        :data:`DERIVED`, default :data:`BASE`) for the hosts of
+        ``batch``; hosts it does not know get NaN metrics and no capacity,
+        and are not known.
         """
-        fields = tuple(fields or self._columns)
+        fields = tuple(fields or BASE)
         if batch.table is None:
             return self._aligned(self._rows(batch), fields)
-        self._rows(batch)
+        self._align(batch.table)
         # Aligned with the table's slots once per snapshot, then taken.
         missing = [f for f in fields if f not in self._by_slot]
         if missing:
@@ -252,11 +290,16 @@ class LoadSnapshot:
                 cores[position], memory[position] = self._sums(
                     names[position], view.host.instances.values())
             return cores, memory
-        self._rows(batch)
         table = batch.table
-        slots = batch.slots
-        current = table.generation[slots]
-        stale = numpy.flatnonzero(self._generation[slots] != current)
+        self._align(table)
+        if batch.whole:
+            slots = numpy.arange(len(table))
+            current = table.generation
+            stale = numpy.flatnonzero(self._generation != current)
+        else:
+            slots = batch.slots
+            current = table.generation[slots]
+            stale = numpy.flatnonzero(self._generation[slots] != current)
         if len(stale):
             states = table.states
             names = table.names
@@ -269,6 +312,8 @@ class LoadSnapshot:
                     sums = self._sums(names[slot], state.instances.values())
                 self._recent_cores[slot], self._recent_memory[slot] = sums
                 self._generation[slot] = current[position]
+        if batch.whole:
+            return self._recent_cores.copy(), self._recent_memory.copy()
         return self._recent_cores[slots], self._recent_memory[slots]
 
     def _sums(self, name, instances):
@@ -364,22 +409,28 @@ def of_batch(batch):
     return getattr(views[0].host.table, 'load', None) if views else None
 
 
+def shares(added, capacity):
+    """``added / capacity``, +inf where the capacity is not positive."""
+    if (capacity > 0).all():
+        return added / capacity
+    share = numpy.full(len(capacity), math.inf)
+    numpy.divide(added, capacity, out=share, where=capacity > 0)
+    return share
+
+
 def utilisation(batch, spec, snapshot):
     """Per host of ``batch``: the predicted CPU % with ``spec`` placed,
     and a mask of the hosts whose load is unknown (not new, no metric).
     """
-    columns = snapshot.columns(batch, ('cpu_avg', 'physical_cores', 'new'))
+    columns = snapshot.columns(batch, ('cpu_load', 'cpu_known',
+                                       'physical_cores'))
     recent_cores, _ = snapshot.recent(batch)
     cores = columns['physical_cores']
     request = predicted_cores(spec.resources.vcpus,
                               getattr(spec, 'expected_vcpus', None),
                               snapshot.multiplier)
-    measured = numpy.where(columns['new'], 0.0, columns['cpu_avg'])
-    added = numpy.full(len(batch), math.inf)
-    numpy.divide(100.0 * (recent_cores + request), cores, out=added,
-                 where=cores > 0)
-    unknown = numpy.isnan(measured)
-    return numpy.where(unknown, 0.0, measured) + added, unknown
+    added = shares(100.0 * (recent_cores + request), cores)
+    return columns['cpu_load'] + added, ~columns['cpu_known']
 
 
 def best_fit(batch, spec):

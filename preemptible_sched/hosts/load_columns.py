@@ -47,6 +47,12 @@ FLOATS = ('cpu_avg', 'cpu_std', 'memory_avg', 'memory_std',
           'physical_cores', 'physical_memory_mb', 'window_end')
 
 
+_DTYPE = dict({'new': bool}, **{field: bool for field in load.DERIVED
+                               if field.endswith('_known')})
+_FILL = dict({field: False for field in _DTYPE}, **{
+    field: 0.0 for field in load.DERIVED if field not in _DTYPE})
+
+
 def _extended(array, size, fill):
     grown = numpy.full(size, fill, dtype=array.dtype)
     grown[:len(array)] = array
@@ -65,8 +71,11 @@ class LoadColumns:
     def __init__(self):
         self.size = 0
         self.loads = {}
-        self._floats = {field: numpy.zeros(0) for field in FLOATS}
-        self._new = numpy.zeros(0, dtype=bool)
+        #: the snapshot's columns (:data:`.load.BASE` and
+        #: :data:`.load.DERIVED`)
+        self._columns = {field: numpy.zeros(0, dtype=_DTYPE.get(field,
+                                                              float))
+                         for field in load.BASE + load.DERIVED}
         #: carried instances when its load was computed
         self._busy = numpy.zeros(0, dtype=bool)
         #: usable and not new: a window the weighers can read
@@ -84,10 +93,9 @@ class LoadColumns:
                         numpy.zeros(0))
 
     def _grow(self, size):
-        for field in FLOATS:
-            self._floats[field] = _extended(self._floats[field], size,
-                                            numpy.nan)
-        self._new = _extended(self._new, size, False)
+        for field, column in self._columns.items():
+            self._columns[field] = _extended(column, size,
+                                             _FILL.get(field, numpy.nan))
         self._busy = _extended(self._busy, size, False)
         self._known = _extended(self._known, size, False)
         # New rows are computed at once.
@@ -137,9 +145,16 @@ class LoadColumns:
             self._recent[0][:] = -1
             self._multiplier = multiplier
         names = table.names
-        for slot in numpy.flatnonzero(dirty).tolist():
+        rows = numpy.flatnonzero(dirty)
+        for slot in rows.tolist():
             self._compute(slot, names[slot], windows.get(names[slot]), now,
                           bool(busy[slot]), health)
+        if len(rows):
+            columns = self._columns
+            derived = load.derive({field: columns[field][rows]
+                                   for field in load.BASE})
+            for field, values in derived.items():
+                columns[field][rows] = values
         self._busy = busy.copy()
         health.count(self._totals)
         fallback = None
@@ -149,11 +164,9 @@ class LoadColumns:
             fallback = ('%s: no host has a usable window newer than %.0f s'
                         % (load.SOURCE_STALE, load_metrics.MAX_AGE_S))
         health.fallback(fallback)
-        columns = dict(self._floats)
-        columns['new'] = self._new
         return load.LoadSnapshot.on_table(now, self.loads, fallback,
-                                          multiplier, table, columns,
-                                          self._recent)
+                                          multiplier, table,
+                                          dict(self._columns), self._recent)
 
     def _compute(self, slot, name, metrics, now, busy, health):
         cores, memory_mb = self._sizes[slot]
@@ -167,9 +180,10 @@ class LoadColumns:
             # The instances its window cannot show are others now.
             self._recent[0][slot] = -1
         self.loads[name] = fresh
+        columns = self._columns
         for field in FLOATS:
-            self._floats[field][slot] = getattr(fresh, field)
-        self._new[slot] = fresh.new
+            columns[field][slot] = getattr(fresh, field)
+        columns['new'][slot] = fresh.new
         self._known[slot] = fresh.usable() and not fresh.new
         self._expiry[slot] = (
             fresh.window_end + load_metrics.MAX_AGE_S

@@ -24,6 +24,9 @@ from preemptible_sched.hosts import load
 from preemptible_sched.scheduler.weighers import load_aware
 
 MAX_SCORE = load_aware.MAX_SCORE
+#: The snapshot's columns this weigher reads.
+_FIELDS = ('physical_cores', 'physical_memory_mb', 'cpu_known', 'cpu_mu',
+           'cpu_sigma', 'memory_known', 'memory_mu', 'memory_sigma')
 
 
 def _exponent(sensitivity):
@@ -101,25 +104,25 @@ class LoadVariationRiskBalancingWeigher(load_aware.LoadAwareWeigher):
     name = 'load_variation_risk_balancing'
 
     def _weigh_all_loaded(self, batch, spec, snapshot):
-        columns = snapshot.columns(batch)
+        columns = snapshot.columns(batch, _FIELDS)
         recent_cores, recent_memory = snapshot.recent(batch)
         request_cores = load.predicted_cores(
             spec.resources.vcpus, spec.expected_vcpus, snapshot.multiplier)
         formula, margin, sensitivity = _options()
-        new = columns['new']
-        result = numpy.full(len(batch), numpy.inf)
+        result = None
         for resource, added, capacity in (
                 ('cpu', recent_cores + request_cores,
                  columns['physical_cores']),
                 ('memory', recent_memory + spec.resources.memory_mb,
                  columns['physical_memory_mb'])):
-            avg = numpy.where(new, 0.0, columns[resource + '_avg'])
-            std = numpy.where(new, 0.0, columns[resource + '_std'])
-            share = numpy.full(len(batch), numpy.inf)
-            numpy.divide(added, capacity, out=share, where=capacity > 0)
-            known = ~numpy.isnan(avg)
-            value = risk_scores(numpy.where(known, avg, 0.0) / 100.0 + share,
-                                numpy.where(known, std, 0.0) / 100.0,
+            share = load.shares(added, capacity)
+            # mu and sigma: 0 where the load is unknown (then unused).
+            value = risk_scores(columns[resource + '_mu'] + share,
+                                columns[resource + '_sigma'],
                                 formula, margin, sensitivity)
-            result = numpy.where(known, numpy.minimum(result, value), result)
+            known = columns[resource + '_known']
+            # min(inf, value) is value (NaN included).
+            result = (numpy.where(known, value, numpy.inf) if result is None
+                      else numpy.where(known, numpy.minimum(result, value),
+                                       result))
         return numpy.where(numpy.isinf(result), 0.0, result)
