@@ -1,0 +1,203 @@
+# Copyright 2026 The preemptible_sched developers
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+
+"""The load columns kept across passes against the per-host snapshot."""
+
+import math
+
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+import numpy
+
+from preemptible_sched.hosts import load
+from preemptible_sched.hosts import load_columns
+from preemptible_sched.hosts import manager as host_manager
+from preemptible_sched import objects
+from preemptible_sched.scheduler.weighers import \
+    load_variation_risk_balancing as lvrb
+from preemptible_sched.scheduler.weighers import \
+    low_risk_over_commitment as lroc
+from preemptible_sched.scheduler.weighers import target_load_packing as tlp
+from tests import base
+
+SIZES = st.sampled_from([(4.0, 8192.0), (8.0, 16384.0), (0.0, 0.0),
+                         (4.0, 0.0)])
+VALUES = st.one_of(st.floats(-10.0, 120.0), st.just(math.nan),
+                   st.just(math.inf), st.just('x'), st.just(True))
+RESOURCE = st.one_of(
+    st.none(),
+    st.fixed_dictionaries({'avg': VALUES}, optional={'std': VALUES}))
+#: when the window ended, relative to the reading's time (None: unsaid)
+ENDS = st.one_of(st.floats(-400.0, 5.0), st.none(), st.just('late'))
+
+
+@st.composite
+def host_metrics(draw):
+    kind = draw(st.sampled_from(['window', 'window', 'window', 'missing',
+                                 'empty', 'corrupt']))
+    if kind == 'missing':
+        return None
+    if kind == 'empty':
+        return {}
+    if kind == 'corrupt':
+        return 'not a mapping'
+    metrics = {}
+    for resource in ('cpu', 'memory'):
+        entry = draw(RESOURCE)
+        if entry is not None:
+            metrics[resource] = entry
+    end = draw(ENDS)
+    if end is not None:
+        metrics['window_end'] = end
+    return metrics
+
+
+#: one pass: seconds since the last, a new reading (None: the same
+#: windows object), the source's problem, instances placed (host, vCPUs,
+#: expected, placed how long ago) and hosts emptied.
+STEPS = st.tuples(
+    st.sampled_from([0.0, 1.0, 30.0, 200.0, 400.0]),
+    st.one_of(st.none(), st.lists(host_metrics(), min_size=6,
+                                  max_size=6)),
+    st.sampled_from([None, None, 'timeout']),
+    st.lists(st.tuples(st.integers(0, 5), st.sampled_from([1, 2, 4]),
+                       st.sampled_from([None, 0.5, 3.0]),
+                       st.sampled_from([0.0, 30.0, 90.0, 3600.0])),
+             max_size=3),
+    st.lists(st.integers(0, 5), max_size=2))
+
+
+def _windows(now, metrics, hosts):
+    windows = {}
+    for (name, _, _), entry in zip(hosts, metrics):
+        if entry is None:
+            continue
+        if isinstance(entry, dict) and isinstance(
+                entry.get('window_end'), float):
+            entry = dict(entry, window_end=now + entry['window_end'])
+        windows[name] = entry
+    return windows
+
+
+def _weights(manager, snapshot, spec):
+    manager.table.load = snapshot
+    batch = manager.batch()
+    return [weigher.weigh_all(batch, spec, None) for weigher in (
+        tlp.TargetLoadPackingWeigher(),
+        lvrb.LoadVariationRiskBalancingWeigher(),
+        lroc.LowRiskOverCommitmentWeigher())]
+
+
+class TestLoadColumns(base.TestCase):
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.lists(SIZES, min_size=6, max_size=6),
+           st.lists(STEPS, min_size=1, max_size=6),
+           st.sampled_from([1.0, 1.5]))
+    def test_same_as_building_the_snapshot(self, sizes, steps, multiplier):
+        hosts = [('h%d' % index, cores, memory)
+                 for index, (cores, memory) in enumerate(sizes)]
+        manager = host_manager.HostManager(base.FakePlanner())
+        # Registered over the passes: rows are added as hosts come.
+        registered = 0
+        columns = load_columns.LoadColumns()
+        health, reference_health = load.MetricsHealth(), \
+            load.MetricsHealth()
+        memo = {}
+        now, windows, serial = 1000.0, {}, 0
+        spec = base.make_spec((2, 2048, 10), expected_vcpus=1.0)
+        for advance, metrics, problem, placed, emptied in steps:
+            if registered < len(hosts):
+                registered = min(len(hosts), registered + 3)
+                for name, _, _ in hosts[len(manager.table):registered]:
+                    manager.add_host(objects.Host(name, vcpus=16,
+                                                  memory_mb=65536,
+                                                  disk_gb=1000))
+            now += advance
+            if metrics is not None:
+                windows = _windows(now, metrics, hosts)
+            for host, vcpus, expected, ago in placed:
+                if host < registered:
+                    serial += 1
+                    manager.add_instance(hosts[host][0], base.make_instance(
+                        'i%d' % serial, (vcpus, 1024, 1),
+                        started_at=now - ago, placed_at=now - ago,
+                        expected_vcpus=expected))
+            for host in emptied:
+                if host < registered:
+                    state = manager.host_states[hosts[host][0]]
+                    for instance_id in list(state.instances):
+                        manager.remove_instance(instance_id)
+            known = hosts[:registered]
+            occupied = {name for name, _, _ in known
+                        if manager.host_states[name].instances}
+            reference = load.build(now, known, windows, occupied,
+                                   source_problem=problem,
+                                   multiplier=multiplier,
+                                   health=reference_health, memo=memo)
+            snapshot = columns.update(
+                now, manager.table, windows,
+                lambda names: [(cores, memory) for _, cores, memory
+                               in hosts[:len(names)]],
+                source_problem=problem, multiplier=multiplier,
+                health=health)
+            batch = manager.batch()
+            self.assertEqual(reference.fallback, snapshot.fallback)
+            self.assertEqual(dict(reference_health.counts),
+                             dict(health.counts))
+            self.assertEqual(reference.explain(batch),
+                             snapshot.explain(batch))
+            fields = load.BASE + load.DERIVED
+            expected, got = (reference.columns(batch, fields),
+                             snapshot.columns(batch, fields))
+            for field in fields:
+                numpy.testing.assert_array_equal(expected[field], got[field],
+                                                 err_msg=field)
+            for expected, got in zip(reference.recent(batch),
+                                     snapshot.recent(batch)):
+                numpy.testing.assert_array_equal(expected, got)
+            if not reference.fallback:
+                for expected, got in zip(
+                        _weights(manager, reference, spec),
+                        _weights(manager, snapshot, spec)):
+                    numpy.testing.assert_array_equal(expected, got)
+
+    def test_only_changed_hosts_are_computed_again(self):
+        manager = host_manager.HostManager(base.FakePlanner())
+        for name in ('a', 'b'):
+            manager.add_host(objects.Host(name, vcpus=4, memory_mb=8192))
+        columns = load_columns.LoadColumns()
+        windows = {name: {'cpu': {'avg': 20.0}, 'window_end': 0.0}
+                   for name in ('a', 'b')}
+
+        def sizes(names):
+            return [(4, 8192)] * len(names)
+        first = columns.update(10.0, manager.table, windows, sizes)
+        loads = dict(first.hosts)
+        # Same windows, same occupancy, windows young: nothing computed.
+        columns.update(20.0, manager.table, windows, sizes)
+        self.assertIs(loads['a'], columns.loads['a'])
+        self.assertIs(loads['b'], columns.loads['b'])
+        # A new reading for b only (a's metrics are the same object).
+        windows = dict(windows, b={'cpu': {'avg': 70.0}, 'window_end': 15.0})
+        again = columns.update(30.0, manager.table, windows, sizes)
+        self.assertIs(loads['a'], columns.loads['a'])
+        self.assertEqual(70.0, again.hosts['b'].cpu_avg)
+        # a's window ages past MAX_AGE_S: a only.
+        b = columns.loads['b']
+        stale = columns.update(301.0, manager.table, windows, sizes)
+        self.assertTrue(math.isnan(stale.hosts['a'].cpu_avg))
+        self.assertIs(b, columns.loads['b'])
