@@ -47,10 +47,10 @@ FLOATS = ('cpu_avg', 'cpu_std', 'memory_avg', 'memory_std',
           'physical_cores', 'physical_memory_mb', 'window_end')
 
 
-_DTYPE = dict({'new': bool}, **{field: bool for field in load.DERIVED
-                               if field.endswith('_known')})
-_FILL = dict({field: False for field in _DTYPE}, **{
-    field: 0.0 for field in load.DERIVED if field not in _DTYPE})
+_DTYPE = {field: bool for field in ('new',) + load.DERIVED
+          if field == 'new' or field.endswith('_known')}
+_FILL = {field: (False if field in _DTYPE else 0.0)
+         for field in ('new',) + load.DERIVED}
 
 
 def _extended(array, size, fill):
@@ -73,9 +73,9 @@ class LoadColumns:
         self.loads = {}
         #: the snapshot's columns (:data:`.load.BASE` and
         #: :data:`.load.DERIVED`)
-        self._columns = {field: numpy.zeros(0, dtype=_DTYPE.get(field,
-                                                              float))
-                         for field in load.BASE + load.DERIVED}
+        self._columns = {
+            field: numpy.zeros(0, dtype=_DTYPE.get(field, float))
+            for field in load.BASE + load.DERIVED}
         #: carried instances when its load was computed
         self._busy = numpy.zeros(0, dtype=bool)
         #: usable and not new: a window the weighers can read
@@ -173,9 +173,12 @@ class LoadColumns:
         fresh = load_metrics.host_load(name, cores, memory_mb, metrics, now,
                                        busy)
         old = self.loads.get(name)
+        totals = self._totals
         if old is not None:
-            self._totals.subtract(reason for reason, _ in old.problems)
-        self._totals.update(reason for reason, _ in fresh.problems)
+            for reason, _ in old.problems:
+                totals[reason] -= 1
+        for reason, _ in fresh.problems:
+            totals[reason] += 1
         if old is None or old.window_end != fresh.window_end:
             # The instances its window cannot show are others now.
             self._recent[0][slot] = -1
@@ -184,7 +187,9 @@ class LoadColumns:
         for field in FLOATS:
             columns[field][slot] = getattr(fresh, field)
         columns['new'][slot] = fresh.new
-        self._known[slot] = fresh.usable() and not fresh.new
+        self._known[slot] = not fresh.new and (
+            fresh.cpu_avg == fresh.cpu_avg or
+            fresh.memory_avg == fresh.memory_avg)     # not NaN: usable
         self._expiry[slot] = (
             fresh.window_end + load_metrics.MAX_AGE_S
             if math.isfinite(fresh.window_end) else math.inf)
