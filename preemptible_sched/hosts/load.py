@@ -90,7 +90,8 @@ class MetricsHealth:
 
     def __init__(self):
         self.counts = collections.Counter()
-        self._logged = set()
+        #: host -> the reasons logged since it was last healthy
+        self._logged = {}
         self._fallback_logged = None
 
     def note(self, host, reason, detail):
@@ -101,8 +102,9 @@ class MetricsHealth:
         """Log ``host``'s problem unless it was logged since the host was
         last healthy; counts nothing (see :meth:`note`).
         """
-        if (host, reason) not in self._logged:
-            self._logged.add((host, reason))
+        logged = self._logged.setdefault(host, set())
+        if reason not in logged:
+            logged.add(reason)
             LOG.warning('Load metrics of host %s: %s', host, detail)
 
     def count(self, totals):
@@ -111,8 +113,13 @@ class MetricsHealth:
                             in totals.items() if number})
 
     def healthy(self, host):
+        self._logged.pop(host, None)
+
+    def healthy_all(self, hosts):
+        """:meth:`healthy` for each of ``hosts``."""
         if self._logged:
-            self._logged = {key for key in self._logged if key[0] != host}
+            for host in hosts:
+                self._logged.pop(host, None)
 
     def fallback(self, reason):
         if reason is not None:
@@ -285,10 +292,10 @@ class LoadSnapshot:
         if batch.table is None:
             cores = numpy.zeros(len(batch))
             memory = numpy.zeros(len(batch))
-            names = batch.names
+            rows = self._rows(batch).tolist()
             for position, view in enumerate(batch.views()):
                 cores[position], memory[position] = self._sums(
-                    names[position], view.host.instances.values())
+                    rows[position], view.host.instances.values())
             return cores, memory
         table = batch.table
         self._align(table)
@@ -302,24 +309,27 @@ class LoadSnapshot:
             stale = numpy.flatnonzero(self._generation[slots] != current)
         if len(stale):
             states = table.states
-            names = table.names
+            rows = self._table_rows
             for position in stale.tolist():
                 slot = int(slots[position])
                 state = states.get(slot)
                 if state is None or not state.instances:
                     sums = (0.0, 0.0)
                 else:
-                    sums = self._sums(names[slot], state.instances.values())
+                    sums = self._sums(int(rows[slot]),
+                                      state.instances.values())
                 self._recent_cores[slot], self._recent_memory[slot] = sums
                 self._generation[slot] = current[position]
         if batch.whole:
             return self._recent_cores.copy(), self._recent_memory.copy()
         return self._recent_cores[slots], self._recent_memory[slots]
 
-    def _sums(self, name, instances):
-        load = self.hosts.get(name)
-        cutoff = -math.inf if load is None else (
-            load.window_end - RECENT_MARGIN_S)
+    def _sums(self, row, instances):
+        """The sums of the ``instances`` of the host at ``row`` (-1: one
+        the snapshot does not know) that its window cannot show.
+        """
+        cutoff = -math.inf if row < 0 else (
+            float(self._columns['window_end'][row]) - RECENT_MARGIN_S)
         cores = memory = 0.0
         for instance in instances:
             if placed_at(instance) > cutoff:

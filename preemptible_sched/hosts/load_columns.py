@@ -27,6 +27,15 @@ checks are array comparisons. The sums of the instances placed since a
 host's window (:meth:`.load.LoadSnapshot.recent`) are kept as well, and
 recomputed when the host's table row or its window's end changes.
 
+A reading arrives as one mapping per host. Those in the plain form (a
+float average and deviation, or none, for CPU and memory, a float window
+end, nothing else) are read into arrays and judged at once: where every
+value lies in [0, 100] and the window is fresh, the host's load is those
+values with no problem, as :func:`.load_metrics.host_load` finds it, and
+its :class:`~.load_metrics.HostLoad` is only made if someone asks
+(``loads``). The other hosts go through
+:func:`.load_metrics.host_load`, one at a time.
+
 The snapshot it answers reads the columns in place: it is valid until the
 next update. The rows, the fallback and the problems counted are those
 :func:`.load.build` gives from the same inputs
@@ -35,6 +44,7 @@ metrics). Nothing here reads a clock, a file or the network.
 """
 
 import collections
+from collections import abc
 import math
 
 import numpy
@@ -59,6 +69,48 @@ def _extended(array, size, fill):
     return grown
 
 
+def _plain(metrics):
+    """(CPU avg, CPU std, memory avg, memory std, window end) of host
+    metrics in the plain form, else None.
+    """
+    if type(metrics) is not dict or len(metrics) != 3:
+        return None
+    cpu = metrics.get('cpu')
+    memory = metrics.get('memory')
+    end = metrics.get('window_end')
+    if type(cpu) is not dict or type(memory) is not dict:
+        return None
+    values = (cpu.get('avg'), cpu.get('std', 0.0), memory.get('avg'),
+              memory.get('std', 0.0), end)
+    for value in values:
+        if type(value) is not float:
+            return None
+    return values
+
+
+class _Loads(abc.Mapping):
+    """Host name -> :class:`~.load_metrics.HostLoad`, made from the columns
+    for the hosts read in the plain form, when asked.
+    """
+
+    def __init__(self, owner):
+        self._owner = owner
+        #: the loads made so far, by name
+        self.made = {}
+
+    def __getitem__(self, name):
+        load_ = self.made.get(name)
+        if load_ is None:
+            load_ = self.made[name] = self._owner.made(name)
+        return load_
+
+    def __iter__(self):
+        return iter(self._owner.names)
+
+    def __len__(self):
+        return len(self._owner.names)
+
+
 class LoadColumns:
     """Every host's load, one row per slot of a host table.
 
@@ -70,7 +122,15 @@ class LoadColumns:
 
     def __init__(self):
         self.size = 0
-        self.loads = {}
+        #: the host of each row
+        self.names = []
+        self._slot_of = {}
+        self.loads = _Loads(self)
+        #: the rows whose HostLoad is in ``loads.made``, and those whose
+        #: load shows problems (``_problems``: slot -> reasons)
+        self._made = numpy.zeros(0, dtype=bool)
+        self._troubled = numpy.zeros(0, dtype=bool)
+        self._problems = {}
         #: the snapshot's columns (:data:`.load.BASE` and
         #: :data:`.load.DERIVED`)
         self._columns = {
@@ -98,6 +158,8 @@ class LoadColumns:
                                              _FILL.get(field, numpy.nan))
         self._busy = _extended(self._busy, size, False)
         self._known = _extended(self._known, size, False)
+        self._made = _extended(self._made, size, False)
+        self._troubled = _extended(self._troubled, size, False)
         # New rows are computed at once.
         self._expiry = _extended(self._expiry, size, -math.inf)
         self._metrics.extend([None] * (size - self.size))
@@ -111,6 +173,8 @@ class LoadColumns:
         """The mask of the rows whose load must be computed again."""
         if len(table) > self.size:
             self._grow(len(table))
+            self.names = list(table.names[:self.size])
+            self._slot_of = table.slot_of
             # New hosts: every size is read again, as the driver tells.
             known = sizes(table.names)
             changed = [slot for slot, size in enumerate(known)
@@ -118,6 +182,10 @@ class LoadColumns:
                        size != self._sizes[slot]]
             self._sizes = known
             self._expiry[changed] = -math.inf
+            self._columns['physical_cores'][:] = [
+                float(cores) for cores, _ in known]
+            self._columns['physical_memory_mb'][:] = [
+                float(memory_mb) for _, memory_mb in known]
         dirty = (busy != self._busy) | (now > self._expiry)
         if windows is not self._windows:
             # A reading arrived: the hosts it changed.
@@ -144,9 +212,10 @@ class LoadColumns:
         if multiplier != self._multiplier:
             self._recent[0][:] = -1
             self._multiplier = multiplier
-        names = table.names
+        names = self.names
         rows = numpy.flatnonzero(dirty)
-        for slot in rows.tolist():
+        others = self._read_plain(rows, windows, now, health)
+        for slot in others:
             self._compute(slot, names[slot], windows.get(names[slot]), now,
                           bool(busy[slot]), health)
         if len(rows):
@@ -168,22 +237,88 @@ class LoadColumns:
                                           multiplier, table,
                                           dict(self._columns), self._recent)
 
+    def made(self, name):
+        """The :class:`~.load_metrics.HostLoad` of a host read in the plain
+        form, from its row.
+        """
+        slot = self._slot_of[name]
+        if slot >= self.size:
+            raise KeyError(name)
+        values = {field: float(self._columns[field][slot])
+                  for field in FLOATS}
+        self._made[slot] = True
+        return load_metrics.HostLoad(name, **values)
+
+    def _forget(self, rows):
+        """Drop what the load of ``rows`` (an array) counted and made."""
+        totals = self._totals
+        for slot in rows[self._troubled[rows]].tolist():
+            for reason in self._problems.pop(slot):
+                totals[reason] -= 1
+        self._troubled[rows] = False
+        made = self.loads.made
+        for slot in rows[self._made[rows]].tolist():
+            made.pop(self.names[slot], None)
+        self._made[rows] = False
+
+    def _read_plain(self, rows, windows, now, health):
+        """Set the ``rows`` whose metrics are plain and good at once; the
+        others, as a list.
+        """
+        if not len(rows):
+            return []
+        names = self.names
+        get = windows.get
+        values = [_plain(get(names[slot])) for slot in rows.tolist()]
+        plain = numpy.array([value is not None for value in values])
+        if not plain.any():
+            return rows.tolist()
+        found = numpy.array([value for value in values if value is not None])
+        ends = found[:, 4]
+        with numpy.errstate(invalid='ignore'):
+            good = ((found[:, :4] >= 0.0) & (found[:, :4] <= 100.0)).all(
+                axis=1) & numpy.isfinite(ends) & (
+                    now - ends <= load_metrics.MAX_AGE_S)
+        candidates = rows[plain]
+        fast, found = candidates[good], found[good]
+        if len(fast):
+            self._forget(fast)
+            columns = self._columns
+            ends = found[:, 4]
+            # The instances their windows cannot show are others now.
+            self._recent[0][fast[columns['window_end'][fast] != ends]] = -1
+            for index, field in enumerate(('cpu_avg', 'cpu_std',
+                                           'memory_avg', 'memory_std',
+                                           'window_end')):
+                columns[field][fast] = found[:, index]
+            columns['new'][fast] = False
+            self._known[fast] = True
+            self._expiry[fast] = ends + load_metrics.MAX_AGE_S
+            metrics = self._metrics
+            for slot in fast.tolist():
+                metrics[slot] = get(names[slot])
+            health.healthy_all(names[slot] for slot in fast.tolist())
+        slow = numpy.ones(len(rows), dtype=bool)
+        slow[numpy.flatnonzero(plain)[good]] = False
+        return rows[slow].tolist()
+
     def _compute(self, slot, name, metrics, now, busy, health):
         cores, memory_mb = self._sizes[slot]
         fresh = load_metrics.host_load(name, cores, memory_mb, metrics, now,
                                        busy)
-        old = self.loads.get(name)
-        totals = self._totals
-        if old is not None:
-            for reason, _ in old.problems:
-                totals[reason] -= 1
-        for reason, _ in fresh.problems:
-            totals[reason] += 1
-        if old is None or old.window_end != fresh.window_end:
+        columns = self._columns
+        if columns['window_end'][slot] != fresh.window_end:
             # The instances its window cannot show are others now.
             self._recent[0][slot] = -1
-        self.loads[name] = fresh
-        columns = self._columns
+        self._forget(numpy.array([slot]))
+        if fresh.problems:
+            reasons = [reason for reason, _ in fresh.problems]
+            self._problems[slot] = reasons
+            self._troubled[slot] = True
+            for reason in reasons:
+                self._totals[reason] += 1
+        self.loads.made[name] = fresh
+        self._made[slot] = True
         for field in FLOATS:
             columns[field][slot] = getattr(fresh, field)
         columns['new'][slot] = fresh.new

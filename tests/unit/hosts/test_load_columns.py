@@ -35,19 +35,28 @@ from tests import base
 
 SIZES = st.sampled_from([(4.0, 8192.0), (8.0, 16384.0), (0.0, 0.0),
                          (4.0, 0.0)])
-VALUES = st.one_of(st.floats(-10.0, 120.0), st.just(math.nan),
-                   st.just(math.inf), st.just('x'), st.just(True))
+GOOD = st.floats(0.0, 100.0)
+#: mostly good values (those hosts are read in the plain form), some bad
+VALUES = st.one_of(GOOD, GOOD, GOOD, GOOD, GOOD, st.floats(-10.0, 120.0),
+                   st.just(math.nan), st.just(math.inf), st.just('x'),
+                   st.just(True), st.just(50))
 RESOURCE = st.one_of(
     st.none(),
     st.fixed_dictionaries({'avg': VALUES}, optional={'std': VALUES}))
 #: when the window ended, relative to the reading's time (None: unsaid)
-ENDS = st.one_of(st.floats(-400.0, 5.0), st.none(), st.just('late'))
+ENDS = st.one_of(st.floats(-120.0, 5.0), st.floats(-120.0, 5.0),
+                 st.floats(-400.0, 5.0), st.none(), st.just('late'))
 
 
 @st.composite
 def host_metrics(draw):
-    kind = draw(st.sampled_from(['window', 'window', 'window', 'missing',
-                                 'empty', 'corrupt']))
+    kind = draw(st.sampled_from(['plain', 'plain', 'plain', 'window',
+                                 'missing', 'empty', 'corrupt']))
+    if kind == 'plain':
+        # The common case: read at once, without host_load.
+        return {'cpu': {'avg': draw(GOOD), 'std': draw(GOOD)},
+                'memory': {'avg': draw(GOOD), 'std': draw(GOOD)},
+                'window_end': draw(st.floats(-120.0, 5.0))}
     if kind == 'missing':
         return None
     if kind == 'empty':
@@ -103,7 +112,7 @@ def _weights(manager, snapshot, spec):
 
 class TestLoadColumns(base.TestCase):
 
-    @settings(max_examples=60, deadline=None)
+    @settings(max_examples=80, deadline=None)
     @given(st.lists(SIZES, min_size=6, max_size=6),
            st.lists(STEPS, min_size=1, max_size=6),
            st.sampled_from([1.0, 1.5]))
@@ -201,3 +210,24 @@ class TestLoadColumns(base.TestCase):
         stale = columns.update(301.0, manager.table, windows, sizes)
         self.assertTrue(math.isnan(stale.hosts['a'].cpu_avg))
         self.assertIs(b, columns.loads['b'])
+
+    def test_recent_sums_follow_the_window_end(self):
+        manager = host_manager.HostManager(base.FakePlanner())
+        manager.add_host(objects.Host('a', vcpus=8, memory_mb=8192))
+        manager.add_instance('a', base.make_instance(
+            'i', (2, 1024, 1), started_at=100.0, placed_at=100.0))
+        columns = load_columns.LoadColumns()
+
+        def sizes(names):
+            return [(8, 8192)] * len(names)
+
+        def reading(end):
+            return {'a': {'cpu': {'avg': 20.0, 'std': 1.0},
+                          'memory': {'avg': 10.0, 'std': 0.0},
+                          'window_end': end}}
+        # Placed after the window's end less the margin: not in it yet.
+        first = columns.update(120.0, manager.table, reading(110.0), sizes)
+        self.assertEqual([2.0], first.recent(manager.batch())[0].tolist())
+        # A later window shows it: no longer added.
+        later = columns.update(230.0, manager.table, reading(220.0), sizes)
+        self.assertEqual([0.0], later.recent(manager.batch())[0].tolist())
