@@ -30,7 +30,8 @@ pass: the snapshot update (load-aware only) and one decision for a
 ``medium`` request (2 vCPU, 4000 MB), in CPU time
 (``time.process_time``); the placed instance is removed afterwards. The
 mean over the repetitions includes the passes where a reading arrives;
-those are also reported alone. Prints JSON on stdout::
+those are also reported alone (``reading_pass_ms``), and the others
+(``between_readings_ms``). Prints JSON on stdout::
 
     python benchmarks/load_aware_cost.py --hosts 1000,10000
 """
@@ -146,6 +147,7 @@ def measure(size, weighers, repetitions, every, pass_s, seed):
     gc.freeze()
     times = {name: [] for name in names}
     arrivals = {name: [] for name in names}
+    between = {name: [] for name in names}
     # A first pass each, untimed: the cold snapshot (every host computed).
     cold = {}
     for name in names:
@@ -159,15 +161,20 @@ def measure(size, weighers, repetitions, every, pass_s, seed):
             source = setups[name][2]
             if source is not None and source.arrived:
                 arrivals[name].append(elapsed)
+            else:
+                between[name].append(elapsed)
     gc.unfreeze()
     ram = sum(times['ram']) / len(times['ram'])
     rows = []
     for name in names:
         mean = sum(times[name]) / len(times[name])
+        calm = sum(between[name]) / len(between[name])
         rows.append({
             'hosts': size, 'weigher': name,
             'mean_ms': round(mean * 1e3, 4),
             'over_ram': round(mean / ram, 3),
+            'between_readings_ms': round(calm * 1e3, 4),
+            'between_readings_over_ram': round(calm / ram, 3),
             'first_pass_ms': round(cold[name] * 1e3, 3),
             'reading_pass_ms': (round(sum(arrivals[name]) /
                                       len(arrivals[name]) * 1e3, 3)

@@ -217,7 +217,7 @@ class LoadSnapshot:
         snapshot._table = table
         snapshot._table_rows = numpy.arange(size)
         (snapshot._generation, snapshot._recent_cores,
-         snapshot._recent_memory) = recent
+         snapshot._recent_memory, snapshot._newest) = recent
         snapshot._by_slot = dict(columns)
         return snapshot
 
@@ -249,6 +249,7 @@ class LoadSnapshot:
             self._generation = numpy.full(size, -1, dtype=numpy.int64)
             self._recent_cores = numpy.zeros(size)
             self._recent_memory = numpy.zeros(size)
+            self._newest = numpy.full(size, -math.inf)
             self._by_slot = {}
 
     def _aligned(self, index, fields):
@@ -315,10 +316,16 @@ class LoadSnapshot:
                 state = states.get(slot)
                 if state is None or not state.instances:
                     sums = (0.0, 0.0)
+                    newest = -math.inf
                 else:
-                    sums = self._sums(int(rows[slot]),
-                                      state.instances.values())
+                    instances = state.instances.values()
+                    sums = self._sums(int(rows[slot]), instances)
+                    newest = max(placed_at(instance)
+                                 for instance in instances)
                 self._recent_cores[slot], self._recent_memory[slot] = sums
+                # Kept for LoadColumns: while no instance was placed
+                # after both window ends (less the margin), the sums hold.
+                self._newest[slot] = newest
                 self._generation[slot] = current[position]
         if batch.whole:
             return self._recent_cores.copy(), self._recent_memory.copy()

@@ -149,8 +149,11 @@ class LoadColumns:
         self._totals = collections.Counter()
         self._windows = None
         self._multiplier = None
+        #: the recent-placement sums: the table generation they were
+        #: computed at (-1: to compute), cores, memory MB, and the newest
+        #: placement among the host's instances then
         self._recent = (numpy.zeros(0, dtype=numpy.int64), numpy.zeros(0),
-                        numpy.zeros(0))
+                        numpy.zeros(0), numpy.zeros(0))
 
     def _grow(self, size):
         for field, column in self._columns.items():
@@ -163,10 +166,11 @@ class LoadColumns:
         # New rows are computed at once.
         self._expiry = _extended(self._expiry, size, -math.inf)
         self._metrics.extend([None] * (size - self.size))
-        generation, cores, memory = self._recent
+        generation, cores, memory, newest = self._recent
         self._recent = (_extended(generation, size, -1),
                         _extended(cores, size, 0.0),
-                        _extended(memory, size, 0.0))
+                        _extended(memory, size, 0.0),
+                        _extended(newest, size, -math.inf))
         self.size = size
 
     def _dirty(self, now, table, windows, sizes, busy):
@@ -261,6 +265,18 @@ class LoadColumns:
             made.pop(self.names[slot], None)
         self._made[rows] = False
 
+    def _moved(self, rows, before, after):
+        """The windows of ``rows`` now end ``after`` instead of ``before``:
+        the recent sums are computed again where an instance was placed
+        after either end (less the margin), as it may count in one and
+        not in the other.
+        """
+        with numpy.errstate(invalid='ignore'):
+            changed = (before != after) & (
+                self._recent[3][rows] >
+                numpy.minimum(before, after) - load.RECENT_MARGIN_S)
+        self._recent[0][rows[changed]] = -1
+
     def _read_plain(self, rows, windows, now, health):
         """Set the ``rows`` whose metrics are plain and good at once; the
         others, as a list.
@@ -285,8 +301,7 @@ class LoadColumns:
             self._forget(fast)
             columns = self._columns
             ends = found[:, 4]
-            # The instances their windows cannot show are others now.
-            self._recent[0][fast[columns['window_end'][fast] != ends]] = -1
+            self._moved(fast, columns['window_end'][fast], ends)
             for index, field in enumerate(('cpu_avg', 'cpu_std',
                                            'memory_avg', 'memory_std',
                                            'window_end')):
@@ -307,9 +322,8 @@ class LoadColumns:
         fresh = load_metrics.host_load(name, cores, memory_mb, metrics, now,
                                        busy)
         columns = self._columns
-        if columns['window_end'][slot] != fresh.window_end:
-            # The instances its window cannot show are others now.
-            self._recent[0][slot] = -1
+        self._moved(numpy.array([slot]), columns['window_end'][slot:slot + 1],
+                    numpy.array([fresh.window_end]))
         self._forget(numpy.array([slot]))
         if fresh.problems:
             reasons = [reason for reason, _ in fresh.problems]
