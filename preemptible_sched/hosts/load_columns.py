@@ -145,6 +145,8 @@ class LoadColumns:
         #: per slot: the metrics object and size its load was computed from
         self._metrics = []
         self._sizes = []
+        #: some host's size was not known: ask again at the next update
+        self._unsized = False
         #: reason -> hosts whose current load shows it
         self._totals = collections.Counter()
         self._windows = None
@@ -175,12 +177,16 @@ class LoadColumns:
 
     def _dirty(self, now, table, windows, sizes, busy):
         """The mask of the rows whose load must be computed again."""
-        if len(table) > self.size:
-            self._grow(len(table))
-            self.names = list(table.names[:self.size])
-            self._slot_of = table.slot_of
-            # New hosts: every size is read again, as the driver tells.
+        if len(table) > self.size or self._unsized:
+            if len(table) > self.size:
+                self._grow(len(table))
+                self.names = list(table.names[:self.size])
+                self._slot_of = table.slot_of
+            # New hosts, or some the driver did not know: every size is
+            # read again, as the driver tells.
             known = sizes(table.names)
+            self._unsized = any(size is None for size in known)
+            known = [(0.0, 0.0) if size is None else size for size in known]
             changed = [slot for slot, size in enumerate(known)
                        if slot >= len(self._sizes) or
                        size != self._sizes[slot]]
@@ -207,7 +213,8 @@ class LoadColumns:
         ``windows``: host name -> its latest metrics, the same object as
         long as they do not change (see :func:`.load.build`);
         ``sizes(names)``: ``(physical cores, physical memory MB)`` of each
-        host, asked when hosts register; ``source_problem``, ``health``:
+        host (None: not known yet, 0 until it is), asked when hosts
+        register or while one is not known; ``source_problem``, ``health``:
         as :func:`.load.build` takes them.
         """
         health = health if health is not None else load.MetricsHealth()

@@ -55,7 +55,7 @@ class LoadProvider:
         if any(name not in self._physical for name in names):
             self._physical = {host.name: (host.vcpus, host.memory_mb)
                               for host in self.driver.host_specs()}
-        return [self._physical.get(name, (0.0, 0.0)) for name in names]
+        return [self._physical.get(name) for name in names]
 
     def snapshot(self, now, host_manager):
         """The snapshot at ``now`` of the hosts of ``host_manager``; also

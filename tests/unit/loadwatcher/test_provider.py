@@ -59,6 +59,20 @@ class TestLoadProvider(base.TestCase):
         # host-c carries an instance and has no metrics: unknown
         self.assertFalse(snapshot.hosts['host-c'].usable())
 
+    def test_a_host_the_driver_learns_later_gets_its_size(self):
+        windows = {'host-a': {'cpu': {'avg': 30.0, 'std': 2.0},
+                              'window_end': 100.0}}
+        driver = FakeDriver(self.hosts[1:])
+        load_provider = provider.LoadProvider(lambda now: (windows, None),
+                                              driver)
+        snapshot = load_provider.snapshot(110.0, self.manager)
+        self.assertEqual(0.0, snapshot.hosts['host-a'].physical_cores)
+        self.assertEqual(8.0, snapshot.hosts['host-b'].physical_cores)
+        driver.hosts = self.hosts
+        snapshot = load_provider.snapshot(120.0, self.manager)
+        self.assertEqual(4.0, snapshot.hosts['host-a'].physical_cores)
+        self.assertEqual(30.0, snapshot.hosts['host-a'].cpu_avg)
+
     def test_source_down_without_windows_falls_back(self):
         load_provider = provider.LoadProvider(
             lambda now: ({}, 'watcher unreachable'), FakeDriver(self.hosts))
