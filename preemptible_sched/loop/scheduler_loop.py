@@ -294,14 +294,15 @@ class SchedulerLoop(request_ends.RequestEnds, wait_reasons.WaitReasons,
             self.load_provider.snapshot(now, self.host_manager)
         # Without pruning (as SC18's simulator), every request is asked.
         eligibility = None if CONF.scheduler.try_every_request else \
-            self.queue.eligibility()
+            self.queue.eligibility(self.scheduler, self._waiting_why)
         placed = False
         up = None       # the SLA categories with a host up, when needed
         index = 0
         while index < len(ordered):
             entry = ordered[index]
             index += 1
-            if entry not in self.queue:
+            if entry not in self.queue or (
+                    eligibility is not None and eligibility.replays(entry)):
                 continue
             spec, size = entry.spec, None
             if spec.moldable:
@@ -321,6 +322,8 @@ class SchedulerLoop(request_ends.RequestEnds, wait_reasons.WaitReasons,
             stats.add_decision(time.perf_counter() - started)
             if decision.placed:
                 placed = True
+                if eligibility is not None:
+                    eligibility.placed()
                 self._forget_why(entry.id, now)
                 if spec is not entry.spec:
                     sizing.fix(entry, spec, size, self.store, now)

@@ -34,6 +34,7 @@ import collections
 import itertools
 
 from preemptible_sched import objects
+from preemptible_sched.queue import replays
 from preemptible_sched.service_classes import sla
 
 
@@ -62,12 +63,21 @@ class Eligibility:
     ``kinds`` maps entry sequences to their kind when the queue knows it
     already, and ``shapes`` counts the queue's entries by (kind, size)
     (see :meth:`PendingQueue.eligibility`).
+
+    Moldable SLA requests have no shape before they are sized: with
+    ``classes`` (a :class:`~preemptible_sched.queue.replays.
+    FailedClasses`) one that would be sized and asked about exactly as a
+    request that failed since the pass last placed something is skipped
+    (:meth:`replays`).
     """
 
-    def __init__(self, kinds=None, shapes=None):
+    def __init__(self, kinds=None, shapes=None, classes=None):
         self.failed = {}
         self.kinds = {} if kinds is None else kinds
         self.shapes = shapes
+        self.classes = classes
+        # Whether a failure since the last keep() may block anything.
+        self._blocking = False
 
     def _shape_blocked(self, kind, size):
         if kind is None or kind not in self.failed:
@@ -89,12 +99,34 @@ class Eligibility:
         kind = self._kind_of(entry)
         if kind is not None:
             self.failed.setdefault(kind, []).append(entry.spec.resources)
+            self._blocking = True
+        if self.classes is not None:
+            self.classes.failed_to_place(entry)
+
+    def replays(self, entry):
+        """True when ``entry`` (a moldable SLA request) need not be asked
+        about: it would fail as one did since the last placement (see
+        :class:`~preemptible_sched.queue.replays.FailedClasses`).
+        """
+        return self.classes is not None and self.classes.replays(entry)
+
+    def placed(self):
+        """The pass placed ``entry``: what failed of the moldable SLA
+        requests no longer tells about the others.
+        """
+        if self.classes is not None:
+            self.classes.placed()
 
     def keep(self, entries):
         """The entries of ``entries`` still eligible, in order (one call
         after each failure instead of a check per entry: a long queue on
         a full cloud is dropped in one sweep).
         """
+        if not self._blocking:
+            # No fixed shape failed since the last sweep: it would keep
+            # them all (a moldable request's failure blocks no shape).
+            return entries
+        self._blocking = False
         # On a saturated cloud every shape of the queue has usually
         # failed: then nothing is left, whatever the order.
         if self.shapes is not None and all(
@@ -147,6 +179,8 @@ class PendingQueue:
         # once, when the entry joins the ordered queue.
         self._kinds = {}
         self._shapes = collections.Counter()
+        # sequence -> class of the moldable SLA entries (replays.py)
+        self._classes = {}
         self._keys = {} if getattr(policy, 'time_invariant', False) \
             else None
         # Dynamic sizing's shares, kept as entries come and go: sequence
@@ -241,6 +275,9 @@ class PendingQueue:
         self.entries[entry.sequence] = entry
         kind = self._kinds[entry.sequence] = _kind(entry.spec)
         self._shapes[kind, entry.spec.resources] += 1
+        klass = replays.sla_class(entry)
+        if klass is not None:
+            self._classes[entry.sequence] = klass
         if self._keys is not None:
             self._keys[entry.sequence] = self.policy.sort_key(entry, None)
         shares = sla.sharing(entry.spec)
@@ -261,6 +298,7 @@ class PendingQueue:
             self._share_of_request[level, request_id] -= priority
             if not self._share_of_request[level, request_id]:
                 del self._share_of_request[level, request_id]
+        self._classes.pop(sequence, None)
         shape = (self._kinds.pop(sequence), entry.spec.resources)
         self._shapes[shape] -= 1
         if not self._shapes[shape]:
@@ -277,9 +315,19 @@ class PendingQueue:
         return (self._share_total[level] -
                 self._share_of_request[level, spec.id])
 
-    def eligibility(self):
-        """A new :class:`Eligibility` for a pass over this queue."""
-        return Eligibility(self._kinds, self._shapes)
+    def eligibility(self, scheduler=None, keep_trying=()):
+        """A new :class:`Eligibility` for a pass over this queue; with the
+        filter ``scheduler`` of the pass, it also skips the moldable SLA
+        requests that would fail as one did, replaying its draws on the
+        scheduler's generator (see :mod:`~preemptible_sched.queue.
+        replays`), except those of ``keep_trying`` (request ids).
+        """
+        classes = None
+        if scheduler is not None:
+            classes = replays.FailedClasses(
+                self._classes, self.sharing_priority,
+                replays.logged(scheduler), keep_trying)
+        return Eligibility(self._kinds, self._shapes, classes)
 
     def dependents(self, request_id):
         """The ids of the blocked requests waiting for ``request_id``."""
