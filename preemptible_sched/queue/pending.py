@@ -76,8 +76,6 @@ class Eligibility:
         self.kinds = {} if kinds is None else kinds
         self.shapes = shapes
         self.classes = classes
-        # Whether a failure since the last keep() may block anything.
-        self._blocking = False
 
     def _shape_blocked(self, kind, size):
         if kind is None or kind not in self.failed:
@@ -99,7 +97,6 @@ class Eligibility:
         kind = self._kind_of(entry)
         if kind is not None:
             self.failed.setdefault(kind, []).append(entry.spec.resources)
-            self._blocking = True
         if self.classes is not None:
             self.classes.failed_to_place(entry)
 
@@ -122,11 +119,10 @@ class Eligibility:
         after each failure instead of a check per entry: a long queue on
         a full cloud is dropped in one sweep).
         """
-        if not self._blocking:
-            # No fixed shape failed since the last sweep: it would keep
-            # them all (a moldable request's failure blocks no shape).
+        if not self.failed:
+            # No fixed shape failed (a moldable request's failure blocks
+            # none): every entry is kept, without a sweep.
             return entries
-        self._blocking = False
         # On a saturated cloud every shape of the queue has usually
         # failed: then nothing is left, whatever the order.
         if self.shapes is not None and all(
@@ -179,10 +175,16 @@ class PendingQueue:
         # once, when the entry joins the ordered queue.
         self._kinds = {}
         self._shapes = collections.Counter()
-        # sequence -> class of the moldable SLA entries (replays.py)
+        # sequence -> (class number, level, (level, request id), request
+        # id) of the moldable SLA entries, and their classes (replays.py)
         self._classes = {}
+        self._class_of = {}
+        self._class_numbers = replays.Numbering()
         self._keys = {} if getattr(policy, 'time_invariant', False) \
             else None
+        # sequence -> the policy's entry_key, in the order of entries
+        self._entry_keys = {} if self._keys is None and getattr(
+            policy, 'entry_keys', False) else None
         # Dynamic sizing's shares, kept as entries come and go: sequence
         # -> (reputation level, request id, priority) of each admitted
         # entry that shares, and the priorities summed per level and per
@@ -277,9 +279,15 @@ class PendingQueue:
         self._shapes[kind, entry.spec.resources] += 1
         klass = replays.sla_class(entry)
         if klass is not None:
-            self._classes[entry.sequence] = klass
+            level = entry.spec.sla.reputation
+            self._class_of[entry.sequence] = klass
+            self._classes[entry.sequence] = (
+                self._class_numbers.take(klass), level, (level, entry.id),
+                entry.id)
         if self._keys is not None:
             self._keys[entry.sequence] = self.policy.sort_key(entry, None)
+        elif self._entry_keys is not None:
+            self._entry_keys[entry.sequence] = self.policy.entry_key(entry)
         shares = sla.sharing(entry.spec)
         if shares is not None:
             level, priority = shares
@@ -298,13 +306,16 @@ class PendingQueue:
             self._share_of_request[level, request_id] -= priority
             if not self._share_of_request[level, request_id]:
                 del self._share_of_request[level, request_id]
-        self._classes.pop(sequence, None)
+        if self._classes.pop(sequence, None) is not None:
+            self._class_numbers.give_back(self._class_of.pop(sequence))
         shape = (self._kinds.pop(sequence), entry.spec.resources)
         self._shapes[shape] -= 1
         if not self._shapes[shape]:
             del self._shapes[shape]
         if self._keys is not None:
             self._keys.pop(sequence, None)
+        elif self._entry_keys is not None:
+            del self._entry_keys[sequence]
 
     def sharing_priority(self, spec):
         """:func:`~preemptible_sched.service_classes.sla.queued_priority`
@@ -325,7 +336,7 @@ class PendingQueue:
         classes = None
         if scheduler is not None:
             classes = replays.FailedClasses(
-                self._classes, self.sharing_priority,
+                self._classes, self._share_total, self._share_of_request,
                 replays.logged(scheduler), keep_trying)
         return Eligibility(self._kinds, self._shapes, classes)
 
@@ -342,6 +353,11 @@ class PendingQueue:
         joined: the same order, without a Python call per entry and pass.
         """
         if self._keys is None:
+            if self._entry_keys is not None:
+                # Both dicts gain and lose the same sequences together:
+                # their values are in the same order.
+                return self.policy.order(list(self.entries.values()), now,
+                                         list(self._entry_keys.values()))
             return self.policy.order(list(self.entries.values()), now)
         entries = self.entries
         return [entries[sequence] for sequence

@@ -102,27 +102,35 @@ class FailedClasses:
     """Within one pass, the (class, share) of the moldable SLA requests
     that failed since the last placement, with the draws each made.
 
-    ``classes`` maps entry sequences to their :func:`sla_class` (kept by
-    the queue), ``share(spec)`` is the queue's sharing priority, ``draws``
-    the scheduler's :class:`DrawLog` and ``keep_trying`` the ids of the
-    requests that must be asked about whatever failed (a reason said for
-    them may have to change).
+    ``classes`` maps entry sequences to ``(class number, reputation
+    level, (level, request id), request id)`` (kept by the queue: the
+    number stands for the entry's :func:`sla_class`); ``totals`` and
+    ``own`` are the queue's sums of the sharing priorities per level and
+    per (level, request), whose difference is an entry's share (see
+    :meth:`~preemptible_sched.queue.pending.PendingQueue.
+    sharing_priority`). ``draws`` is the scheduler's :class:`DrawLog` and
+    ``keep_trying`` the ids of the requests that must be asked about
+    whatever failed (a reason said for them may have to change).
     """
 
-    def __init__(self, classes, share, draws, keep_trying=()):
+    def __init__(self, classes, totals, own, draws, keep_trying=()):
         self.classes = classes
-        self.share = share
+        self.totals = totals
+        self.own = own
         self.draws = draws
         self.keep_trying = keep_trying
         self.failed = {}
-        #: requests skipped (replayed) in this pass
+        #: requests skipped (their draws replayed) in this pass
         self.skipped = 0
 
     def _key(self, entry):
-        klass = self.classes.get(entry.sequence)
-        if klass is None or entry.id in self.keep_trying:
+        known = self.classes.get(entry.sequence)
+        if known is None:
             return None
-        return klass, self.share(entry.spec)
+        number, level, mine, request_id = known
+        if request_id in self.keep_trying:
+            return None
+        return number, self.totals[level] - self.own[mine]
 
     def replays(self, entry):
         """True when ``entry`` would fail as one already did: its draws
@@ -149,3 +157,33 @@ class FailedClasses:
     def placed(self):
         """The pass placed a request: the hosts and the queue changed."""
         self.failed.clear()
+
+
+class Numbering:
+    """Small numbers for the classes of the entries waiting (a class
+    stands for a long tuple, slow to hash in every pass); a number is
+    freed when the last entry of its class leaves.
+    """
+
+    def __init__(self):
+        self._numbers = {}
+        self._counts = {}
+        self._next = 0
+
+    def take(self, klass):
+        number = self._numbers.get(klass)
+        if number is None:
+            number = self._numbers[klass] = self._next
+            self._next += 1
+            self._counts[number] = 0
+        self._counts[number] += 1
+        return number
+
+    def give_back(self, klass):
+        number = self._numbers[klass]
+        self._counts[number] -= 1
+        if not self._counts[number]:
+            del self._counts[number], self._numbers[klass]
+
+    def __len__(self):
+        return len(self._numbers)

@@ -124,14 +124,41 @@ def promethee(rows, weights):
     values, which, counts = numpy.unique(
         numpy.asarray(rows, dtype=float), axis=0, return_inverse=True,
         return_counts=True)
+    plus, minus = _distinct_flows(values, counts, weights, count)
+    return [Flows(p, m, p - m) for p, m in zip(
+        plus[which.ravel()].tolist(), minus[which.ravel()].tolist())]
+
+
+def _distinct_flows(values, counts, weights, count):
+    """phi+ and phi- of each of the distinct sorted alternatives
+    ``values``, occurring ``counts`` times among ``count``.
+    """
     share = numpy.asarray(weights, dtype=float)
     share = share / share.sum()
     beats = values[:, None, :] > values[None, :, :]
     preference = beats @ share            # preference[a, b] = pi(a, b)
-    plus = (preference @ counts)[which.ravel()] / (count - 1)
-    minus = (counts @ preference)[which.ravel()] / (count - 1)
-    return [Flows(p, m, p - m) for p, m in zip(plus.tolist(),
-                                               minus.tolist())]
+    return (preference @ counts) / (count - 1), \
+        (counts @ preference) / (count - 1)
+
+
+def net_flows(counted, weights):
+    """``{criteria: net flow}`` of the alternatives counted by their
+    criteria in ``counted`` (a mapping of distinct criteria tuples to
+    how many alternatives have them): the net flows :func:`promethee`
+    gives them, to the last bit, without a row per alternative.
+    """
+    count = sum(counted.values())
+    if count < 2:
+        return dict.fromkeys(counted, 0.0)
+    distinct = list(counted)
+    values, which = numpy.unique(
+        numpy.asarray(distinct, dtype=float), axis=0, return_inverse=True)
+    which = which.ravel()
+    counts = numpy.zeros(len(values), dtype=numpy.intp)
+    counts[which] = [counted[row] for row in distinct]
+    plus, minus = _distinct_flows(values, counts, weights, count)
+    plus, minus = plus[which].tolist(), minus[which].tolist()
+    return {row: p - m for row, p, m in zip(distinct, plus, minus)}
 
 
 class Band(typing.NamedTuple):

@@ -36,6 +36,13 @@ class BaseQueuePolicy:
     #: is not overridden): the queue then asks for each key once, when
     #: the request joins it, instead of in every pass.
     time_invariant = False
+    #: True when the policy has ``entry_key(request)``, a value it needs of
+    #: each request that does not change while the request waits, and
+    #: :meth:`order` takes them as ``keys`` (in the order of
+    #: ``requests``): the queue asks for each once, when the request joins
+    #: it (a policy whose order depends on who waits, so not
+    #: ``time_invariant``, spares a look into every request per pass).
+    entry_keys = False
 
     def sort_key(self, request, now):
         """Key of ``request`` (a
