@@ -29,13 +29,14 @@ times and the median and maximum are reported.
 ``bursts``: the shipped SLA emulation (``etc/preemptible-sched/
 experiments/sla/``: its 15 hosts and ``sla.conf``) with 250, 500 and 1,000
 containers submitted at once, the three users in turn as in ``burst.csv``,
-each simulated to the end: the CPU time of the run
-(``time.process_time`` around ``Simulation.run``) and its passes. ``sla_pass``: one pass of the
+each simulated to the end: the CPU time of the run (``time.process_time``
+around ``Simulation.run``) and its passes. ``sla_pass``: one pass of the
 scheduler loop with 100,000 such containers queued on those hosts, once
-the first pass has placed what fits (CPU time of the pass; the decisions
-asked). Targets (reported, never asserted): the 1,000-container burst in
-at most 10 s of CPU and at most 6 times the CPU of the 250-container one;
-the pass in at most 1 s.
+the first pass has placed what fits (CPU time of the pass, and the
+decisions asked of the filter scheduler). Targets (reported, never
+asserted): the 1,000-container burst in at most 10 s of CPU and at most 6
+times the CPU of the 250-container one; the pass in at most 1 s. Every
+case reads ``sla.conf``.
 
 The result is JSON on stdout (progress goes to stderr)::
 

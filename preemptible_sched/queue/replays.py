@@ -33,6 +33,7 @@ skipped request replays the draws of the one that failed
 decision draws the same host.
 """
 
+
 class DrawLog:
     """The filter scheduler's random generator, noting the arguments of
     the ``randrange`` draws since the last :meth:`clear` (the only draws

@@ -12,7 +12,9 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
+import collections
 import dataclasses
+import random
 
 from preemptible_sched import exception
 from preemptible_sched.hosts import batch as host_batch
@@ -87,6 +89,24 @@ class TestPromethee(base.TestCase):
             self.assertAlmostEqual(plus, flows.plus)
             self.assertAlmostEqual(minus, flows.minus)
             self.assertAlmostEqual(plus - minus, flows.net)
+
+    def test_net_flows_of_counted_criteria_are_those_of_every_row(self):
+        # To the last bit: the queue's order (and its ties) comes from
+        # them.
+        rng = random.Random(4)
+        for count in (2, 3, 17, 500):
+            rows = [tuple(rng.choice((1, 2, 3)) for _ in range(4))
+                    for _ in range(count)]
+            weights = (1.0, 0.3, 2.0, 0.7)
+            net = sla.net_flows(collections.Counter(rows), weights)
+            self.assertEqual([flows.net for flows in
+                              sla.promethee(rows, weights)],
+                             [net[row] for row in rows])
+
+    def test_net_flows_alone_and_empty(self):
+        self.assertEqual({(3, 3, 3, 3): 0.0},
+                         sla.net_flows({(3, 3, 3, 3): 1}, (1, 1, 1, 1)))
+        self.assertEqual({}, sla.net_flows({}, (1, 1, 1, 1)))
 
     def test_weights_from_the_options(self):
         self.flags(group='sla', resources_weight=5.0)

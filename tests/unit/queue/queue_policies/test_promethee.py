@@ -12,6 +12,8 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
+import random
+
 from preemptible_sched import objects
 from preemptible_sched.queue import pending as queue_mod
 from preemptible_sched.queue import queue_policies as policies
@@ -65,6 +67,24 @@ class TestPrometheePolicy(base.TestCase):
                  pending('adv', (2, 2, 2, 2), 1)]
         self.assertEqual(['adv', 'plain'],
                          [r.id for r in self.policy.order(queue, 0.0)])
+
+    def test_queue_keeps_the_criteria_of_each_entry(self):
+        # The queue hands the policy the criteria it kept when each entry
+        # joined, in the order of its entries, also after some left.
+        queue = queue_mod.PendingQueue(self.policy)
+        rng = random.Random(2)
+        for index in range(40):
+            criteria = tuple(rng.choice((1, 2, 3)) for _ in range(4))
+            queue.add(pending('r%d' % index, criteria, 0,
+                              submitted_at=float(index % 5)).spec,
+                      float(index % 5))
+        queue.admit(lambda entry: True)
+        for entry in list(queue.entries.values())[::3]:
+            queue.remove(entry)
+        expected = self.policy.order(list(queue.entries.values()), 0.0)
+        self.assertEqual([entry.sequence for entry in expected],
+                         [entry.sequence for entry in queue.order(0.0)])
+        self.assertEqual(list(queue.entries), list(queue._entry_keys))
 
     def test_registered(self):
         self.assertIsInstance(policies.load('promethee'),
