@@ -108,8 +108,9 @@ class Eligibility:
         return self.classes is not None and self.classes.replays(entry)
 
     def placed(self):
-        """The pass placed ``entry``: what failed of the moldable SLA
-        requests no longer tells about the others.
+        """The pass placed a request: what failed of the moldable SLA
+        requests no longer tells about the others (the hosts and the
+        queue changed).
         """
         if self.classes is not None:
             self.classes.placed()
