@@ -51,7 +51,7 @@ def fill(stats, first, count):
     for number in range(first, first + count):
         stats.begin_pass(number, float(number))
         for stage in STAGES:
-            stats._add(stage, 10, 1e-4, 1e-4)
+            stats._append(stage, 1, 10, 1e-4, 1e-4)
         stats.end_pass()
 
 

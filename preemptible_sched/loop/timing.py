@@ -156,6 +156,19 @@ class StageStats:
         return [(numbers[i], times[i], codes[stages[i]], iterations[i],
                  sizes[i], walls[i], cpus[i]) for i in range(len(numbers))]
 
+    def stage_walls_since(self, start):
+        """``(end, [(stage, wall_s), ...])`` of the records from the
+        ``start``-th to the ``end``-th: what a reader in another thread
+        (the metrics endpoint) has not seen yet, at the cost of those
+        records alone. A record being appended meanwhile is left for the
+        next call (its last column is written last).
+        """
+        _, _, stages, _, _, walls, cpus = self._columns
+        end = len(cpus)
+        codes = self._stage_codes
+        return end, [(codes[stages[i]], walls[i])
+                     for i in range(min(start, end), end)]
+
     def stopwatch(self, stage, size=0):
         """``with stats.stopwatch('R4', len(hosts)): ...`` adds the
         block's time to a stage of the current pass (outside a pass the

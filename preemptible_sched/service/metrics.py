@@ -63,8 +63,6 @@ JOURNAL_WRITES = ('journal_decision', 'confirm_termination',
                   'set_decision_state', 'roll_back_decision')
 #: Outcomes of a placement decision.
 OUTCOMES = ('placed', 'preempting')
-#: How often reading the stage records is tried while the loop appends.
-READ_TRIES = 3
 #: Threads answering scrapes (one Prometheus server scrapes at a time).
 HTTP_WORKERS = 2
 
@@ -137,23 +135,14 @@ class _StageCollector:
             'weighing, T10 preemption, T4 submission).', ['stage'],
             buckets=STAGE_BUCKETS, registry=None)
 
-    def _records(self):
-        # The loop appends from its own thread: a read that met a record
-        # half-written is tried again.
-        for _ in range(READ_TRIES - 1):
-            try:
-                return self._stats.passes
-            except IndexError:
-                continue
-        return self._stats.passes
-
     def catch_up(self):
-        """Observe the records added since the last call."""
+        """Observe the records added since the last call (those alone:
+        a scrape costs what the passes since the last one recorded).
+        """
         with self._lock:
-            records = self._records()
-            for record in records[self._read:]:
-                self._histogram.labels(record[2]).observe(record[5])
-            self._read = len(records)
+            self._read, walls = self._stats.stage_walls_since(self._read)
+            for stage, wall in walls:
+                self._histogram.labels(stage).observe(wall)
 
     def collect(self):
         self.catch_up()

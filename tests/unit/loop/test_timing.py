@@ -175,6 +175,23 @@ class TestPass(StageStatsTestCase):
         self.assertEqual([(1, 0.0, 'T1', 1, 1), (2, 30.0, 'T1', 2, 4)],
                          [row[:5] for row in self.stats.passes])
 
+    def test_stage_walls_since_reads_only_the_new_records(self):
+        stats = timing.StageStats()
+        stats.begin_pass(1, 0.0)
+        stats._append('R4', 1, 10, 0.5, 0.5)
+        stats._append('R5', 1, 10, 0.25, 0.25)
+        stats.end_pass()
+        end, walls = stats.stage_walls_since(0)
+        self.assertEqual((2, [('R4', 0.5), ('R5', 0.25)]), (end, walls))
+        self.assertEqual((2, []), stats.stage_walls_since(end))
+        stats.begin_pass(2, 1.0)
+        stats._append('T4', 2, 3, 0.125, 0.125)
+        stats.end_pass()
+        self.assertEqual((3, [('T4', 0.125)]), stats.stage_walls_since(2))
+        # A record whose last column is not written yet waits.
+        stats._columns[0].append(3)
+        self.assertEqual((3, []), stats.stage_walls_since(3))
+
     def test_ending_twice_or_without_a_pass_records_nothing_more(self):
         self.stats.end_pass()
         self.assertEqual([], self.stats.passes)

@@ -207,7 +207,7 @@ class TestStages(base.TestCase):
         self.assertEqual(4.0, count('R4'))
         # A slow stage lands in its bucket: 0.3 s is above 0.25, not 0.5.
         stats.begin_pass(5, 5.0)
-        stats._add('T4', 1, 0.3, 0.3)
+        stats._append('T4', 1, 1, 0.3, 0.3)
         stats.end_pass()
         self.assertEqual(0.0, registry.get_sample_value(
             'psched_stage_seconds_bucket', {'stage': 'T4', 'le': '0.25'}))
