@@ -81,7 +81,12 @@ def fix(entry, spec, sizing, store, now):
     the run time from the store).
     """
     if sizing is not None:
-        LOG.info('Request %s sized: %s', entry.id, sizing.as_dict())
+        LOG.info('Request %s sized to %d core(s): priority %d of %d '
+                 'among the requests sharing the %d idle core(s) of '
+                 'category %s (fair share %d, kept within %d-%d)',
+                 entry.id, sizing.cores, sizing.priority,
+                 sizing.total_priority, sizing.idle, sizing.category,
+                 sizing.raw, sizing.band[0], sizing.band[1])
     entry.spec = spec
     entry.duration = sla.run_time(spec)
     store.set_request_size(entry.id, spec, entry.duration, now)

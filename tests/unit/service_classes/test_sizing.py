@@ -15,6 +15,10 @@
 """Sizing in the loop: the host table's columns, as the host states say."""
 
 import itertools
+import logging
+from unittest import mock
+
+import fixtures
 
 from preemptible_sched.hosts import manager as host_manager
 from preemptible_sched import objects
@@ -123,3 +127,27 @@ class TestSizing(base.TestCase):
         # A newcomer at premium reputation shares with x alone.
         self.assertEqual(2, self.queue.sharing_priority(
             moldable('z', 'best_effort', 'premium')))
+
+
+class TestFix(base.TestCase):
+
+    def test_the_size_kept_and_said_in_a_sentence(self):
+        # Issue 30: INFO output is readable sentences, not Python dicts.
+        logs = self.useFixture(fixtures.FakeLogger(level=logging.INFO))
+        store = mock.Mock()
+        entry = mock.Mock(id='r1')
+        spec = mock.Mock(sequential_s=120.0)
+        how = sla.Sizing(category='high', reference_cores=8,
+                         band=sla.Band(2, 8), idle=12, total_priority=10,
+                         priority=3, raw=3, cores=3)
+        with mock.patch.object(sla, 'run_time', return_value=40.0):
+            sizing.fix(entry, spec, how, store, 5.0)
+        self.assertIs(spec, entry.spec)
+        self.assertEqual(40.0, entry.duration)
+        store.set_request_size.assert_called_once_with('r1', spec, 40.0,
+                                                       5.0)
+        self.assertIn('Request r1 sized to 3 core(s): priority 3 of 10 '
+                      'among the requests sharing the 12 idle core(s) of '
+                      'category high (fair share 3, kept within 2-8)',
+                      logs.output)
+        self.assertNotIn('{', logs.output)
