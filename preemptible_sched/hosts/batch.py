@@ -179,6 +179,13 @@ class HostBatch:
                            for slot in self.slots.tolist()]
         return self._views
 
+    def name(self, position):
+        """The name of the host at ``position``."""
+        if self.table is None or 'names' in self.__dict__:
+            return self.names[position]
+        slot = position if self._slots is None else self._slots[position]
+        return self.table.names[int(slot)]
+
     def view(self, position):
         """The view object of the host at ``position``."""
         if self._views is not None:

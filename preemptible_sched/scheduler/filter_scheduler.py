@@ -238,12 +238,16 @@ class FilterScheduler:
     def _place_one(self, spec, index, pending, context, explain):
         spec = self._with_group_hosts(spec)
         hosts = len(self.host_manager.table)
-        with context.stopwatch('R1', hosts):
-            batch = self.host_manager.batch()
         strategy = self.strategy
+        phases = strategy.phases(spec)
+        with context.stopwatch('R1', hosts):
+            # The full view's batch, for a FIT phase (a DISPLACE phase
+            # makes its own).
+            batch = (self.host_manager.batch()
+                     if preemption.FIT in phases else None)
         report = None
         fitted = False
-        for phase in strategy.phases(spec):
+        for phase in phases:
             verdicts = filters.Verdicts()
             if phase == preemption.FIT:
                 choice, report = self._fit(batch, spec, context, verdicts,
@@ -370,12 +374,21 @@ class FilterScheduler:
                                            explain)
         full = passed.on_view(True)
         ranking, first = self._rank(full, spec, context)
-        prefer = (full.fits(spec.resources)
-                  if CONF.scheduler.terminate_only_when_needed else None)
+        fits = full.fits(spec.resources)
+        # A host the request fits as it is gets the empty plan: the
+        # strategy's answer there, without its per-host state. And the
+        # hosts it fits come first only if the first drawn is not one.
+        no_plan = strategy.empty_plan_where_it_fits and not explain
+        first_fits = no_plan and first is not None and fits[first]
+        prefer = (fits if not first_fits and
+                  CONF.scheduler.terminate_only_when_needed else None)
         choice = None
         with context.stopwatch('T10', len(full)):
             for position in self._candidates(ranking, first, prefer):
-                plan = plan_on(full.view(position).host)
+                if no_plan and fits[position]:
+                    plan = objects.TerminationPlan(full.name(position))
+                else:
+                    plan = plan_on(full.view(position).host)
                 if plan is not None:
                     choice = (plan, ranking.weighed(position), len(passed))
                     break

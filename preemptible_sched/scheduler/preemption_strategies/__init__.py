@@ -73,6 +73,10 @@ class BasePreemptionStrategy:
     default_queue_policy = 'fifo'
     #: Weighers used when ``[filter_scheduler] weighers`` is not set.
     default_weighers = ('ram', 'cpu', 'termination_cost')
+    #: True when :meth:`plan` is exactly ``TerminationPlan(host name)``
+    #: on a host the request fits as it is: the driver then makes that
+    #: plan itself, without the host's state object.
+    empty_plan_where_it_fits = False
 
     @classmethod
     def from_conf(cls, conf):

@@ -35,6 +35,7 @@ class DualStateStrategy(preemption.BasePreemptionStrategy):
     """
 
     name = 'dual_state'
+    empty_plan_where_it_fits = True
 
     def phases(self, spec):
         if spec.preemptible:

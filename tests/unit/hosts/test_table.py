@@ -184,3 +184,17 @@ class TestHostBatch(base.TestCase):
         self.assertEqual([1, 0, 0], batch.count.tolist())
         self.assertEqual('h3', full.view(2).name)
         self.assertTrue(full.view(2).is_full)
+
+    def test_name_at_a_position(self):
+        """Of the whole table, of a subset (before and after its names
+        were listed) and of a batch of views: the host at the position.
+        """
+        whole = self.manager.batch()
+        self.assertEqual(['h0', 'h3'], [whole.name(0), whole.name(3)])
+        subset = whole.take(numpy.array([4, 1]))
+        self.assertEqual(['h4', 'h1'], [subset.name(0), subset.name(1)])
+        self.assertEqual(['h4', 'h1'], subset.names)
+        self.assertEqual('h1', subset.name(1))
+        views = host_batch.HostBatch.of_views(
+            self.manager.host_states[name].full for name in ('h2', 'h0'))
+        self.assertEqual(['h2', 'h0'], [views.name(0), views.name(1)])

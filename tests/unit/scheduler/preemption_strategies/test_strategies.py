@@ -240,6 +240,24 @@ class TestPreemptibleFlagStrategies(base.TestCase):
                          (plan.host, plan.victims, plan.costs))
         self.assertIn('12.5', plan.reason)
 
+    def test_empty_plan_where_it_fits_is_the_plan_there(self):
+        """The strategies that let the driver make the empty plan of a
+        host the request fits answer exactly that plan there; the others
+        do not claim it.
+        """
+        claims = {strategy.name: strategy.empty_plan_where_it_fits
+                  for strategy in (dual_state.DualStateStrategy(),
+                                   retry.RetryStrategy(),
+                                   plain.PlainStrategy())}
+        self.assertEqual({'dual_state': True, 'retry': True,
+                          'plain': False}, claims)
+        for strategy in (dual_state.DualStateStrategy(),
+                         retry.RetryStrategy()):
+            displaceable = strategy.displaceable(self.state, pending(), 0.0)
+            self.assertEqual(
+                objects.TerminationPlan(self.state.name),
+                strategy.plan(self.state, pending(), displaceable, 0.0))
+
     def test_dual_state_plan_without_victims_or_room(self):
         strategy = dual_state.DualStateStrategy()
         # Fits as it is: the empty plan, no reason.
