@@ -86,6 +86,14 @@ termination costs, no plan memo left over), as in
 ``scheduling_latency.py``. The clouds are frozen out of the garbage
 collector's sight (``gc.freeze``) before timing.
 
+In the saturated cases a third side is timed in the same rotation: the
+numpy floor (``numpy_floor.py``), the cheapest vectorised computation of
+the same answer with plain numpy (the best host by the default weighers
+and its cheapest termination set), on arrays laid out before timing.
+Each repetition checks that the project's decision terminates exactly as
+cheaply as the floor's answer (``floor_same_cost_every_time``), and the
+row gives ``project/floor``, the ratio of the medians.
+
 The result is JSON on stdout (progress goes to stderr)::
 
     python benchmarks/nova_anchor.py --hosts 1000,10000,100000
@@ -102,6 +110,7 @@ import time
 import types
 import warnings
 
+import numpy_floor
 from report import emit
 from report import log
 from report import machine
@@ -172,6 +181,13 @@ TARGET_SATURATED_MS = 'saturated decision at 100000 hosts <= 50 ms CPU'
 TARGET_SCALING = ('cost per host flat: 10x hosts -> <= 11x CPU time '
                   '(project, every case)')
 NORMAL_CASES = ('empty_normal', 'varied_normal')
+#: The sides timed, alternately: the project's decision, Nova's pass and
+#: (saturated cases only) the numpy floor of the same answer.
+SIDES = ('project', 'nova', 'floor')
+FLOOR_TARGET = 3.0
+TARGET_FLOOR = ('hard saturated cases at 10000 hosts within 3x the numpy '
+                'floor (project/floor)')
+HARD_CASES = ('saturated_mixed', 'saturated_two', 'saturated_three')
 
 
 class NovaMissing(Exception):
@@ -259,9 +275,10 @@ def project_spec(repetition, request=MEDIUM):
                                flavor='request')
 
 
-def time_project(sched, repetition, request=MEDIUM):
+def time_project(sched, repetition, request=MEDIUM, chosen=None):
     """CPU seconds of one decision, whether it placed the request and how
-    many instances it terminated; the decision is undone.
+    many instances it terminated; the decision is undone. ``chosen``, a
+    list, gets ``(host, termination cost)`` of the decision appended.
     """
     spec = project_spec(repetition, request)
     now = START + repetition * BILLING_PERIOD
@@ -270,8 +287,20 @@ def time_project(sched, repetition, request=MEDIUM):
     elapsed = time.process_time() - begin
     victims = sum(len(s.plan.victims) for s in decision.selections)
     placed = decision.placed
+    if chosen is not None:
+        chosen.extend((s.host, s.plan.cost) for s in decision.selections)
     undo(sched, decision)
     return elapsed, placed, victims
+
+
+def time_floor(floor, repetition):
+    """CPU seconds of the numpy floor's answer at the repetition's time,
+    and the answer (host, cost).
+    """
+    now = START + repetition * BILLING_PERIOD
+    begin = time.process_time()
+    answer = floor.answer(now)
+    return time.process_time() - begin, answer
 
 
 def load_nova(weighers=None):
@@ -493,25 +522,33 @@ def measure(nova, hosts, case, nova_side, repetitions, seed, budget):
     if nova_side is None:
         nova_side = NovaSide(nova, cloud, NOVA_VIEW[case])
     nova_side.spec = nova_spec(nova, REQUEST[case])
+    floor = (numpy_floor.Floor(cloud, BLADE, REQUEST[case], BILLING_PERIOD)
+             if case in SATURATED_CASES else None)
     del cloud
     gc.collect()
     gc.freeze()
-    samples = {'project': [], 'nova': []}
+    sides = SIDES if floor is not None else SIDES[:2]
+    samples = {side: [] for side in sides}
+    agree = []
     try:
         # Repetition 0 warms up, sizes the run and is not recorded.
         repetition = 0
         while repetition <= (repetitions or 0):
             began = time.perf_counter()
-            order = ('project', 'nova') if repetition % 2 else (
-                'nova', 'project')
-            for side in order:
+            shift = repetition % len(sides)
+            for side in sides[shift:] + sides[:shift]:
                 if side == 'project':
+                    chosen = []
                     elapsed, placed, victims = time_project(
-                        sched, repetition, REQUEST[case])
+                        sched, repetition, REQUEST[case], chosen)
+                elif side == 'floor':
+                    elapsed, answer = time_floor(floor, repetition)
                 else:
                     elapsed, kept = nova_side.timed_pass()
                 if repetition:
                     samples[side].append(elapsed)
+            if floor is not None:
+                agree.append(same_cost(chosen, answer))
             if not repetitions:
                 repetitions = calibrated_repetitions(
                     time.perf_counter() - began, hosts, budget)
@@ -520,15 +557,32 @@ def measure(nova, hosts, case, nova_side, repetitions, seed, budget):
         del sched
         gc.unfreeze()
         gc.collect()
-    row = {'project': stats_ms(samples['project']),
-           'nova': stats_ms(samples['nova']),
-           'repetitions': len(samples['project']),
-           'project_placed': placed, 'project_victims': victims,
-           'nova_hosts_passed': kept, 'nova_all_hosts_passed': kept == hosts}
+    row = {side: stats_ms(values) for side, values in samples.items()}
+    row.update({
+        'repetitions': len(samples['project']),
+        'project_placed': placed, 'project_victims': victims,
+        'nova_hosts_passed': kept, 'nova_all_hosts_passed': kept == hosts})
+    if floor is not None:
+        row['floor_same_cost_every_time'] = all(agree)
+        row['project/floor'] = _ratio(row['project']['median_ms'],
+                                      row['floor']['median_ms'])
+    floor_text = (f"  floor median {row['floor']['median_ms']:8.3f} ms"
+                  if floor is not None else '')
     log(f"  {case:17} project median {row['project']['median_ms']:9.3f} ms"
-        f"  nova median {row['nova']['median_ms']:10.3f} ms"
+        f"  nova median {row['nova']['median_ms']:10.3f} ms{floor_text}"
         f"  ({row['repetitions']} repetitions)")
     return row, nova_side
+
+
+def same_cost(chosen, answer):
+    """Whether the project's decision (``[(host, cost)]``) terminates as
+    cheaply as the floor's ``(host, cost)`` answer (to a part in 10**9:
+    the sums may be added in another order).
+    """
+    if not chosen or answer[1] is None:
+        return not chosen and answer[1] is None
+    cost = chosen[0][1]
+    return abs(cost - answer[1]) <= 1e-9 * max(1.0, abs(cost))
 
 
 def _ratio(numerator, denominator):
@@ -570,6 +624,10 @@ def summarise(results):
                           if c in NORMAL_CASES}, NORMAL_AT_10K)
     check(TARGET_SATURATED, {c: r for c, r in ratios.get('10000', {}).items()
                              if c in SATURATED_CASES}, SATURATED_AT_10K)
+    check(TARGET_FLOOR, {
+        case: row['project/floor']
+        for case, row in results.get(10000, {}).items()
+        if case in HARD_CASES}, FLOOR_TARGET)
     at_100k = results.get(100000, {})
     check(TARGET_NORMAL_MS, {c: median(100000, c) for c in at_100k
                              if c in NORMAL_CASES}, NORMAL_AT_100K_MS)

@@ -126,6 +126,70 @@ class TestCaseBuilders(base.TestCase):
             self.assertEqual([(True, victims), (True, victims)], outcomes,
                              case)
 
+    def test_floor_terminates_as_cheaply_as_the_project(self):
+        """On every saturated case, seeds 0 to 2, two decisions each: the
+        numpy floor's cost is the project's.
+        """
+        for case in self.anchor.SATURATED_CASES:
+            for seed in range(3):
+                cloud = self.anchor.build_cloud(HOSTS, case, seed)
+                floor = self.anchor.numpy_floor.Floor(
+                    cloud, self.anchor.BLADE, self.anchor.REQUEST[case],
+                    self.anchor.BILLING_PERIOD)
+                sched = self.anchor.build_project(cloud)
+                for repetition in (1, 2):
+                    chosen = []
+                    self.anchor.time_project(sched, repetition,
+                                             self.anchor.REQUEST[case],
+                                             chosen)
+                    _elapsed, answer = self.anchor.time_floor(floor,
+                                                              repetition)
+                    self.assertEqual(1, len(chosen))
+                    self.assertAlmostEqual(chosen[0][1], answer[1],
+                                           msg=(case, seed, repetition))
+                    self.assertTrue(self.anchor.same_cost(chosen, answer))
+
+    def test_floor_by_hand(self):
+        """Blades of 8 vCPU; a 2 vCPU / 4000 MB / 40 GB request at t =
+        7200 (period 3600). h0: a large (4 vCPU) started at 0 (cost 0)
+        and two smalls at 7100 and 6000 (100 + 1200 = 1300), full with
+        two more smalls at 3700 (3500 each): its cheapest set is the
+        large, 0. h1: two mediums (costs 200, 300) and two smalls at
+        7190 and 7180 (10 + 20 = 30): the two smalls, 30. h0 wins: 0.
+        Only the sets that can cover are kept: one large, one medium,
+        two smalls.
+        """
+        small, medium = (1, 2000, 20), (2, 4000, 40)
+        large = (4, 8000, 80)
+
+        def spot(name, size, started):
+            return self.anchor.objects.Instance(
+                id=name, resources=self.anchor.objects.Resources(*size),
+                preemptible=True, started_at=started)
+
+        cloud = [
+            ('h0', [], [spot('a', large, 0), spot('b', small, 7100),
+                        spot('c', small, 6000), spot('d', small, 3700),
+                        spot('e', small, 3700)]),
+            ('h1', [], [spot('f', medium, 7000), spot('g', medium, 6900),
+                        spot('h', small, 7190), spot('i', small, 7180),
+                        spot('j', small, 7000), spot('k', small, 7000)]),
+        ]
+        floor = self.anchor.numpy_floor.Floor(cloud, (8, 16384, 500),
+                                              medium, 3600)
+        self.assertEqual([(0, 0, 1), (0, 1, 0), (2, 0, 0)], floor.vectors)
+        self.assertEqual(('h0', 0.0), floor.answer(7200))
+        # An hour later every run time mod the period is the same.
+        self.assertEqual(('h0', 0.0), floor.answer(10800))
+        # h0's large replaced by two mediums (costs 1800 and 1600): its
+        # best is its two cheapest smalls (100 + 1200), and h1 wins (30).
+        cloud[0][2].pop(0)
+        cloud[0][2].append(spot('l', medium, 3600 + 1800))
+        cloud[0][2].append(spot('m', medium, 3600 + 2000))
+        floor = self.anchor.numpy_floor.Floor(cloud, (8, 16384, 500),
+                                              medium, 3600)
+        self.assertEqual(('h1', 30.0), floor.answer(7200))
+
     def test_nova_sees_normal_instances_only(self):
         self.assertEqual(
             {'empty_normal': 'empty', 'varied_normal': 'varied',
@@ -165,7 +229,14 @@ class TestScript(base.TestCase):
                     self.assertEqual(victims.get(case, 0),
                                      row['project_victims'])
                 self.assertEqual(5, row['repetitions'])
-                for side in ('project', 'nova'):
+                sides = ['project', 'nova']
+                if case.startswith('saturated'):
+                    sides.append('floor')
+                    self.assertTrue(row['floor_same_cost_every_time'])
+                    self.assertGreater(row['project/floor'], 0)
+                else:
+                    self.assertNotIn('floor', row)
+                for side in sides:
                     self.assertGreater(row[side]['median_ms'], 0)
                     self.assertGreaterEqual(row[side]['p90_ms'],
                                             row[side]['median_ms'])
