@@ -132,6 +132,11 @@ class HostBatch:
         for name in ('capacity', 'full_count', 'usable', 'profile'):
             if name in self.__dict__:
                 batch.__dict__[name] = self.__dict__[name]
+        # Where the two views carry the same usage (no preemptible
+        # instance on these hosts), the fit mask is the same.
+        if self._fits is not None and numpy.array_equal(batch.used,
+                                                        self.used):
+            batch._fits = self._fits
         return batch
 
     def _column(self, column):

@@ -185,6 +185,25 @@ class TestHostBatch(base.TestCase):
         self.assertEqual('h3', full.view(2).name)
         self.assertTrue(full.view(2).is_full)
 
+    def test_other_view_fits_where_its_usage_differs_or_not(self):
+        """h3 carries a preemptible instance: 8 vCPU asked fit its normal
+        view only. Without it, the two views agree (and the full view
+        reuses the normal one's answer).
+        """
+        resources = objects.Resources(8, 1000, 10)
+        normal = self.manager.batch(normal=True)
+        self.assertEqual([True, False, True, True, True],
+                         normal.fits(resources).tolist())
+        self.assertEqual([True, False, True, False, True],
+                         normal.on_view(True).fits(resources).tolist())
+        self.manager.remove_instance('b')
+        normal = self.manager.batch(normal=True)
+        normal.fits(resources)
+        full = normal.on_view(True)
+        self.assertIs(normal.fits(resources), full.fits(resources))
+        self.assertEqual([True, False, True, True, True],
+                         full.fits(resources).tolist())
+
     def test_name_at_a_position(self):
         """Of the whole table, of a subset (before and after its names
         were listed) and of a batch of views: the host at the position.
