@@ -52,6 +52,16 @@ new server deleted, each victim's room refilled with a new preemptible
 server on its host, ACTIVE, and every host's servers and Placement usages
 checked against the starting layout.
 
+The modes take turns: the requests are split into ``--rounds`` rounds
+(default 5), and in each round every mode, each in a fresh harness set
+up for it, serves its share of every case, in an order rotated by one
+from round to round, so that a slow spell of the shared machine falls on
+all of them. (One harness cannot switch modes: the manager class and the
+spot flavor's resources are fixed when it starts.) ``--hosts 4,16,64``
+measures each host count in turn, with its own rounds. The figures are
+of every timed request of a mode and case over all its rounds; ``--warmup``
+untimed requests open each case of each set-up.
+
 Settings: Nova's and ours defaults, except what the harness sets
 (``base.NovaTestCase``: allocation ratios 1.0, nothing reserved,
 ``service_down_time`` 10**7, quotas raised, and Nova's test base's
@@ -60,6 +70,7 @@ Settings: Nova's and ours defaults, except what the harness sets
 JSON on stdout, progress on stderr::
 
     python benchmarks/nova_select_latency.py --requests 130 > latency.json
+    python benchmarks/nova_select_latency.py --hosts 4,16,64 --requests 20
 
 Needs Nova 34 and its test fixtures (the ``nova`` tox env: ``tox -e nova
 --notest``, then ``.tox/nova/bin/python``); without them, one line on
@@ -99,10 +110,14 @@ TIMED = {
 STOCK_MANAGER = 'nova.scheduler.manager.SchedulerManager'
 
 REQUESTS = 130
-HOSTS = 4
+HOSTS = (4,)
 WARMUP = 1
+#: Rounds the requests of each mode are split into, the modes taking
+#: turns within each round.
+ROUNDS = 5
 QUICK_REQUESTS = 3
-QUICK_HOSTS = 2
+QUICK_HOSTS = (2,)
+QUICK_ROUNDS = 1
 #: Preemptible servers per host on the full cloud: their 4 x 2048 MB fill
 #: the node's 8192 MB.
 SPOT_PER_HOST = 4
@@ -449,7 +464,7 @@ def checks(results):
 # -- running ------------------------------------------------------------
 
 
-def run_mode(base, mode, hosts, requests, warmup):
+def run_mode(base, mode, hosts, requests, warmup, label=''):
     """The rows of every case of ``mode``, from one harness set-up, and
     the settings in force.
     """
@@ -464,11 +479,11 @@ def run_mode(base, mode, hosts, requests, warmup):
         def test_measure(self):
             in_force.update(self.settings())
             for case in MODE_CASES[mode]:
-                found[case] = self.measure(case, requests, warmup)
+                found[case] = self.measure(case, requests, warmup, label)
 
     import testtools
     result = testtools.TestResult()
-    log(f'{mode}: starting Nova with {hosts} computes')
+    log(f'{label}{mode}: starting Nova with {hosts} computes')
     Bench('test_measure').run(result)
     problems = result.errors + result.failures
     if problems:
@@ -483,6 +498,35 @@ def positive(text):
     return value
 
 
+def host_counts(text):
+    """``4,16,64``: the host counts, each at least 1, in the order given
+    (repeats dropped).
+    """
+    try:
+        counts = [int(part) for part in text.split(',') if part]
+    except ValueError:
+        counts = []
+    if not counts or min(counts) < 1:
+        raise argparse.ArgumentTypeError(
+            'expected positive integers separated by commas, got %r' % text)
+    return list(dict.fromkeys(counts))
+
+
+def split(requests, rounds):
+    """``requests`` in ``rounds`` parts as even as can be, larger first
+    (fewer rounds if there are fewer requests).
+    """
+    rounds = min(rounds, requests)
+    share, extra = divmod(requests, rounds)
+    return [share + (number < extra) for number in range(rounds)]
+
+
+def rotation(modes, number):
+    """The modes' order in round ``number``: shifted by one each round."""
+    shift = number % len(modes)
+    return list(modes[shift:]) + list(modes[:shift])
+
+
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(
         description='Wall and CPU time of Nova\'s select_destinations, '
@@ -492,20 +536,30 @@ def parse_args(argv=None):
                         help='timed requests per mode and case '
                              '(default %d; %d with --quick)'
                         % (REQUESTS, QUICK_REQUESTS))
-    parser.add_argument('--hosts', type=positive, default=None,
-                        help='compute hosts (default %d; %d with --quick)'
-                        % (HOSTS, QUICK_HOSTS))
+    parser.add_argument('--hosts', type=host_counts, default=None,
+                        help='comma-separated compute host counts, each '
+                             'measured in turn (default %s; %s with '
+                             '--quick)' % (','.join(map(str, HOSTS)),
+                                           ','.join(map(str, QUICK_HOSTS))))
+    parser.add_argument('--rounds', type=positive, default=None,
+                        help='rounds the requests are split into: in each '
+                             'round every mode runs its share, the modes '
+                             'in an order rotated from round to round '
+                             '(default %d; %d with --quick)'
+                        % (ROUNDS, QUICK_ROUNDS))
     parser.add_argument('--warmup', type=int, default=WARMUP,
                         choices=range(0, 11), metavar='N',
-                        help='untimed requests before each case '
-                             '(default %d)' % WARMUP)
+                        help='untimed requests before each case, in '
+                             'each round (default %d)' % WARMUP)
     parser.add_argument('--modes', default=','.join(MODES),
                         help='comma-separated modes (default: %s)'
                         % ','.join(MODES))
     parser.add_argument('--output', help='also write the JSON here')
     parser.add_argument('--quick', action='store_true',
-                        help='smoke run: %d hosts, %d requests per case'
-                        % (QUICK_HOSTS, QUICK_REQUESTS))
+                        help='smoke run: %s hosts, %d requests per case, '
+                             '%d round'
+                        % (','.join(map(str, QUICK_HOSTS)), QUICK_REQUESTS,
+                           QUICK_ROUNDS))
     args = parser.parse_args(argv)
     modes = [mode for mode in args.modes.split(',') if mode]
     unknown = sorted(set(modes) - set(MODES))
@@ -547,18 +601,30 @@ def measure_all(base, args):
     # Nova's test base would stop a mode after OS_TEST_TIMEOUT seconds
     # (tox sets it for the test suites): a full run takes longer.
     os.environ['OS_TEST_TIMEOUT'] = '0'
-    hosts = args.hosts or (QUICK_HOSTS if args.quick else HOSTS)
+    host_list = args.hosts or list(QUICK_HOSTS if args.quick else HOSTS)
     requests = args.requests or (
         QUICK_REQUESTS if args.quick else REQUESTS)
+    rounds = split(requests, args.rounds or (
+        QUICK_ROUNDS if args.quick else ROUNDS))
     started = time.perf_counter()
     results = {}
-    rows = {}
     in_force = {}
-    for mode in args.modes:
-        rows[mode], in_force[mode] = run_mode(
-            base, mode, hosts, requests, args.warmup)
-        results[mode] = {case: summarise(mode, case, found)
-                         for case, found in rows[mode].items()}
+    schedule = []
+    for hosts in host_list:
+        rows = {mode: {case: [] for case in MODE_CASES[mode]}
+                for mode in args.modes}
+        for number, share in enumerate(rounds):
+            label = f'{hosts} hosts, round {number + 1}/{len(rounds)}: '
+            for mode in rotation(args.modes, number):
+                schedule.append([hosts, number + 1, mode])
+                found, in_force[mode] = run_mode(
+                    base, mode, hosts, share, args.warmup, label)
+                for case, found_rows in found.items():
+                    rows[mode][case].extend(found_rows)
+        results[str(hosts)] = {
+            mode: {case: summarise(mode, case, found)
+                   for case, found in rows[mode].items()}
+            for mode in args.modes}
     base_node = base.NovaTestCase.NODE
     report = {
         'benchmark': 'nova_select_latency',
@@ -569,7 +635,12 @@ def measure_all(base, args):
                      'manager\'s select_destinations',
             'timed': {mode: TIMED[mode] for mode in args.modes},
             'nova': version.version_string(),
-            'hosts': hosts,
+            'hosts': host_list,
+            'rounds': len(rounds),
+            'requests_per_round': rounds,
+            'order': 'in each round every mode once (a fresh harness '
+                     'each), the modes rotated by one from round to round',
+            'schedule': schedule,
             'node': dict(base_node),
             'flavors': {'normal': {'vcpus': 2, 'memory_mb': 2048,
                                    'disk_gb': 10},
@@ -581,8 +652,11 @@ def measure_all(base, args):
             'settings': in_force,
         },
         'results': results,
-        'ratios': ratios(results) if set(args.modes) == set(MODES) else {},
-        'checks': checks(results),
+        'ratios': ({hosts: ratios(found) for hosts, found in results.items()}
+                   if set(args.modes) == set(MODES) else {}),
+        'checks': checks({(hosts, mode): cases
+                          for hosts, found in results.items()
+                          for mode, cases in found.items()}),
         'wall_time_s': round(time.perf_counter() - started, 1),
     }
     return report

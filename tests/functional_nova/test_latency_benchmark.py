@@ -29,6 +29,7 @@ import os
 import subprocess
 import sys
 
+import fixtures
 from nova.scheduler import manager as nova_manager
 
 from preemptible_sched.nova import manager
@@ -205,27 +206,106 @@ class TestFigures(tests_base.TestCase):
         self.assertTrue(checks['every request ACTIVE'])
 
 
+class TestRounds(tests_base.TestCase):
+
+    def test_split_as_even_as_can_be(self):
+        self.assertEqual([26] * 5, latency.split(130, 5))
+        self.assertEqual([3, 3, 2, 2], latency.split(10, 4))
+        # Fewer requests than rounds: one request per round.
+        self.assertEqual([1, 1], latency.split(2, 5))
+
+    def test_rotation_shifts_the_modes_by_one_each_round(self):
+        modes = ('stock', 'one_pass', 'retry')
+        self.assertEqual(
+            [['stock', 'one_pass', 'retry'], ['one_pass', 'retry', 'stock'],
+             ['retry', 'stock', 'one_pass'], ['stock', 'one_pass', 'retry']],
+            [latency.rotation(modes, number) for number in range(4)])
+
+    def test_modes_take_turns_and_each_keeps_its_requests(self):
+        """Hosts 1 and 3, five requests in two rounds (3 then 2): each
+        round runs every mode once, rotated; each mode's figures hold
+        all five requests of each case; ratios per host count. The
+        harness is replaced by canned rows (CPU 1 ms per request for
+        stock, 2 ms for one_pass, 3 ms for retry): one_pass/stock = 2.
+        """
+        calls = []
+
+        def run_mode(base_module, mode, hosts, requests, warmup, label=''):
+            calls.append((hosts, mode, requests, warmup))
+            cpu = {'stock': 0.001, 'one_pass': 0.002, 'retry': 0.003}[mode]
+            found = {case: _row(mode, case, [cpu] * requests,
+                                [cpu] * requests,
+                                int(case == 'full_normal'))
+                     for case in latency.MODE_CASES[mode]}
+            return found, {'mode': mode}
+
+        self.useFixture(fixtures.MockPatchObject(latency, 'run_mode',
+                                                 run_mode))
+        # measure_all lifts Nova's test timeout for its own harnesses.
+        self.useFixture(fixtures.EnvironmentVariable('OS_TEST_TIMEOUT'))
+        args = latency.parse_args(['--hosts', '1,3', '--requests', '5',
+                                   '--rounds', '2', '--warmup', '0'])
+        report = latency.measure_all(base, args)
+        self.assertEqual(
+            [(1, 'stock', 3, 0), (1, 'one_pass', 3, 0), (1, 'retry', 3, 0),
+             (1, 'one_pass', 2, 0), (1, 'retry', 2, 0), (1, 'stock', 2, 0),
+             (3, 'stock', 3, 0), (3, 'one_pass', 3, 0), (3, 'retry', 3, 0),
+             (3, 'one_pass', 2, 0), (3, 'retry', 2, 0), (3, 'stock', 2, 0)],
+            calls)
+        self.assertEqual([[hosts, number, mode]
+                          for hosts in (1, 3) for number, modes in (
+                              (1, latency.MODES),
+                              (2, ('one_pass', 'retry', 'stock')))
+                          for mode in modes],
+                         report['config']['schedule'])
+        self.assertEqual([3, 2], report['config']['requests_per_round'])
+        self.assertEqual([1, 3], report['config']['hosts'])
+        self.assertEqual(['1', '3'], list(report['results']))
+        for hosts, results in report['results'].items():
+            for mode, cases in results.items():
+                for case, row in cases.items():
+                    self.assertEqual(5, row['requests'], (hosts, case))
+                    self.assertEqual(5, row['cpu']['n'], (hosts, case))
+            ratios = report['ratios'][hosts]
+            self.assertAlmostEqual(2.0, ratios['one_pass/stock']['cpu_mean'])
+            self.assertAlmostEqual(1.5,
+                                   ratios['retry/one_pass']['cpu_median'])
+        self.assertEqual({True}, set(report['checks'].values()))
+
+    def test_host_counts(self):
+        self.assertEqual([4, 16, 64], latency.host_counts('4,16,64'))
+        self.assertEqual([4, 16], latency.host_counts('4,16,4'))
+        for bad in ('', '4,x', '0', '4,-1'):
+            self.assertRaises(latency.argparse.ArgumentTypeError,
+                              latency.host_counts, bad)
+
+
 class TestScript(tests_base.TestCase):
     """The script as a command, in a subprocess (it runs Nova's fixtures
     itself).
     """
 
-    def run_script(self, *args, env=None):
+    def run_script(self, *args, env=None, timeout=280):
         return subprocess.run([sys.executable, SCRIPT] + list(args),
                               cwd=ROOT, capture_output=True, text=True,
-                              timeout=280, env=env, check=False)
+                              timeout=timeout, env=env, check=False)
 
     def test_quick_run_prints_only_json_with_both_ratios(self):
         result = self.run_script('--quick', '--hosts', '1', '--requests',
                                  '2', '--warmup', '0')
         self.assertEqual(0, result.returncode, result.stderr[-2000:])
         report = json.loads(result.stdout)
+        self.assertEqual(['1'], list(report['results']))
+        results = report['results']['1']
         self.assertEqual({'stock': ['empty_normal'],
                           'one_pass': list(latency.CASES),
                           'retry': list(latency.CASES)},
                          {mode: list(cases) for mode, cases
-                          in report['results'].items()})
-        for mode, cases in report['results'].items():
+                          in results.items()})
+        # --quick: one round.
+        self.assertEqual([[1, 1, 'stock'], [1, 1, 'one_pass'],
+                          [1, 1, 'retry']], report['config']['schedule'])
+        for mode, cases in results.items():
             for case, row in cases.items():
                 self.assertEqual(2, row['requests'], (mode, case))
                 self.assertEqual(2, row['active'], (mode, case))
@@ -233,13 +313,13 @@ class TestScript(tests_base.TestCase):
                 self.assertEqual(int(case == 'full_normal') * 2,
                                  row['victims'], (mode, case))
         self.assertEqual(['one_pass/stock', 'retry/one_pass'],
-                         list(report['ratios']))
+                         list(report['ratios']['1']))
         self.assertEqual({True}, set(report['checks'].values()))
         settings = report['config']['settings']
         for mode in ('one_pass', 'retry'):
             self.assertEqual(mode, settings[mode]['mode'])
         self.assertNotIn('mode', settings['stock'])
-        self.assertEqual(1, report['config']['hosts'])
+        self.assertEqual([1], report['config']['hosts'])
 
     def test_without_nova_one_line_and_exit_2(self):
         result = self.run_script('--quick',
@@ -255,3 +335,7 @@ class TestScript(tests_base.TestCase):
         self.assertEqual(2, result.returncode)
         self.assertEqual('', result.stdout)
         self.assertIn('--modes: unknown fast', result.stderr.splitlines()[-1])
+        result = self.run_script('--hosts', '4,x')
+        self.assertEqual(2, result.returncode)
+        self.assertEqual('', result.stdout)
+        self.assertIn('--hosts', result.stderr.splitlines()[-1])
