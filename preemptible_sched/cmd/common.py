@@ -149,3 +149,40 @@ def sync_command(argv_files):
     """The ``db sync`` command line for the nova.conf files given."""
     return 'preemptible-sched-manage %s db sync' % ' '.join(
         '--config-file %s' % path for path in argv_files)
+
+
+#: Most seeds in one ``--seeds``.
+MAX_SEEDS = 1000
+
+
+def parse_seeds(text):
+    """The seeds of ``--seeds``: ``0-4``, ``1,3,7`` or both mixed
+    (``0-2,9``), in the order given, each once.
+
+    Raises InvalidInput naming ``--seeds`` for anything else, a seed out
+    of ``0..limits.MAX_SEED``, a backward range or more than
+    :data:`MAX_SEEDS` seeds.
+    """
+    seeds = []
+    for part in text.split(','):
+        bounds = part.strip().split('-')
+        if len(bounds) > 2 or not all(
+                bound.strip().isdigit() and len(bound.strip()) <= 20
+                for bound in bounds):
+            raise exception.InvalidInput(
+                '--seeds', None, 'expected seeds like 0-4 or 1,3,7, got %s'
+                % limits.one_line(repr(text), 60))
+        low, high = int(bounds[0]), int(bounds[-1])
+        if high > limits.MAX_SEED:
+            raise exception.InvalidInput(
+                '--seeds', None, 'seeds must be within 0..%d, got %d'
+                % (limits.MAX_SEED, high))
+        if high < low:
+            raise exception.InvalidInput(
+                '--seeds', None, 'range %d-%d goes backwards' % (low, high))
+        if high - low >= MAX_SEEDS or len(seeds) + high - low >= MAX_SEEDS:
+            raise exception.InvalidInput(
+                '--seeds', None, 'at most %d seeds' % MAX_SEEDS)
+        seeds.extend(seed for seed in range(low, high + 1)
+                     if seed not in seeds)
+    return seeds

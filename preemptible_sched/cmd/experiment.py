@@ -112,9 +112,10 @@ def add_parser(subparsers):
                         help='Cloud sizes, as multiples of each '
                         'workload\'s peak demand, sampled from '
                         '--machines.')
-    parser.add_argument('--seeds', '--seed', metavar='N[,N]',
+    parser.add_argument('--seeds', '--seed', metavar='N[-M][,N...]',
                         help='Seeds of the host sampling, the boot times '
-                        'and the scheduler (default: 0).')
+                        'and the scheduler, as simulate takes them (0-4, '
+                        'or 1,3,7; default: 0).')
     parser.add_argument('--jobs', type=int, metavar='N',
                         help='Runs at once (default: the number of CPUs).')
     parser.add_argument('--output', required=True, metavar='DIR',
@@ -151,20 +152,6 @@ def _size_factor(text):
     if value > limits.MAX_SIZE_FACTOR:
         raise ValueError('expected numbers <= %g, got %s' % (
             limits.MAX_SIZE_FACTOR, limits.one_line(repr(text), 60)))
-    return value
-
-
-def _seed(text):
-    try:
-        value = int(text) if len(text) <= 30 else None
-    except ValueError:
-        value = None
-    if value is None:
-        raise ValueError('expected integers, got %s'
-                         % limits.one_line(repr(text), 60))
-    if not 0 <= value <= limits.MAX_SEED:
-        raise ValueError('expected integers in 0..%d, got %s'
-                         % (limits.MAX_SEED, text))
     return value
 
 
@@ -248,7 +235,7 @@ def prepare(args):
             '--definition')
     policies = parse_list(args.policies or DEFAULT_POLICIES, '--policies',
                           _policy)
-    seeds = parse_list(args.seeds or '0', '--seeds', _seed)
+    seeds = common.parse_seeds(args.seeds or '0')
     jobs = args.jobs if args.jobs is not None else os.cpu_count() or 1
     limits.integer(jobs, '--jobs', None, minimum=1, maximum=MAX_JOBS)
     if args.until is not None:

@@ -46,8 +46,6 @@ from preemptible_sched.simulation import report_replications
 from preemptible_sched.simulation import report_tables
 from preemptible_sched.simulation import runner
 
-#: Most seeds in one ``--seeds``.
-MAX_SEEDS = 1000
 #: The file of the estimates over the seeds.
 REPLICATIONS_FILE = 'replications.json'
 
@@ -121,7 +119,7 @@ def check_options(args):
         if getattr(args, 'seed', None) is not None:
             raise exception.InvalidInput('--seeds', None,
                                          'give --seed or --seeds, not both')
-        args.seeds = parse_seeds(args.seeds)
+        args.seeds = common.parse_seeds(args.seeds)
     for option in ('workload', 'infrastructure', 'machines',
                    'machine_attributes', 'task_constraints'):
         value = getattr(args, option, None)
@@ -130,39 +128,6 @@ def check_options(args):
                 '--%s' % option.replace('_', '-'), None,
                 'contains a NUL byte')
     common.check_output(args.output)
-
-
-def parse_seeds(text):
-    """The seeds of ``--seeds``: ``0-4``, ``1,3,7`` or both mixed
-    (``0-2,9``), in the order given, each once.
-
-    Raises InvalidInput naming ``--seeds`` for anything else, a seed out
-    of ``0..limits.MAX_SEED``, a backward range or more than
-    :data:`MAX_SEEDS` seeds.
-    """
-    seeds = []
-    for part in text.split(','):
-        bounds = part.strip().split('-')
-        if len(bounds) > 2 or not all(
-                bound.strip().isdigit() and len(bound.strip()) <= 20
-                for bound in bounds):
-            raise exception.InvalidInput(
-                '--seeds', None, 'expected seeds like 0-4 or 1,3,7, got %s'
-                % limits.one_line(repr(text), 60))
-        low, high = int(bounds[0]), int(bounds[-1])
-        if high > limits.MAX_SEED:
-            raise exception.InvalidInput(
-                '--seeds', None, 'seeds must be within 0..%d, got %d'
-                % (limits.MAX_SEED, high))
-        if high < low:
-            raise exception.InvalidInput(
-                '--seeds', None, 'range %d-%d goes backwards' % (low, high))
-        if high - low >= MAX_SEEDS or len(seeds) + high - low >= MAX_SEEDS:
-            raise exception.InvalidInput(
-                '--seeds', None, 'at most %d seeds' % MAX_SEEDS)
-        seeds.extend(seed for seed in range(low, high + 1)
-                     if seed not in seeds)
-    return seeds
 
 
 def write_outputs(output, *args, **kw):

@@ -128,8 +128,9 @@ class ExperimentArgumentsTestCase(base.TestCase):
                             'give exactly one of')
 
     def test_bad_seed(self):
+        # The seeds are read as simulate reads them (one vocabulary).
         self.assertBadInput(self.sized('--seeds', '0,one'), '--seeds',
-                            "'one'")
+                            "expected seeds like 0-4 or 1,3,7, got '0,one'")
 
     def test_bad_jobs(self):
         self.assertBadInput(self.sized('--jobs', '0'), '--jobs')
@@ -185,11 +186,13 @@ class ExperimentArgumentsTestCase(base.TestCase):
 
     def test_negative_seed_is_refused(self):
         self.assertBadInput(self.sized('--seeds', '0,-1'), '--seeds',
-                            '0..4294967295')
+                            'expected seeds like 0-4')
+        self.assertBadInput(self.sized('--seeds', '4294967296'), '--seeds',
+                            'within 0..4294967295')
 
     def test_huge_seed_is_refused(self):
         self.assertBadInput(self.sized('--seeds', '9' * 5000), '--seeds',
-                            'expected integers')
+                            'expected seeds like 0-4')
 
     def test_infinite_size_factor_is_refused(self):
         self.assertBadInput(
@@ -203,7 +206,7 @@ class ExperimentArgumentsTestCase(base.TestCase):
 
     def test_too_many_values_are_refused(self):
         self.assertBadInput(self.sized('--seeds', ','.join(
-            str(n) for n in range(5000))), '--seeds', 'more than 1000')
+            str(n) for n in range(5000))), '--seeds', 'at most 1000 seeds')
 
     def test_too_many_runs_are_refused(self):
         # 1,000 seeds x 5 policies x 3 size factors: 15,000 runs.

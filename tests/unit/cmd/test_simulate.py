@@ -26,8 +26,8 @@ from unittest import mock
 
 import fixtures
 
+from preemptible_sched.cmd import common
 from preemptible_sched.cmd import sched
-from preemptible_sched.cmd import simulate
 from preemptible_sched.loop import request_ends
 from preemptible_sched.loop import scheduler_loop
 from preemptible_sched.simulation import plots
@@ -542,7 +542,7 @@ class TestSimulateSeeds(SimulateTestCase):
 class TestParseSeeds(base.TestCase):
 
     def test_ranges_and_lists(self):
-        self.assertEqual([0, 1, 2, 3, 4], simulate.parse_seeds('0-4'))
-        self.assertEqual([1, 3, 7], simulate.parse_seeds('1,3,7'))
-        self.assertEqual([5, 0, 1, 2], simulate.parse_seeds('5,0-2,1'))
-        self.assertEqual([3], simulate.parse_seeds(' 3 '))
+        self.assertEqual([0, 1, 2, 3, 4], common.parse_seeds('0-4'))
+        self.assertEqual([1, 3, 7], common.parse_seeds('1,3,7'))
+        self.assertEqual([5, 0, 1, 2], common.parse_seeds('5,0-2,1'))
+        self.assertEqual([3], common.parse_seeds(' 3 '))

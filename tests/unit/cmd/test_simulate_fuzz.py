@@ -32,6 +32,7 @@ from unittest import mock
 from hypothesis import given
 from hypothesis import strategies as st
 
+from preemptible_sched.cmd import common
 from preemptible_sched.cmd import experiment
 from preemptible_sched.cmd import sched
 from preemptible_sched.cmd import simulate
@@ -154,13 +155,14 @@ class TestExperimentOptionsFuzz(OptionsFuzzTestCase):
                               hostile.nasty_text(6)), max_size=6))
     def test_lists(self, parts):
         text = ','.join(parts)
-        for option, convert, check in (
-                ('--seeds', experiment._seed,
+        for option, parse, check in (
+                ('--seeds', common.parse_seeds,
                  lambda v: 0 <= v <= limits.MAX_SEED),
-                ('--size-factors', experiment._size_factor,
+                ('--size-factors', lambda text: experiment.parse_list(
+                    text, '--size-factors', experiment._size_factor),
                  lambda v: 0 < v <= limits.MAX_SIZE_FACTOR)):
             try:
-                values = experiment.parse_list(text, option, convert)
+                values = parse(text)
             except exception.InvalidInput as error:
                 self.assertNotIn('\n', str(error).strip())
                 self.assertTrue(str(error).startswith(option))
