@@ -83,6 +83,20 @@ class _Interrupted(BaseException):
     """
 
 
+def _cut_short(error):
+    """Whether ``error`` was raised while :class:`_Interrupted` unwound
+    (a library failing to roll back what the signal interrupted): the
+    signal's doing, not an error of the service.
+    """
+    seen = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, _Interrupted):
+            return True
+        seen.add(id(error))
+        error = error.__context__
+    return False
+
+
 def _shutdown_quietly(server):
     """Stop what a service interrupted while starting had started, at most
     :data:`SHUTDOWN_TIMEOUT` seconds.
@@ -222,6 +236,8 @@ def serve(binary, argv, build, cli_opts=(), validate=None, database=True):
                 ValueError) as error:
             return _fail(binary, error)
         except Exception as error:
+            if _cut_short(error):
+                raise _Interrupted() from error
             if readiness.unreachable(error):
                 # The database or broker went away since the wait.
                 return _fail(binary, 'could not start: %s'
@@ -233,7 +249,9 @@ def serve(binary, argv, build, cli_opts=(), validate=None, database=True):
             raise _Interrupted()
         try:
             server.run()
-        except Exception:
+        except Exception as error:
+            if _cut_short(error):
+                raise _Interrupted() from error
             LOG.exception('%s stopped on an error', binary)
             return EXIT_ERROR
         return EXIT_OK

@@ -137,7 +137,9 @@ class TestServiceCommands(CommandTestCase):
         self.assertEqual(['host-A', 'host-B', 'host-C', 'host-D'],
                          self._hosts(store))
         process.send_signal(signal.SIGTERM)
-        self.assertEqual(0, process.wait(WAIT))
+        code = process.wait(WAIT)
+        with open(log_path) as log:
+            self.assertEqual(0, code, log.read()[-3000:])
 
 
 def closed_port():

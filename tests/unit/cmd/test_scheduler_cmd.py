@@ -284,6 +284,40 @@ class TestSignals(ServeTestCase):
         self.assertEqual(1, server.shutdowns)
         self.assertTrue(server.stopped.is_set())
 
+    def test_a_failed_rollback_of_what_the_signal_cut_is_no_error(self):
+        # The signal lands in a database transaction; the driver's
+        # rollback fails on the connection it left (as SQLite's under
+        # oslo.db did): a clean stop, exit 0, not 'could not start'.
+        def build(conf):
+            try:
+                interrupt_soon()
+                time.sleep(30)
+            finally:
+                raise RuntimeError('cannot roll back: connection closed')
+        code, err, took = self.serve(build=build)
+        self.assertEqual(0, code, err)
+        self.assertNotIn('could not start', err)
+        self.assertLess(took, 15)
+
+    def test_the_same_while_starting(self):
+        def start():
+            try:
+                interrupt_soon()
+                time.sleep(30)
+            finally:
+                raise RuntimeError('cannot roll back: connection closed')
+        server = FakeServer(on_start=start)
+        code, err, _took = self.serve(build=lambda conf: server)
+        self.assertEqual(0, code, err)
+        self.assertNotIn('stopped on an error', err)
+
+    def test_an_error_of_its_own_is_still_one(self):
+        def build(conf):
+            raise RuntimeError('a bug')
+        code, err, _took = self.serve(build=build)
+        self.assertEqual(1, code, err)
+        self.assertIn('could not start', err)
+
     def test_signal_once_running_stops_cleanly(self):
         server = FakeServer(on_start=lambda: interrupt_soon(0.5))
         code, err, took = self.serve(build=lambda conf: server)
