@@ -82,6 +82,7 @@ class TestMetricsScrapedByPrometheus(base.TestCase):
         store = db_api.Store(database)
         store.upgrade()
         store.dispose()
+        self.database = database
         self.metrics_port = real_prometheus.free_port()
         run_id = 'psched-%s' % uuid.uuid4().hex[:10]
         options = {
@@ -184,9 +185,14 @@ class TestMetricsScrapedByPrometheus(base.TestCase):
         scheduler = self.start('scheduler',
                                'preemptible_sched.cmd.scheduler')
         url = self.start_prometheus()
-        # A call sent before the scheduler listens would be lost.
-        self.wait_for(lambda: 'Scheduler service ready: 1 host(s)' in
-                      scheduler.log(), 'the scheduler ready')
+        # A call sent before the scheduler listens would be lost. The
+        # agent may register before the scheduler is ready or after
+        # (the database knows no host yet): wait for both.
+        store = db_api.Store(self.database)
+        self.addCleanup(store.dispose)
+        self.wait_for(lambda: 'Scheduler service ready' in scheduler.log() and
+                      [row.name for row in store.hosts()] == [HOST],
+                      'the scheduler ready and the host registered')
         for request_id in PREEMPTIBLE:
             self.api.submit({'id': request_id, 'resources': SLOT,
                              'preemptible': True})
