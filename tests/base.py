@@ -14,6 +14,8 @@
 
 """Base test case: config fixture, and helpers to build hosts and instances."""
 
+import os
+
 from oslo_config import fixture as config_fixture
 from oslotest import base
 
@@ -78,3 +80,14 @@ def make_spec(resources=MEDIUM, preemptible=False, spec_id='req', **kw):
     return objects.RequestSpec(id=spec_id,
                                resources=objects.Resources(*resources),
                                preemptible=preemptible, **kw)
+
+
+def tree_bytes(directory):
+    """``{path relative to directory: bytes}`` of every file below it."""
+    found = {}
+    for root, _dirs, names in os.walk(directory):
+        for name in names:
+            path = os.path.join(root, name)
+            with open(path, 'rb') as stream:
+                found[os.path.relpath(path, directory)] = stream.read()
+    return found

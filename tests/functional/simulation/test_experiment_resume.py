@@ -78,14 +78,7 @@ def wait_for(predicate, process=None):
     return False
 
 
-def cell_files(output):
-    found = {}
-    for root, _dirs, names in os.walk(output):
-        for name in names:
-            path = os.path.join(root, name)
-            with open(path, 'rb') as stream:
-                found[os.path.relpath(path, output)] = stream.read()
-    return found
+cell_files = base.tree_bytes
 
 
 #: The uninterrupted run on the local pool, made once for the module.

@@ -108,13 +108,7 @@ class CellsCase(base.TestCase):
                          executor=self.executor(stop_after))
 
     def files(self, output):
-        found = {}
-        for root, _dirs, names in os.walk(output):
-            for name in names:
-                path = os.path.join(root, name)
-                with open(path, 'rb') as stream:
-                    found[os.path.relpath(path, output)] = stream.read()
-        return found
+        return base.tree_bytes(output)
 
 
 class TestResume(CellsCase):
