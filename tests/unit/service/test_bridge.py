@@ -113,15 +113,29 @@ class TestService(base.TestCase):
                          [mock.call.released()], self.calls.mock_calls)
         self.assertFalse(self.service.ready)
 
-    def test_servers_stop_last_started_first_then_the_steps(self):
+    def test_servers_stop_at_once_then_each_is_waited_for(self):
+        # A server's stop waits up to 5 s for its listener (RabbitMQ): the
+        # stops are made together, so each one starts before the other
+        # returns; the waits follow, then the other steps.
         self.service.serve('a', 'host', None, override_pool_size=1)
         self.service.serve('b', 'host', None)
+        stopping = {'a': threading.Event(), 'b': threading.Event()}
+
+        def stop(name, other):
+            stopping[name].set()
+            self.assertTrue(stopping[other].wait(10),
+                            'stop of %s waited for that of %s' % (
+                                other, name))
+        self.calls.a.stop.side_effect = lambda: stop('a', 'b')
+        self.calls.b.stop.side_effect = lambda: stop('b', 'a')
         self.service.shutdown()
+        calls = self.calls.mock_calls
         self.assertEqual([mock.call.a.start(override_pool_size=1),
-                          mock.call.b.start(), mock.call.b.stop(),
-                          mock.call.b.wait(), mock.call.a.stop(),
-                          mock.call.a.wait(), mock.call.released()],
-                         self.calls.mock_calls)
+                          mock.call.b.start()], calls[:2])
+        self.assertCountEqual([mock.call.a.stop(), mock.call.b.stop()],
+                              calls[2:4])
+        self.assertEqual([mock.call.a.wait(), mock.call.b.wait(),
+                          mock.call.released()], calls[4:])
 
     def test_stop_while_starting(self):
         # As a signal handler does: run() returns as soon as started,
