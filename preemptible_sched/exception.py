@@ -76,15 +76,6 @@ class ConfigProblems(InvalidInput):
         super().__init__('configuration', None, '; '.join(self.problems))
 
 
-class AlreadyServed(PreemptibleSchedException):
-    """Another scheduler serves the same topic on the same database."""
-
-    def __init__(self, topic, database):
-        super().__init__('another scheduler serves topic %r on database %s '
-                         '(it holds the scheduler lock there): refusing to '
-                         'start a second one' % (topic, database))
-
-
 class StartupFailed(PreemptibleSchedException):
     """A service could not start: its database or its message broker did
     not answer in time (``[service] startup_timeout``).
@@ -120,3 +111,13 @@ class MissingExtra(PreemptibleSchedException):
             "needs %s (%s), which the '%s' extra installs: pip install "
             "'.[%s]' from a checkout of preemptible-sched" % (
                 library, reason or 'not installed', extra, extra))
+
+
+class Deposed(BaseException):
+    """This scheduler lost the lead of its topic: another one took over
+    (see :mod:`preemptible_sched.db.leadership`).
+
+    Raised by a write of a store whose term ended, so that the scheduler
+    stops before it acts on anything more; a BaseException for the same
+    reason as :class:`Stopping`. The service stops and exits 1.
+    """

@@ -226,8 +226,6 @@ def serve(binary, argv, build, cli_opts=(), validate=None, database=True):
             return _fail(binary, error, EXIT_ERROR)
         try:
             server = build(CONF)
-        except exception.AlreadyServed as error:
-            return _fail(binary, error, EXIT_ERROR)
         except exception.ConfigProblems as error:
             for problem in error.problems:
                 _fail(binary, problem)
@@ -254,6 +252,9 @@ def serve(binary, argv, build, cli_opts=(), validate=None, database=True):
                 raise _Interrupted() from error
             LOG.exception('%s stopped on an error', binary)
             return EXIT_ERROR
+        if getattr(server, 'deposed', None):
+            return _fail(binary, 'lost the lead of its topic, stopped: %s'
+                         % server.deposed, EXIT_ERROR)
         return EXIT_OK
     except _Interrupted:
         if signals.server is not None:

@@ -153,6 +153,53 @@ Related options:
 
 * ``heartbeat_interval``
 """),
+    cfg.FloatOpt('leader_lease_seconds',
+                 default=6.0,
+                 min=2.0,
+                 max=300.0,
+                 help="""
+Seconds (wall clock) the database keeps the lead of a scheduler that stopped
+talking to it.
+
+Any number of schedulers may run on one ``scheduler_topic`` and database:
+one leads, the others wait as standbys. The lead is a lock in the database
+server. When the leader dies the server drops it at once and a standby takes
+over within ``standby_poll_seconds``; when the leader is cut off from the
+database (network, frozen process) the server drops it after this many
+seconds without a word from the leader, and the leader, which checks its lock
+every quarter of it, stops acting after two thirds of it. A standby that
+takes over begins a new term: writes of the old leader fail from then on.
+
+Possible values:
+
+* A number of seconds from 2 to 300. Shorter leases take over sooner after a
+  network cut; a leader frozen for longer than this (swap, a debugger) loses
+  the lead.
+
+Related options:
+
+* ``standby_poll_seconds``
+"""),
+    cfg.FloatOpt('standby_poll_seconds',
+                 default=1.0,
+                 min=0.1,
+                 max=60.0,
+                 help="""
+Seconds (wall clock) between two tries of a standby scheduler to take the lead.
+
+A scheduler that finds another one leading its topic waits as a standby and
+tries again this often; the time a standby takes over after the leader's
+death is at most this plus its start-up (recovery from the journal, the
+agents registering).
+
+Possible values:
+
+* A number of seconds from 0.1 to 60.
+
+Related options:
+
+* ``leader_lease_seconds``
+"""),
     cfg.FloatOpt('time_scale',
                  default=1.0,
                  min=0.001,

@@ -55,6 +55,7 @@ from preemptible_sched.db import errors
 from preemptible_sched.db import migration
 from preemptible_sched.db import models
 from preemptible_sched.db import request_store
+from preemptible_sched import exception
 
 
 class Store(request_store.RequestStoreMixin,
@@ -80,6 +81,10 @@ class Store(request_store.RequestStoreMixin,
             else deadlock.policy(conf)
         self._sessionmaker = orm.sessionmaker(self.engine,
                                               expire_on_commit=False)
+        #: (topic, epoch) of the term this store writes for; None: no
+        #: fencing (see :meth:`begin_term`)
+        self._term = None
+        self._deposed = None
 
     @classmethod
     def from_config(cls, conf, **engine_kw):
@@ -164,8 +169,72 @@ class Store(request_store.RequestStoreMixin,
     # The hooks every write goes through: a unit of changes (here the
     # session of a transaction), the rows it changes, locked.
 
+    @contextlib.contextmanager
     def _changes(self):
-        return self._transaction()
+        with self._transaction() as session:
+            if self._term is not None:
+                self._check_term(session)
+            yield session
+
+    # The term of a leading scheduler: its writes fenced by the epoch.
+
+    def begin_term(self, topic, holder, at):
+        """Begin a term as the leader of ``topic`` (call it holding the
+        lock of :mod:`~preemptible_sched.db.leadership`): its epoch, one
+        more than the last leader's. From now on every write of this
+        store checks, in its own transaction, that no later term began,
+        and raises :class:`~preemptible_sched.exception.Deposed` if one
+        did: a leader that lost the lock cannot write after its successor
+        took over.
+        """
+        with self._transaction() as session:
+            row = self._lock_rows(session, models.Leadership,
+                                  [topic]).get(topic)
+            if row is None:
+                row = self._insert(session, models.Leadership, {
+                    'topic': topic, 'epoch': 1, 'holder': holder,
+                    'since': at})
+            else:
+                row.epoch += 1
+                row.holder = holder
+                row.since = at
+            epoch = row.epoch
+        self._term = (topic, epoch)
+        self._deposed = None
+        return epoch
+
+    def leader(self, topic):
+        """``(epoch, holder, since)`` of the last term of ``topic``, or
+        None (none yet, or a schema without terms).
+        """
+        try:
+            with self._transaction() as session:
+                row = session.get(models.Leadership, topic)
+                return None if row is None else (row.epoch, row.holder,
+                                                 row.since)
+        except (sa_exc.SQLAlchemyError, db_exc.DBError):
+            return None
+
+    def depose(self, why):
+        """Refuse every write from now on (this scheduler lost the
+        lead): they raise :class:`~preemptible_sched.exception.Deposed`.
+        """
+        if self._deposed is None:
+            self._deposed = why
+
+    def _check_term(self, session):
+        if self._deposed is None:
+            topic, epoch = self._term
+            # Locking the row orders this write with a takeover: it
+            # commits before the successor's term begins, or sees it.
+            row = self._lock_rows(session, models.Leadership,
+                                  [topic]).get(topic)
+            current = None if row is None else row.epoch
+            if current != epoch:
+                self.depose('epoch %s of topic %s began (this scheduler '
+                            'led epoch %d)' % (current, topic, epoch))
+        if self._deposed is not None:
+            raise exception.Deposed(self._deposed)
 
     def _edit(self, session, model, key):
         """The row ``key`` of ``model`` to change (NotFound)."""

@@ -362,3 +362,23 @@ class NovaVictim(Base):
     #: after: unique, so no two open decisions ever name the same server
     open_victim = orm.mapped_column(sa.String(36), nullable=True,
                                     unique=True)
+
+
+class Leadership(Base):
+    """The term of the scheduler leading a topic (see
+    :mod:`preemptible_sched.db.leadership`).
+
+    ``epoch`` grows by one each time a scheduler takes the lead. A
+    leader's writes check it in their transaction and fail once another
+    term began: the fencing token of a leader that lost its lock.
+    """
+
+    __tablename__ = 'leadership'
+    __table_args__ = (MYSQL_OPTIONS,)
+
+    topic = orm.mapped_column(sa.String(NAME_LENGTH), primary_key=True)
+    epoch = orm.mapped_column(sa.Integer, nullable=False)
+    #: ``host:pid`` of the leader
+    holder = orm.mapped_column(sa.String(NAME_LENGTH), nullable=False)
+    #: when its term began (wall clock, s since the epoch)
+    since = orm.mapped_column(Amount, nullable=False)

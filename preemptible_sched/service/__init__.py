@@ -56,6 +56,15 @@ DEFAULT_NOTIFICATION_DRIVER = 'messagingv2'
 DEFAULT_NOTIFICATION_RETRY = 3
 
 
+#: Messages RabbitMQ hands a consumer before it acknowledges them (0, the
+#: library's default, is no limit). A scheduler frozen while it leads
+#: (swap, SIGSTOP) keeps consuming its topics until the broker drops it: at
+#: most this many of the agents' reports wait in it unseen, the rest go to
+#: the standby that took over, and they are given back to the queue when
+#: the broker drops the frozen one.
+RABBIT_PREFETCH = 10
+
+
 def register_messaging_opts(conf):
     """Register oslo.messaging's options on ``conf``, with our defaults.
 
@@ -71,6 +80,8 @@ def register_messaging_opts(conf):
                      group='oslo_messaging_notifications')
     conf.set_default('retry', DEFAULT_NOTIFICATION_RETRY,
                      group='oslo_messaging_notifications')
+    conf.set_default('rabbit_qos_prefetch_count', RABBIT_PREFETCH,
+                     group='oslo_messaging_rabbit')
 
 
 #: oslo.messaging options its ``list_opts()`` leaves out: (module, list).
@@ -209,6 +220,9 @@ class Service:
         self.bridge = ClockBridge(clock, conf.service.rpc_timeout)
         self._undo = contextlib.ExitStack()
         self._rpc_servers = []
+        #: why this service lost the lead of its topic (then it stopped
+        #: and its command exits 1), or None
+        self.deposed = None
 
     @property
     def ready(self):
@@ -257,6 +271,9 @@ class Service:
         except exception.Stopping:
             LOG.info('Stopped while waiting for a remote peer: the '
                      'journal holds what was under way')
+        except exception.Deposed as error:
+            # A write refused: another scheduler leads now.
+            self.deposed = str(error)
         finally:
             self.shutdown()
 

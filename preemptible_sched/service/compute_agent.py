@@ -33,6 +33,7 @@ work over with ``call_soon``.
 """
 
 import logging
+import threading
 import uuid
 
 import oslo_messaging
@@ -70,6 +71,24 @@ class ComputeEndpoint(endpoint_guards.GuardedEndpoint):
 
     def __init__(self, agent):
         self._agent = agent
+        self._epoch_lock = threading.Lock()
+        #: the latest term of a scheduler heard from (None: none yet)
+        self.epoch = None
+
+    def _deposed(self, epoch, what):
+        """Whether ``what`` comes from a scheduler that lost the lead (an
+        epoch older than one heard from); a newer epoch is remembered.
+        """
+        if epoch is None:
+            return False
+        with self._epoch_lock:
+            if self.epoch is not None and epoch < self.epoch:
+                LOG.warning('Refusing %s from a scheduler that lost the '
+                            'lead (epoch %d; epoch %d leads).', what, epoch,
+                            self.epoch)
+                return True
+            self.epoch = epoch
+            return False
 
     def _own(self, host):
         if host != self._agent.host.name:
@@ -79,9 +98,11 @@ class ComputeEndpoint(endpoint_guards.GuardedEndpoint):
 
     @endpoint_guards.checked_cast('compute')
     def spawn(self, ctxt, host, instance, image=None, duration=None,
-              agent_boot=None):
+              agent_boot=None, epoch=None):
         self._own(host)
         spawned = wire.instance_from_dict(instance)
+        if self._deposed(epoch, 'a spawn of instance %s' % spawned.id):
+            return
         if agent_boot is not None and agent_boot != self._agent.boot_id:
             # Sent to an earlier run of this agent, and still on the bus
             # when it restarted: the scheduler has taken the instance for
@@ -98,8 +119,11 @@ class ComputeEndpoint(endpoint_guards.GuardedEndpoint):
                                     image, duration)
 
     @endpoint_guards.checked_cast('compute')
-    def terminate(self, ctxt, host, instance_id):
+    def terminate(self, ctxt, host, instance_id, epoch=None):
         self._own(host)
+        if self._deposed(epoch, 'a termination of instance %s'
+                         % instance_id):
+            return
         self._agent.clock.call_soon(self._agent.driver.terminate, host,
                                     instance_id)
 
@@ -110,7 +134,9 @@ class ComputeEndpoint(endpoint_guards.GuardedEndpoint):
                                        finished)
 
     @endpoint_guards.checked_cast('compute')
-    def report_host(self, ctxt):
+    def report_host(self, ctxt, epoch=None):
+        if self._deposed(epoch, 'a request to register'):
+            return
         self._agent.clock.call_soon(self._agent.register)
 
 

@@ -36,6 +36,8 @@ roles (see :mod:`preemptible_sched.service.policy`); the other clients send
 none.
 """
 
+import logging
+
 import oslo_messaging
 
 from preemptible_sched import compute
@@ -43,6 +45,8 @@ from preemptible_sched.conf import service as service_conf
 from preemptible_sched import exception
 from preemptible_sched.service import payload_checks
 from preemptible_sched import wire
+
+LOG = logging.getLogger(__name__)
 
 RPC_API_VERSION = wire.RPC_API_VERSION
 
@@ -155,8 +159,25 @@ class SchedulerAPI:
 class ComputeAPI:
     """Client of the compute agents, one server per host name."""
 
-    def __init__(self, transport, conf):
+    def __init__(self, transport, conf, epoch=None):
         self._client = _client(transport, conf, conf.service.compute_topic)
+        #: the sender's term, sent with every command: an agent refuses
+        #: commands of a term older than one it heard from
+        self._fence = {} if epoch is None else {'epoch': epoch}
+        #: set when the sender lost the lead: commands are not sent
+        self.deposed = False
+
+    def _command(self, server, method, **kwargs):
+        """Cast ``method`` to the agent of host ``server`` (None: every
+        agent), with the sender's epoch.
+        """
+        if self.deposed:
+            LOG.warning('Not sending %s to %s: this scheduler lost the '
+                        'lead', method, server or 'the agents')
+            return
+        prepared = self._client.prepare(fanout=True) if server is None \
+            else self._client.prepare(server=server)
+        prepared.cast({}, method, **dict(kwargs, **self._fence))
 
     def spawn(self, host, instance, image=None, duration=None,
               agent_boot=None):
@@ -168,13 +189,11 @@ class ComputeAPI:
         the new run, which refuses it (the scheduler took its instance
         for lost when the agent registered again, and placed it anew).
         """
-        self._client.prepare(server=host).cast(
-            {}, 'spawn', host=host, instance=instance, image=image,
-            duration=duration, agent_boot=agent_boot)
+        self._command(host, 'spawn', host=host, instance=instance,
+                      image=image, duration=duration, agent_boot=agent_boot)
 
     def terminate(self, host, instance_id):
-        self._client.prepare(server=host).cast(
-            {}, 'terminate', host=host, instance_id=instance_id)
+        self._command(host, 'terminate', host=host, instance_id=instance_id)
 
     def list_instances(self, host, finished=False):
         """Call: ``{'now': agent clock, 'instances': [report dicts]}``,
@@ -195,7 +214,7 @@ class ComputeAPI:
 
     def announce(self):
         """Fanout cast: every agent registers its host now."""
-        self._client.prepare(fanout=True).cast({}, 'report_host')
+        self._command(None, 'report_host')
 
 
 class SchedulerReportsAPI(compute.ComputeEvents):

@@ -48,6 +48,7 @@ left open (asking the agents what runs), and only then take requests.
 """
 
 import logging
+import os
 import socket
 import time
 
@@ -59,8 +60,8 @@ from preemptible_sched.conf import load_watcher as watcher_conf
 from preemptible_sched.conf import service as service_conf
 from preemptible_sched.db import api as db_api
 from preemptible_sched.db import errors as db_errors
+from preemptible_sched.db import leadership
 from preemptible_sched.db import models
-from preemptible_sched.db import ownership
 from preemptible_sched.db import request_store
 from preemptible_sched import exception
 from preemptible_sched import loadables
@@ -71,6 +72,7 @@ from preemptible_sched.loop import scheduler_loop
 from preemptible_sched import service
 from preemptible_sched.service import compute_reports
 from preemptible_sched.service import endpoint_guards
+from preemptible_sched.service import leadership as lead_keeper
 from preemptible_sched.service import metrics as service_metrics
 from preemptible_sched.service import notifications
 from preemptible_sched.service import payload_checks
@@ -241,20 +243,25 @@ class SchedulerService(service.Service):
         load_driver_class(conf.service.compute_driver)
         owns_store = store is None
         self.store = store or db_api.Store.from_config(conf)
-        # One scheduler per database and topic: a second one stops here,
-        # before it migrates or recovers anything.
-        self._ownership = ownership.hold(self.store.engine,
-                                         conf.service.scheduler_topic)
-        if self._ownership is None:
+        # One scheduler leads a database and topic; the others wait here
+        # as standbys, before they migrate or recover anything.
+        try:
+            self._lease = self._lead(conf)
+        except BaseException:
             if owns_store:
                 self.store.dispose()
-            raise exception.AlreadyServed(
-                conf.service.scheduler_topic,
-                self.store.engine.url.render_as_string(hide_password=True))
+            raise
         if conf.database.auto_migrate or self.store.is_in_memory:
             self.store.upgrade()
         else:
             self.store.require_head()
+        self.epoch = self.store.begin_term(conf.service.scheduler_topic,
+                                           self.holder, time.time())
+        LOG.info('Leading topic %s on database %s: epoch %d%s',
+                 conf.service.scheduler_topic, self._database(),
+                 self.epoch, '' if self._standby_since is None else
+                 ' (after %.1f s as a standby)'
+                 % (time.monotonic() - self._standby_since))
         super().__init__(conf, ServiceClock(
             conf.service.time_scale, not_before=self.store.latest_time()),
             transport)
@@ -263,7 +270,10 @@ class SchedulerService(service.Service):
         self.on_shutdown(LOG.info, 'Scheduler service stopped')
         if owns_store:
             self.on_shutdown(self.store.dispose)
-        self.on_shutdown(self._ownership.release)
+        self.on_shutdown(self._lease.release)
+        self._keeper = lead_keeper.Keeper(
+            self._lease, conf.service.leader_lease_seconds, self.depose)
+        self.on_shutdown(self._keeper.stop)
         self.notifier = notifications.Notifier(
             notification_transport or
             service.get_notification_transport(conf))
@@ -273,6 +283,46 @@ class SchedulerService(service.Service):
         self.load_watcher = self._load_provider(conf)
         self.metrics = service_metrics.attach(self)
         self.on_shutdown(self.loop.stop)
+
+    #: ``host:pid`` of this scheduler, as the leadership table names it
+    holder = '%s:%d' % (socket.gethostname(), os.getpid())
+
+    def _database(self):
+        return self.store.engine.url.render_as_string(hide_password=True)
+
+    def _lead(self, conf):
+        """Wait until this scheduler leads its topic (a standby until
+        then): the lease. SIGTERM ends the wait (the command's signal
+        handler interrupts it).
+        """
+        topic = conf.service.scheduler_topic
+        self._standby_since = None
+
+        def standby():
+            self._standby_since = time.monotonic()
+            leader = self.store.leader(topic)
+            LOG.info('Standby: %s leads topic %s on database %s; taking '
+                     'over when it stops (trying every %g s)',
+                     'scheduler %s (epoch %d)' % (leader[1], leader[0])
+                     if leader else 'another scheduler', topic,
+                     self._database(), conf.service.standby_poll_seconds)
+        return leadership.campaign(
+            self.store.engine.url, topic,
+            lease=None if self.store.is_sqlite else
+            conf.service.leader_lease_seconds,
+            poll=conf.service.standby_poll_seconds, on_standby=standby)
+
+    def depose(self, why):
+        """This scheduler lost the lead (``why``): stop acting at once
+        (no write, no command to an agent) and stop the service; it exits
+        with an error. From any thread.
+        """
+        self.store.depose(why)
+        compute_api = getattr(self.driver, 'compute_api', None)
+        if compute_api is not None:
+            compute_api.deposed = True
+        self.deposed = why
+        self.stop()
 
     @property
     def remote(self):
@@ -315,8 +365,8 @@ class SchedulerService(service.Service):
         cls = load_driver_class(name)
         if issubclass(cls, compute_rpc.RPCComputeDriver):
             driver = cls(self.clock,
-                         compute_api=rpcapi.ComputeAPI(self.transport,
-                                                       self.conf),
+                         compute_api=rpcapi.ComputeAPI(
+                             self.transport, self.conf, epoch=self.epoch),
                          known_hosts=[row.to_object()
                                       for row in self.store.hosts()],
                          heartbeat_timeout=self._heartbeat_timeout())
@@ -329,6 +379,7 @@ class SchedulerService(service.Service):
         """Serve, wait for the known hosts, and start the loop (soon, in
         the clock's thread).
         """
+        self._keeper.start()
         self.metrics_server = service_metrics.serve(self)
         server = socket.gethostname()
         if self.remote:

@@ -252,6 +252,10 @@ def _args(properties, required=()):
     return _object(properties, required)
 
 
+#: The term of the scheduler that sent a command (see
+#: :mod:`preemptible_sched.db.leadership`); None or absent: unfenced.
+EPOCH = {'type': ['integer', 'null'], 'minimum': 1, 'maximum': 2 ** 31 - 1}
+
 _AT = {'at': OPTIONAL_CLOCK}
 _INSTANCE_EVENT = _args(dict(_AT, host=HOST_NAME, instance_id=INSTANCE_ID,
                              boot=BOOT),
@@ -287,15 +291,17 @@ SCHEMAS = {
     # The API of a compute agent.
     'compute.spawn': _args({'host': HOST_NAME, 'instance': INSTANCE,
                             'image': OPTIONAL_NAME, 'duration': DURATION,
-                            'agent_boot': _nullable(_id(64))},
+                            'agent_boot': _nullable(_id(64)),
+                            'epoch': EPOCH},
                            required=['host', 'instance']),
     'compute.terminate': _args({'host': HOST_NAME,
-                                'instance_id': INSTANCE_ID},
+                                'instance_id': INSTANCE_ID,
+                                'epoch': EPOCH},
                                required=['host', 'instance_id']),
     'compute.list_instances': _args({'host': HOST_NAME,
                                      'finished': {'type': 'boolean'}},
                                     required=['host']),
-    'compute.report_host': _args({}),
+    'compute.report_host': _args({'epoch': EPOCH}),
     # Payloads inside the arguments, and answers.
     'request_spec': REQUEST_SPEC,
     'context': CONTEXT,

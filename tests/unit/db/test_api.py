@@ -124,7 +124,8 @@ class StoreBehaviour:
         inspector = sa.inspect(self.store.engine)
         self.assertEqual(
             {'alembic_version', 'hosts', 'requests', 'instances',
-             'decisions', 'events', 'nova_decisions', 'nova_victims'},
+             'decisions', 'events', 'nova_decisions', 'nova_victims',
+             'leadership'},
             set(inspector.get_table_names()))
         indexes = {index['name']: index['column_names']
                    for index in inspector.get_indexes('instances')}
@@ -196,8 +197,9 @@ class StoreBehaviour:
 
     def test_migration_0008_leaves_stored_instances_undeclared(self):
         self.old_instance_at('0007')
-        self.store.upgrade('0008')
-        self.assertEqual('0008', self.store.revision())
+        # To the newest (0008 and after): a MemoryStore reads only that.
+        self.store.upgrade()
+        self.assertEqual(migration.head_revision(), self.store.revision())
         self.assertIsNone(self.store.get_instance('old').expected_vcpus)
 
     def test_declared_use_is_kept_with_request_and_instances(self):

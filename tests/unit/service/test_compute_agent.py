@@ -164,6 +164,63 @@ class TestStaleSpawns(AgentTestCase):
             self.api.list_instances('host-A')['instances']])
 
 
+class TestDeposedSchedulers(AgentTestCase):
+    """Commands carry the term (epoch) of the scheduler that sent them:
+    once the agent heard from epoch 5, a spawn, a termination or an
+    announce of epoch 4 (a leader that lost the lead and does not know it
+    yet) is refused; epoch 5, a newer one, or none (an unfenced sender)
+    is obeyed (issue 31: fencing).
+    """
+
+    HEARTBEAT = 3600.0
+
+    def api_of(self, epoch):
+        return rpcapi.ComputeAPI(self.transport, CONF, epoch=epoch)
+
+    def spawn(self, api, instance_id):
+        api.spawn('host-A', wire.instance_to_dict(objects.Instance(
+            instance_id, objects.Resources(1, 1000, 10))))
+
+    def started(self, instance_id):
+        return self.reports.seen(('instance_started', 'host-A',
+                                  instance_id))
+
+    def test_older_terms_refused(self):
+        old, new = self.api_of(4), self.api_of(5)
+        registered = ('register', 'host-A', self.agent.boot_id)
+        self.wait_for(lambda: self.reports.seen(registered), 'registered')
+        self.spawn(old, 'before')
+        self.wait_for(lambda: self.started('before'), 'epoch 4 obeyed')
+        new.announce()
+        self.wait_for(lambda: self.reports.log.count(registered) == 2,
+                      'the announce of epoch 5')
+        self.spawn(old, 'stale')
+        old.terminate('host-A', 'before')
+        old.announce()
+        self.spawn(new, 'fresh')
+        self.spawn(self.api_of(None), 'unfenced')
+        for instance_id in ('fresh', 'unfenced'):
+            self.wait_for(lambda: self.started(instance_id),
+                          '%s started' % instance_id)
+        running = {report['id'] for report in
+                   self.api.list_instances('host-A')['instances']}
+        self.assertEqual({'before', 'fresh', 'unfenced'}, running)
+        self.assertFalse(self.started('stale'))
+        self.assertEqual(2, self.reports.log.count(registered))
+        new.terminate('host-A', 'before')
+        self.wait_for(lambda: self.reports.seen(
+            ('instance_terminated', 'host-A', 'before')),
+            'the termination of epoch 5')
+
+    def test_a_deposed_sender_sends_nothing(self):
+        api = self.api_of(3)
+        api.deposed = True
+        self.spawn(api, 'never')
+        self.spawn(self.api_of(3), 'sent')
+        self.wait_for(lambda: self.started('sent'), 'the other one')
+        self.assertFalse(self.started('never'))
+
+
 class TestAnnounce(AgentTestCase):
 
     # No heartbeat during the test: only the start and the announce.
