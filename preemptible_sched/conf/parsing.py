@@ -34,17 +34,13 @@ oslo.config's own parser, :mod:`.config_files`.
 import math
 import os
 import re
+import sys
 
 from oslo_config import cfg
 from oslo_config import types
 
 from preemptible_sched.conf import config_files
 
-#: Where the value came from, in the text of oslo.config's
-#: ConfigFileValueError ("Value for option X from LocationInfo(...,
-#: detail='FILE') is not valid: REASON"): get_location() raises that same
-#: error for a bad value, and nothing public holds the file or the reason.
-_DETAIL = re.compile(r"detail='([^']*)'")
 _PASSWORD = re.compile(r'(?P<head>[a-zA-Z][\w+.-]*://[^:/@\s]*:)[^/\s]*@')
 
 
@@ -67,14 +63,8 @@ class BadValues(cfg.ConfigFileValueError):
 
 def registered(conf):
     """``(group name, opt)`` of every option registered on ``conf``."""
-    # oslo.config has no public iterator over the option objects
-    # (export_state() copies them, but refuses a configuration with
-    # alternative sources or driver options, and pickles it all).
-    for info in list(conf._opts.values()):
-        yield 'DEFAULT', info['opt']
-    for group in list(conf._groups.values()):
-        for info in list(group._opts.values()):
-            yield group.name, info['opt']
+    return [(group, opt) for (group, name), (opt, cli)
+            in list(conf.registered_opts.items())]
 
 
 def names_of(opt):
@@ -147,9 +137,10 @@ def takes_a_value(opt):
 def _read(conf, group, opt):
     if group != 'DEFAULT':
         return conf[group][opt.dest]
-    # Not conf[name]: for [DEFAULT] it turns every error into "no such
-    # option" (a group's conf[group][name] lets each error out as it is).
-    return conf._get(opt.dest)
+    # conf[name] turns every error of [DEFAULT] but a ValueError into "no
+    # such option"; get_location() reads the value alike, letting it out.
+    conf.get_location(opt.dest)
+    return conf[opt.dest]
 
 
 def check_value(conf, group, opt, defaults_source=None, files=None):
@@ -157,12 +148,14 @@ def check_value(conf, group, opt, defaults_source=None, files=None):
     try:
         value = _read(conf, group, opt)
     except (cfg.ConfigFileValueError, cfg.ConfigSourceValueError) as error:
-        text = str(error)
-        detail = _DETAIL.search(text)
-        reason = text.split(' is not valid: ', 1)[-1]
-        source = detail.group(1) if detail and detail.group(1) else \
-            source_of(conf, group, opt, files)
-        return describe(group, opt.dest, source, mask_passwords(reason))
+        # From the environment (oslo.config's documented variable), a file
+        # or the command line; oslo.config raises the error as it handles
+        # the ValueError of the conversion, whose text is the reason.
+        variable = 'OS_%s__%s' % (group.upper(), opt.dest.upper())
+        source = variable if isinstance(error, cfg.ConfigSourceValueError) \
+            and variable in os.environ else source_of(conf, group, opt, files)
+        return describe(group, opt.dest, source,
+                        mask_passwords(error.__context__ or error))
     except cfg.NoSuchOptError as error:
         # Only a $reference can name an option that does not exist.
         return describe(group, opt.dest, source_of(conf, group, opt, files),
@@ -265,74 +258,96 @@ class ConfigOpts(cfg.ConfigOpts):
     """oslo.config's ``ConfigOpts``: a file that cannot be read, or a value
     that cannot be used, raises a :class:`cfg.Error` naming the file (and
     the option) when the files are parsed.
+
+    ``registered_opts`` is ``{(group name, dest): (opt, cli)}`` of every
+    option registered (oslo.config lists their names, not the options).
     """
 
-    def __call__(self, *args, **kwargs):
-        super().__call__(*args, **kwargs)
-        # Options that log a deprecation when read are checked by the
-        # start-up checks, once logging is set up.
-        found = value_problems(self, skip=_deprecated)
-        found += logging_problems(self)
-        if found:
-            raise BadValues(found)
+    def __init__(self):
+        self.registered_opts = {}
+        super().__init__()
 
-    def _parse_cli_opts(self, args):
+    def register_opt(self, opt, group=None, cli=False, **kwargs):
+        added = super().register_opt(opt, group, cli, **kwargs)
+        # Even when not added: a group registered on another configuration
+        # object shares its options with it.
+        key = getattr(group, 'name', group) or 'DEFAULT', opt.dest
+        self.registered_opts[key] = opt, cli or self.registered_opts.get(
+            key, (opt, False))[1]
+        return added
+
+    def unregister_opt(self, opt, group=None, **kwargs):
+        super().unregister_opt(opt, group, **kwargs)
+        self.registered_opts.pop(
+            (getattr(group, 'name', group) or 'DEFAULT', opt.dest), None)
+
+    def __call__(self, args=None, project=None, prog=None, *,
+                 default_config_files=None, default_config_dirs=None,
+                 **kwargs):
+        self.clear()
         # oslo.config parses each --config-file (and each *.conf of a
         # --config-dir) while it parses the command line: check them first.
-        for path in config_files.candidate_files(
-                args, self.default_config_files, self.default_config_dirs):
+        files = config_files.candidate_files(
+            sys.argv[1:] if args is None else args,
+            cfg.find_config_files(project, prog)
+            if default_config_files is None else default_config_files,
+            cfg.find_config_dirs(project, prog)
+            if default_config_dirs is None else default_config_dirs)
+        for path in files:
             problem = config_files.file_problem(path)
             if problem is not None:
                 raise cfg.ConfigFileParseError(path, problem)
-        return super()._parse_cli_opts(args)
-
-    def _parse_config_files(self):
+        unread = None
         try:
-            return super()._parse_config_files()
+            super().__call__(args, project, prog,
+                             default_config_files=default_config_files,
+                             default_config_dirs=default_config_dirs,
+                             **kwargs)
         except UnicodeDecodeError as error:
-            path = self._undecodable() or 'a configuration file'
             raise cfg.ConfigFileParseError(
-                path, 'not UTF-8 text (byte 0x%02x at offset %d)' % (
+                _undecodable(files) or 'a configuration file',
+                'not UTF-8 text (byte 0x%02x at offset %d)' % (
                     error.object[error.start], error.start)) from None
         except OSError as error:
             raise cfg.ConfigFileParseError(
                 error.filename or 'a configuration file',
                 error.strerror or str(error)) from None
-
-    def _candidate_files(self):
-        return config_files.candidate_files(
-            self._args, self.default_config_files, self.default_config_dirs)
-
-    def _undecodable(self):
-        for path in self._candidate_files():
-            try:
-                with open(os.path.expanduser(path), 'rb') as stream:
-                    stream.read().decode('utf-8')
-            except UnicodeDecodeError:
-                return path
-            except OSError:
-                continue
-        return None
+        except (ValueError, cfg.NoSuchOptError, cfg.TemplateSubstitutionError,
+                RecursionError) as error:
+            # Its last step reads the required options: the lines below
+            # name the file (and the option) of what it found.
+            unread = error
+        # The options of the command line first, alone (oslo.config reads
+        # them as it parses), then the others but those that log a
+        # deprecation when read: the start-up checks read them once logging
+        # is set up.
+        cli = {id(opt) for opt, is_cli in self.registered_opts.values()
+               if is_cli}
+        found = value_problems(self, skip=lambda opt: id(opt) not in cli) \
+            or value_problems(self, skip=lambda opt: id(opt) in cli or
+                              _deprecated(opt)) + logging_problems(self)
+        if found:
+            raise BadValues(found)
+        if unread is not None:
+            raise unread
 
     def _validate_cli_options(self, namespace):
-        # oslo.config writes "argument --debug: Invalid ..." and exits 1.
-        for opt, group in sorted(self._all_cli_opts(),
-                                 key=lambda item: item[0].name):
-            group_name = group.name if group else None
-            try:
-                value, location = opt._get_from_namespace(namespace,
-                                                          group_name)
-            except KeyError:
-                continue
-            source = location.detail if location is not None and \
-                location.location == cfg.Locations.user else None
-            try:
-                self._convert_value(
-                    self._substitute(value, group=group,
-                                     namespace=namespace), opt)
-            except (ValueError, cfg.Error, RecursionError) as error:
-                reason = str(error) if not isinstance(
-                    error, RecursionError) else 'its $references never end'
-                raise BadValues([describe(
-                    group_name or 'DEFAULT', opt.dest, source,
-                    mask_passwords(reason))]) from None
+        # The one private name left, and only overridden: oslo.config
+        # checks the values of the command-line options (in the files too)
+        # as it parses them, and for a bad one writes "argument --debug:
+        # Invalid ..." and exits 1, with no public hook. __call__ checks
+        # them once they are parsed, naming the file.
+        pass
+
+
+def _undecodable(paths):
+    """The first of ``paths`` that is not UTF-8 text, or None."""
+    for path in paths:
+        try:
+            with open(os.path.expanduser(path), 'rb') as stream:
+                stream.read().decode('utf-8')
+        except UnicodeDecodeError:
+            return path
+        except OSError:
+            continue
+    return None

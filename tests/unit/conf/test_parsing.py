@@ -133,3 +133,80 @@ class TestLoggingFiles(base.TestCase):
             self.assertEqual(1, len(problems), problems)
             self.assertIn('log_config_append', problems[0])
             self.assertIn(reason, problems[0])
+
+
+class TestCommandLineOptions(base.TestCase):
+    """The values of the options of the command line are checked with the
+    others once the files are parsed, not by oslo.config as it parses
+    (which writes "argument --x: Invalid ..." and exits).
+    """
+
+    def setUp(self):
+        super().setUp()
+        self.tmp = self.useFixture(fixtures.TempDir()).path
+        self.conf = parsing.ConfigOpts()
+        self.addCleanup(self.conf.reset)
+
+    def parse(self, text, *argv):
+        path = os.path.join(self.tmp, 'test.conf')
+        with open(path, 'w') as stream:
+            stream.write(text)
+        self.conf(['--config-file', path] + list(argv),
+                  default_config_files=[], default_config_dirs=[])
+        return path
+
+    def test_every_bad_one_at_once_and_alone(self):
+        self.conf.register_cli_opts([cfg.BoolOpt('flag'),
+                                     cfg.IntOpt('count')])
+        self.conf.register_opt(cfg.IntOpt('other'))
+        error = self.assertRaises(parsing.BadValues, self.parse,
+                                  '[DEFAULT]\nflag = maybe\ncount = x\n'
+                                  'other = y\n')
+        path = os.path.join(self.tmp, 'test.conf')
+        self.assertEqual(
+            [path + ": [DEFAULT] count: invalid literal for int() with base "
+             "10: 'x'",
+             path + ": [DEFAULT] flag: Unexpected boolean value 'maybe'"],
+            error.problems)
+
+    def test_deprecated_name_with_an_unknown_reference(self):
+        self.conf.register_cli_opt(cfg.StrOpt(
+            'place', deprecated_name='spot'))
+        error = self.assertRaises(parsing.BadValues, self.parse,
+                                  '[DEFAULT]\nspot = $nowhere/x\n')
+        self.assertEqual([os.path.join(self.tmp, 'test.conf') +
+                          ': [DEFAULT] place: $nowhere refers to no option '
+                          '(write $$ for a literal $)'], error.problems)
+
+    def test_required_one_with_an_unknown_reference(self):
+        # oslo.config reads the required options last, and lets the error
+        # out as it is.
+        self.conf.register_cli_opt(cfg.StrOpt('host', required=True))
+        error = self.assertRaises(parsing.BadValues, self.parse,
+                                  '[DEFAULT]\n', '--host', '$nothing')
+        self.assertEqual(['[DEFAULT] host: $nothing refers to no option '
+                          '(write $$ for a literal $)'], error.problems)
+
+    def test_a_missing_required_one_is_still_an_error(self):
+        self.conf.register_cli_opt(cfg.StrOpt('host', required=True))
+        self.assertRaises(cfg.RequiredOptError, self.parse, '[DEFAULT]\n')
+
+
+class TestRegistered(base.TestCase):
+
+    def test_follows_registration(self):
+        conf = parsing.ConfigOpts()
+        group = cfg.OptGroup('shared_group_for_test')
+        opt = cfg.StrOpt('colour')
+        other = parsing.ConfigOpts()
+        for each in (other, conf):
+            each.register_group(group)
+            each.register_opt(opt, group)
+        conf.register_cli_opt(cfg.BoolOpt('flag'))
+        self.assertIn(('shared_group_for_test', opt),
+                      parsing.registered(conf))
+        self.assertIn('flag', [opt.dest for group, opt
+                               in parsing.registered(conf)])
+        conf.unregister_opt(opt, group)
+        self.assertNotIn(('shared_group_for_test', opt),
+                         parsing.registered(conf))
