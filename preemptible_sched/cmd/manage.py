@@ -72,10 +72,13 @@ class Target:
     and the configuration files it came from (``nova`` for a nova.conf).
     """
 
-    def __init__(self, url, option, nova_files=()):
+    def __init__(self, url, option, nova_files=(), conf=None):
         self.url = url
         self.option = option
         self.nova_files = list(nova_files)
+        #: the configuration whose ``[database]`` options set up the
+        #: engine (the standalone database's; None: oslo.db's defaults)
+        self.conf = conf
 
     def wait(self):
         """Return once the database answers (StartupFailed otherwise)."""
@@ -88,7 +91,7 @@ class Target:
     def store(self):
         """The :class:`Store` of the database, once it answers."""
         self.wait()
-        return db_api.Store(self.url)
+        return db_api.Store(self.url, conf=self.conf)
 
     def sync_command(self):
         """The command that migrates this database."""
@@ -174,7 +177,7 @@ def _parse(conf, argv, nova_files):
     if problems:
         return EXIT_BAD_INPUT
     return Target(database_conf.get_connection_url(conf),
-                  '[database] connection')
+                  '[database] connection', conf=conf)
 
 
 def _run(conf, target):

@@ -68,6 +68,24 @@ class TestManage(DatabaseTestCase):
         self.assertEqual(0, code)
         self.assertIn('schema %s -> %s' % (head, head), out)
 
+    def test_the_database_options_set_up_the_engine(self):
+        # The store of db sync is made with the [database] options (issue
+        # 31: oslo.db's engine facade and options), not oslo.db's
+        # defaults.
+        with open(self.conf_file, 'a') as stream:
+            stream.write('max_retries = 7\nretry_interval = 3\n')
+        made = []
+        real = db_api.Store
+
+        def store(url, conf=None, **kw):
+            made.append((conf.database.max_retries,
+                         conf.database.retry_interval))
+            return real(url, conf=conf, **kw)
+        self.useFixture(fixtures.MockPatchObject(db_api, 'Store', store))
+        code, _, err = self.manage('db', 'sync')
+        self.assertEqual(0, code, err)
+        self.assertEqual([(7, 3)], made)
+
     def test_sync_to_a_revision_then_version_says_it_is_old(self):
         code, _, _ = self.manage('db', 'sync', '--revision', '0001')
         self.assertEqual(0, code)
