@@ -335,6 +335,11 @@ def attach(service):
     events = service.loop.events
     events.notifier = metrics.observe_notifier(events.notifier)
     metrics.instrument_journal(service.store)
+    leader = prometheus_client.Gauge(
+        'psched_leader_epoch', 'The term (epoch) of this scheduler, the '
+        'leader of its topic: one more at each takeover.', ['topic'],
+        registry=metrics.registry)
+    leader.labels(service.conf.service.scheduler_topic).set(service.epoch)
     if service.load_watcher is not None:
         metrics.registry.register(
             watcher_metrics.of(service.load_watcher).collector)

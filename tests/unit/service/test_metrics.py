@@ -27,6 +27,7 @@ import urllib.request
 
 import fixtures
 
+from preemptible_sched.conf import CONF
 from preemptible_sched.loadwatcher import metrics as watcher_metrics
 from preemptible_sched.loadwatcher import watcher as watcher_mod
 from preemptible_sched.loop import timing
@@ -329,6 +330,8 @@ class TestServiceMetrics(test_scheduler_service.ServiceTestCase):
                       '"journal_decision"} 1.0', text)
         self.assertIn('# TYPE psched_pending_requests gauge', text)
         self.assertIn('psched_stage_seconds_count{stage="R4"}', text)
+        self.assertIn('psched_leader_epoch{topic="%s"} %.1f' % (
+            CONF.service.scheduler_topic, self.scheduler.epoch), text)
         error = self.assertRaises(urllib.error.HTTPError, get,
                                   self.url() + '/watcher')
         self.assertEqual(404, error.code)
