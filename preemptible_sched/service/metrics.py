@@ -188,6 +188,10 @@ class SchedulerMetrics:
         self._now = now
         self.last_reports = {}
         registry = self.registry
+        self.leader_epoch = prometheus_client.Gauge(
+            'psched_leader_epoch', 'The term (epoch) of this scheduler, the '
+            'leader of its topic: one more at each takeover.', ['topic'],
+            registry=self.registry)
         self.events = prometheus_client.Counter(
             'psched_events', 'Events of the scheduler loop, by type (as '
             'the notifications).', ['event'], registry=registry)
@@ -335,11 +339,8 @@ def attach(service):
     events = service.loop.events
     events.notifier = metrics.observe_notifier(events.notifier)
     metrics.instrument_journal(service.store)
-    leader = prometheus_client.Gauge(
-        'psched_leader_epoch', 'The term (epoch) of this scheduler, the '
-        'leader of its topic: one more at each takeover.', ['topic'],
-        registry=metrics.registry)
-    leader.labels(service.conf.service.scheduler_topic).set(service.epoch)
+    metrics.leader_epoch.labels(service.conf.service.scheduler_topic).set(
+        service.epoch)
     if service.load_watcher is not None:
         metrics.registry.register(
             watcher_metrics.of(service.load_watcher).collector)
