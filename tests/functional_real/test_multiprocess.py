@@ -392,6 +392,11 @@ class MultiProcessBehaviour:
                       second.log())
         self.assertNotIn('Scheduler service ready', second.log())
         self.assertTrue(second.alive())
+        # A standby stops at once on SIGTERM, exit 0.
+        third = self.start_scheduler('scheduler-3')
+        self.wait_for(lambda: 'Standby: scheduler' in third.log(),
+                      'a third scheduler a standby')
+        self.assertStopsWithin('scheduler-3', 5.0)
         killed_at = time.monotonic()
         self.processes.pop('scheduler').kill()
         leader, took = self.await_takeover(killed_at)
