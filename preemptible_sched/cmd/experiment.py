@@ -24,8 +24,10 @@ starts: the workloads, the machine list, the option values, and each
 policy against the configuration (a dry run of each policy on no request
 builds its scheduler, so a bad plugin name fails here, not in a worker).
 The hosts of every (workload, size factor, seed) are sampled here too,
-with that seed, and handed to the cells of every policy. A bad input is
-reported on one line with exit code 2, and nothing is written.
+with that seed, and handed to the cells of every policy. This module
+checks the option values; :mod:`.simulation.experiment_plan` reads the
+inputs into the experiment's plan. A bad input is reported on one line
+with exit code 2, and nothing is written.
 
 The cells run in worker processes (:mod:`.simulation.cells`: the run;
 :mod:`.simulation.cell_workers`: the pool and the workers), or with
@@ -57,22 +59,17 @@ import math
 import os
 import sys
 import time
-import types
 
 from preemptible_sched.cmd import common
-from preemptible_sched.conf import CONF
 from preemptible_sched import exception
 from preemptible_sched import extras
 from preemptible_sched import input_limits as limits
-from preemptible_sched.service_classes import qos
 from preemptible_sched.simulation import cells
 from preemptible_sched.simulation import comparison_tables
 from preemptible_sched.simulation import definition as definitions
-from preemptible_sched.simulation import experiment
-from preemptible_sched.simulation import infrastructure
+from preemptible_sched.simulation import experiment_plan
 from preemptible_sched.simulation import plot_canvas
 from preemptible_sched.simulation import plots
-from preemptible_sched.simulation import replay
 from preemptible_sched.simulation import report_tables
 from preemptible_sched.simulation import runner
 
@@ -177,14 +174,6 @@ def parse_list(text, option, convert):
     return values
 
 
-def _workload_args(args, path):
-    """What :func:`replay.load_workload` reads, for one workload."""
-    return types.SimpleNamespace(
-        workload=path, workload_format=args.workload_format,
-        class_map=args.class_map, default_class=args.default_class,
-        limit=args.limit, until=args.until)
-
-
 def _host_source(args):
     """``'fixed'`` or ``'sampled'``; exactly one way must be given."""
     ways = [name for name, given in (
@@ -207,25 +196,10 @@ def _host_source(args):
     return 'fixed'
 
 
-def _read_workloads(args):
-    workloads = {}
-    for path in args.workload:
-        stem = experiment.workload_stem(path)
-        if stem in workloads:
-            raise exception.InvalidInput(
-                '--workload', None, '%s and %s would share the output '
-                'directory %r; rename one' % (workloads[stem][0], path,
-                                              stem))
-        items = replay.load_workload(_workload_args(args, path))
-        replay.check_classes(items, path)
-        runner.check_run(items, args.until)
-        workloads[stem] = (path, items)
-    return workloads
-
-
 def prepare(args):
-    """Read and check every input; raises InvalidInput on the first bad
-    one, before anything is written.
+    """Check every option, then read every input
+    (:func:`.experiment_plan.options_plan`); raises InvalidInput on the
+    first bad one, before anything is written.
     """
     if args.definition is not None:
         return prepare_definition(args)
@@ -258,29 +232,8 @@ def prepare(args):
         raise exception.InvalidInput(
             'experiment', None, '%d runs (workloads x policies x size '
             'factors x seeds), more than %d' % (runs, MAX_CELLS))
-    workloads = _read_workloads(args)
-    hosts = {}
-    if source == 'fixed':
-        first = next(iter(workloads.values()))[1]
-        fixed = replay.load_hosts(args, first, None, seeds[0])
-        hosts = {(stem, None, seed): fixed
-                 for stem in workloads for seed in seeds}
-    else:
-        machines = infrastructure.read_machines(args.machines)
-        for stem, (_path, items) in workloads.items():
-            for factor in size_factors:
-                for seed in seeds:
-                    hosts[stem, factor, seed] = (
-                        infrastructure.size_from_workload(
-                            items, machines, factor, seed,
-                            until=args.until))
-    cells.check_policies(policies)
-    classes = qos.Classes()
-    return cells.Plan(workloads=workloads, policies=policies,
-                      size_factors=size_factors, seeds=seeds, hosts=hosts,
-                      classes=[cls.name for cls in classes],
-                      slos={cls.name: cls.slo for cls in classes},
-                      jobs=jobs)
+    return experiment_plan.options_plan(args, policies, size_factors, seeds,
+                                        jobs)
 
 
 # -- Definitions ------------------------------------------------------------
@@ -295,7 +248,8 @@ _DESIGN_OPTIONS = (('workload', '--workload'), ('policies', '--policies'),
 
 
 def prepare_definition(args):
-    """The :class:`cells.Plan` of ``--definition``: the file validated, then
+    """The :class:`.experiment_plan.Plan` of ``--definition``: the file
+    validated, then
     every workload, host list and configuration read and checked (each
     configuration in a worker, where it can be parsed), before any run.
     """
@@ -320,7 +274,8 @@ def prepare_definition(args):
             definition.jobs or os.cpu_count() or 1)
     limits.integer(jobs, '--jobs', None, minimum=1, maximum=MAX_JOBS)
     common.check_output(args.output)
-    return cells.definition_plan(definition, jobs, args.limit, until)
+    return experiment_plan.definition_plan(definition, jobs, args.limit,
+                                           until)
 
 
 # -- The command ------------------------------------------------------------
@@ -368,19 +323,6 @@ def run(args):
         return stopped_exit(type(error), args.output)
 
 
-def _sources(plan):
-    """``(label, path)`` of the files that configured the experiment, for
-    report.html: the definition and its configurations, or the
-    configuration files given.
-    """
-    definition = plan.definition
-    if definition is None:
-        return [(path, path) for path in CONF.config_file or ()]
-    return [(os.path.basename(definition.path), definition.path)] + [
-        ('%s: %s' % (name, os.path.basename(path)), path)
-        for name, path in sorted((definition.configurations or {}).items())]
-
-
 def _run(args):
     plan = prepare(args)
     executor = executor_of(args)
@@ -389,7 +331,7 @@ def _run(args):
     try:
         outcome = cells.run(plan, args.output, args.until, draw,
                             executor=executor, command=common.invocation,
-                            sources=_sources(plan))
+                            sources=plan.sources())
     except OSError as error:
         raise exception.InvalidInput(
             '--output', None, 'cannot write %s: %s' % (

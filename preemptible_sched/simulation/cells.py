@@ -17,10 +17,9 @@
 
 The cell runner of ``preemptible-sched experiment`` (see
 :mod:`preemptible_sched.simulation.experiment` for the design, the
-aggregation and the output layout): the validated inputs of an
-experiment (:class:`Plan`), what the cells of a definition read
-(:func:`read_inputs`, each configuration in a worker), the cells run in
-the worker pool (:func:`run_cells`; the pool and its workers are in
+aggregation and the output layout): given the validated inputs of an
+experiment (an :class:`.experiment_plan.Plan`), the cells run in the
+worker pool (:func:`run_cells`; the pool and its workers are in
 :mod:`.cell_workers`), and :func:`run`, which runs every cell and writes
 the results.
 
@@ -28,9 +27,9 @@ Workers only compute; this process writes every file. Each cell's
 directory is written whole as the cell ends (:mod:`.cell_files`), so a
 run stopped or killed keeps the cells it finished, and the same command
 started again runs only the others (:func:`pending`). The comparison and
-the plots are written at the end from the cells' files, the same
-whether the cells were run now or by an earlier run, in a staging
-directory moved into the output directory
+the plots (:mod:`.comparison_plots`) are written at the end from the
+cells' files, the same whether the cells were run now or by an earlier
+run, in a staging directory moved into the output directory
 (:func:`.experiment.staged_output`).
 """
 
@@ -38,186 +37,18 @@ import contextlib
 import dataclasses
 import os
 import sys
-import typing
 
-from oslo_config import cfg
-
-from preemptible_sched.conf import CONF
 from preemptible_sched import exception
-from preemptible_sched import input_limits as limits
-from preemptible_sched import objects
-from preemptible_sched.service_classes import qos
 from preemptible_sched.simulation import cell_files
 from preemptible_sched.simulation import cell_workers
 from preemptible_sched.simulation import comparison_csv
+from preemptible_sched.simulation import comparison_plots
 from preemptible_sched.simulation import comparison_tables
 from preemptible_sched.simulation import experiment
 from preemptible_sched.simulation import fingerprint
-from preemptible_sched.simulation import infrastructure
-from preemptible_sched.simulation import plots
-from preemptible_sched.simulation import replay
 from preemptible_sched.simulation import report_page
 from preemptible_sched.simulation import run_progress
-from preemptible_sched.simulation import runner
 from preemptible_sched.simulation.traces import checksums
-from preemptible_sched.simulation.traces import reading
-
-
-@dataclasses.dataclass
-class Plan:
-    """The validated inputs of an experiment.
-
-    ``workloads`` maps a workload's stem to ``(path, items)``;
-    ``size_factors`` is ``[None]`` with hosts given outright; ``hosts``
-    maps ``(stem, size factor, seed)`` to the hosts of those cells.
-    """
-
-    workloads: dict
-    policies: list
-    size_factors: list
-    seeds: list
-    hosts: dict
-    classes: list
-    slos: dict
-    jobs: int
-    #: The :class:`.definition.Definition` of ``--definition``.
-    definition: typing.Any = None
-    #: With a definition: ``{policy: {'workloads': ..., 'hosts': ...}}``,
-    #: what each configuration read (its [replay] options shape the
-    #: workload).
-    inputs: typing.Optional[dict] = None
-
-    def cells(self):
-        if self.definition is not None:
-            return self.definition.cells()
-        return experiment.design(list(self.workloads), self.policies,
-                                 self.size_factors, self.seeds)
-
-    @property
-    def replication(self):
-        """What the rows are means over: ``seeds`` or ``workloads``."""
-        return (self.definition.replications if self.definition is not None
-                else 'seeds')
-
-    def key(self, cell):
-        """The row and replication of a cell."""
-        if self.definition is not None:
-            return self.definition.key(cell)
-        return experiment.by_seed(cell)
-
-
-def check_policies(policies):
-    """A dry run of each policy on no request: builds its scheduler, so
-    a plugin or option the configuration gets wrong fails now.
-    """
-    host = objects.Host('preflight', vcpus=1, memory_mb=1)
-    for policy in policies:
-        runner.Simulation([], [host], until=0.0, policy=policy).run()
-
-
-# -- Definitions ------------------------------------------------------------
-
-def read_inputs(definition, limit=None, until=None):
-    """What the cells of ``definition`` need, read under the current
-    configuration: ``{'workloads': {scenario: (path, items)}, 'hosts':
-    {(scenario, size factor, seed): hosts}, 'classes': [...], 'slos':
-    {...}}``. ``limit`` overrides every workload's.
-    """
-    items_of, read = {}, {}
-    workloads, hosts = {}, {}
-    for scenario, (work, infra) in definition.scenarios().items():
-        if work.name not in items_of:
-            items = reading.read_workload(
-                work.path, work.format, class_map=work.class_map,
-                default_class=work.default_class, limit=limit or work.limit,
-                time_origin=CONF.replay.time_origin,
-                task_submit=CONF.replay.task_submit)
-            replay.check_classes(items, work.path)
-            runner.check_run(items, until, source=definition.path)
-            items_of[work.name] = items
-        items = items_of[work.name]
-        workloads[scenario] = (work.path, items)
-        if infra.name not in read:
-            # Hosts given outright, or the machines to sample from.
-            read[infra.name] = (
-                infrastructure.read_machines(infra.machines)
-                if infra.machines else
-                infrastructure.read_infrastructure(infra.infrastructure)
-                if infra.infrastructure else
-                infrastructure.hosts_from_flavor(infra.hosts, infra.flavor))
-        for factor in infra.levels:
-            for seed in definition.seeds:
-                # Sampled per seed, like the flag form: the policies of a
-                # replication share its hosts.
-                hosts[scenario, factor, seed] = (
-                    read[infra.name] if factor is None else
-                    infrastructure.size_from_workload(
-                        items, read[infra.name], factor, seed, until=until))
-    check_policies(definition.strategies or [None])
-    classes = qos.Classes()
-    return {'workloads': workloads, 'hosts': hosts,
-            'classes': [cls.name for cls in classes],
-            'slos': {cls.name: cls.slo for cls in classes}}
-
-
-def preflight(config_file, definition, limit, until):
-    """:func:`read_inputs` under ``config_file`` (in a worker); a
-    problem is raised as :class:`.cell_workers.CellFailed`, one line
-    naming the file.
-    """
-    try:
-        cell_workers.reconfigure(config_file)
-        return read_inputs(definition, limit, until)
-    except exception.ConfigProblems as error:
-        message = '; '.join(error.problems)
-    except (exception.PreemptibleSchedException, cfg.Error) as error:
-        message = str(error)
-    message = limits.one_line(message, 400)
-    if config_file not in message:
-        message = '%s: %s' % (config_file, message)
-    raise cell_workers.CellFailed(message)
-
-
-def definition_plan(definition, jobs, limit=None, until=None):
-    """The :class:`Plan` of ``definition``: every workload, host list and
-    configuration read and checked (each configuration in a worker, where
-    it can be parsed), before any run. A configuration's problem is
-    raised as :class:`exception.ConfigProblems`.
-    """
-    if definition.configurations:
-        names = list(definition.configurations)
-        pool = cell_workers.worker_pool(min(jobs, len(names)))
-        try:
-            futures = [pool.submit(preflight, definition.configurations[
-                name], definition, limit, until) for name in names]
-            inputs = {}
-            for name, future in zip(names, futures):
-                try:
-                    inputs[name] = future.result()
-                except cell_workers.CellFailed as error:
-                    raise exception.ConfigProblems([str(error)]) from None
-        except BaseException:
-            cell_workers.stop_workers(pool)
-            raise
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
-    else:
-        shared = read_inputs(definition, limit, until)
-        inputs = {name: shared for name in definition.policies}
-    first = inputs[definition.policies[0]]
-    classes = list(dict.fromkeys(
-        name for entry in inputs.values() for name in entry['classes']))
-    slos = {}
-    for entry in inputs.values():
-        for name, slo in entry['slos'].items():
-            slos.setdefault(name, slo)
-    return Plan(workloads=first['workloads'], policies=definition.policies,
-                size_factors=list(dict.fromkeys(
-                    factor for infra in definition.infrastructures
-                    for factor in infra.levels)),
-                seeds=definition.seeds, hosts=first['hosts'],
-                classes=classes, slos=slos, jobs=jobs,
-                definition=definition, inputs=inputs)
 
 
 # -- Running ----------------------------------------------------------------
@@ -313,38 +144,6 @@ def run_cells(plan, tasks, workloads, on_result, executor=local_executor):
 
 # -- Writing ----------------------------------------------------------------
 
-def write_plots(directory, plan, rows, classes, first_records):
-    """The figures of ``plan`` into ``directory``: the availability of
-    each instance under each policy (first seed) and the fulfilment by
-    size factor.
-    """
-    groups = set().union(*(plots.record_groups(records)
-                           for records in first_records.values()))
-    if not plots.has_classes(groups):
-        # Availability per class means nothing without classes (a
-        # workflow trace, SLA requests).
-        return
-    # One mapping for every figure: a class has one colour in all of them.
-    colours = plots.class_colours(set(classes).union(groups))
-    levels = {}
-    for cell in plan.cells():
-        levels.setdefault(cell.workload, {})[cell.size_factor] = None
-    for stem in plan.workloads:
-        for factor in levels[stem]:
-            runs = {policy: first_records[experiment.Cell(
-                stem, policy, factor, plan.seeds[0])]
-                for policy in plan.policies}
-            plots.availability_by_instance(
-                os.path.join(directory, 'availability_%s_%s.png' % (
-                    stem, experiment.level_name(factor))),
-                runs, plan.slos, colours=colours)
-        members = [row for row in rows if row.workload == stem]
-        if members:
-            plots.fulfilment_by_size_factor(
-                os.path.join(directory, 'fulfilment_%s.png' % stem),
-                members, classes, colours=colours)
-
-
 @dataclasses.dataclass
 class Outcome:
     """What :func:`run` did: every cell, those it ran (the others were
@@ -432,7 +231,8 @@ def write_comparison(plan, output, cells, draw, command=None, sources=()):
             first_records = {cell: cell_files.read_records(output, cell)
                              for cell in cells
                              if cell.seed == plan.seeds[0]}
-            write_plots(staging, plan, rows, classes, first_records)
+            comparison_plots.write(staging, plan, rows, classes,
+                                   first_records)
         report_page.write(
             staging, 'Policy comparison',
             comparison_tables.comparison_intro(rows, plan.replication),

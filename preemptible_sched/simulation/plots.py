@@ -25,6 +25,10 @@ service_classes`` in their configured order, then any other class by name,
 then the requests without a class) and gives each a fixed colour. Shares
 are drawn as percentages, times in hours or days (whichever suits the
 span), and every axis label carries its unit.
+
+The figures an experiment writes beside its comparison (and the one only
+an experiment draws, fulfilment by size factor) are in
+:mod:`.comparison_plots`.
 """
 
 import numpy
@@ -56,11 +60,6 @@ NO_CLASS_COLOURS = {NO_CLASS_NORMAL: '#404040',
 
 #: How the legends name the groups that have no class.
 _LABELS = {metrics.NO_CLASS: 'no class'}
-
-#: Line styles and markers that tell policies apart where the colour
-#: says the class.
-POLICY_STYLES = (('-', 'o'), ('--', 's'), (':', '^'), ('-.', 'D'),
-                 ((0, (5, 1, 1, 1)), 'v'))
 
 
 def available():
@@ -111,8 +110,10 @@ def class_colours(names=(), configured=None):
     return colours
 
 
-def _colours_for(names, colours):
-    """``colours`` completed with any name it lacks (same rules)."""
+def colours_for(names, colours):
+    """``colours`` completed with any name of ``names`` it lacks (same
+    rules as :func:`class_colours`), or by default one for ``names``.
+    """
     if colours is None:
         return class_colours(names)
     missing = set(names) - set(colours)
@@ -164,7 +165,7 @@ def availability_by_instance(path, runs, slos, colours=None):
     grouped_runs = {policy: _availabilities_by_group(records)
                     for policy, records in runs.items()}
     present = set().union(*grouped_runs.values())
-    colours = _colours_for(present, colours)
+    colours = colours_for(present, colours)
     classes = [name for name in colours if name in present]
     # Bigger points when there are few of them.
     most = max(sum(map(len, grouped.values()))
@@ -215,7 +216,7 @@ def availability_cdf(path, records, slos, title, colours=None):
     if not available():
         return None
     grouped = _availabilities_by_group(records)
-    colours = _colours_for(grouped, colours)
+    colours = colours_for(grouped, colours)
     with plot_canvas.saved_figure(path, figsize=(7, 4.2),
                                   layout='constrained') as figure:
         ax = figure.subplots()
@@ -273,93 +274,6 @@ def utilisation_over_time(path, series):
         ax.set_xlabel('Simulated time (%s)' % unit)
         ax.set_ylabel('Capacity in use (%)')
         ax.set_title('Cloud utilisation')
-    return figure
-
-
-def fulfilment_by_size_factor(path, rows, classes, colours=None):
-    """SLO fulfilment vs size factor: a panel per class, a line per policy.
-
-    ``rows`` are the :class:`~.experiment.ComparisonRow` of one workload
-    (their ``values``, ``size_factor``, ``level`` and ``policy``).
-    Lines are in their class's colour; the policies differ by line style
-    and marker (the legend shows them in black). Error bars show the
-    standard deviation over the seeds. Classes without an SLO have no
-    panel; with hosts given outright the x axis holds the single level
-    :data:`~.experiment.FIXED`.
-    """
-    if not available():
-        return None
-    panels = [name for name in classes
-              if any(row.values['%s_slo_fulfillment' % name][0] is not None
-                     for row in rows)]
-    colours = _colours_for(classes, colours)
-    levels = sorted({row.size_factor for row in rows},
-                    key=lambda factor: (factor is None, factor or 0.0))
-    numeric = None not in levels
-    position = {level: (level if numeric else index)
-                for index, level in enumerate(levels)}
-    policies = list(dict.fromkeys(row.policy for row in rows))
-    # Policies side by side around each level, so that equal values of
-    # two policies do not hide one another.
-    gaps = numpy.diff(sorted(position.values()))
-    if len(gaps):
-        spacing = float(min(gaps))
-    else:
-        spacing = levels[0] if numeric else 1.0
-    step = 0.04 * spacing
-    dodge = {policy: (index - (len(policies) - 1) / 2.0) * step
-             for index, policy in enumerate(policies)}
-    styles = {policy: POLICY_STYLES[index % len(POLICY_STYLES)]
-              for index, policy in enumerate(policies)}
-    with plot_canvas.saved_figure(
-            path, figsize=(1.5 + 3.5 * max(1, len(panels)), 3.8),
-            layout='constrained') as figure:
-        axes = figure.subplots(1, max(1, len(panels)), sharey=True,
-                               squeeze=False)[0]
-        for ax, name in zip(axes, panels):
-            column = '%s_slo_fulfillment' % name
-            for policy in policies:
-                points = sorted(
-                    (position[row.size_factor] + dodge[policy],) +
-                    row.values[column]
-                    for row in rows if row.policy == policy and
-                    row.values[column][0] is not None)
-                if not points:
-                    continue
-                xs, means, stds = zip(*points)
-                linestyle, marker = styles[policy]
-                # Hollow markers of different shapes: policies with the
-                # same fulfilment stay visible on top of each other.
-                ax.errorbar(xs, means,
-                            yerr=[std or 0.0 for std in stds],
-                            linestyle=linestyle, marker=marker,
-                            markerfacecolor='none', capsize=3,
-                            color=colours[name], label=policy)
-            ax.set_title(label(name), color=colours[name])
-            ax.grid(axis='y', linewidth=0.3)
-            if numeric:
-                ax.set_xlabel('Size factor (× peak demand)')
-                plot_canvas.plain_axis(ax, 'x')
-                if len(levels) == 1:
-                    ax.set_xlim(0.75 * levels[0], 1.25 * levels[0])
-            else:
-                ax.set_xlim(-0.5, len(levels) - 0.5)
-                ax.set_xlabel('Size factor (hosts given outright)')
-                labels = {row.size_factor: row.level for row in rows}
-                ax.set_xticks(range(len(levels)),
-                              [labels[level] for level in levels])
-        axes[0].set_ylabel('SLO fulfilment (% of class)')
-        axes[0].set_ylim(-0.02, 1.05)
-        plot_canvas.percent_axis(axes[0].yaxis)
-        if panels:
-            line = plot_canvas.matplotlib_parts().Line2D
-            handles = [line([], [], color='black', linestyle=style[0],
-                            marker=style[1], markerfacecolor='none')
-                       for style in styles.values()]
-            figure.legend(handles, policies, loc='outside right upper',
-                          title='policy')
-        figure.suptitle('SLO fulfilment by cloud size', x=0.02,
-                        horizontalalignment='left')
     return figure
 
 

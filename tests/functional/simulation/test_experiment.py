@@ -37,6 +37,7 @@ import fixtures
 from matplotlib import colors
 
 from preemptible_sched.cmd import sched
+from preemptible_sched.simulation import comparison_plots
 from preemptible_sched.simulation import experiment
 from preemptible_sched.simulation import plots
 from tests import base
@@ -89,8 +90,9 @@ class TestExperiment(base.TestCase):
         with mock.patch('sys.stdout', out), mock.patch('sys.stderr', err), \
                 mock.patch.object(plots, 'availability_by_instance',
                                   keeping(plots.availability_by_instance)), \
-                mock.patch.object(plots, 'fulfilment_by_size_factor',
-                                  keeping(plots.fulfilment_by_size_factor)):
+                mock.patch.object(
+                    comparison_plots, 'fulfilment_by_size_factor',
+                    keeping(comparison_plots.fulfilment_by_size_factor)):
             cls.code = sched.main([
                 'experiment', '--config-file', config,
                 '--workload', workload,

@@ -27,6 +27,7 @@ import tempfile
 from preemptible_sched.simulation import cell_workers
 from preemptible_sched.simulation import cells
 from preemptible_sched.simulation import experiment
+from preemptible_sched.simulation import experiment_plan
 from preemptible_sched.simulation import infrastructure
 from preemptible_sched.simulation.traces import reading
 from tests import base
@@ -90,7 +91,7 @@ class CellsCase(base.TestCase):
         write_workload(path, count)
         items = reading.read_workload(path)
         hosts = infrastructure.hosts_from_flavor(2, '4:8000:0')
-        return cells.Plan(
+        return experiment_plan.Plan(
             workloads={'w': (path, items)}, policies=POLICIES,
             size_factors=[None], seeds=SEEDS,
             hosts={('w', None, seed): hosts for seed in SEEDS},

@@ -23,6 +23,7 @@ import fixtures
 from matplotlib import colors
 
 from preemptible_sched.cmd import sched
+from preemptible_sched.simulation import comparison_plots
 from preemptible_sched.simulation import experiment
 from preemptible_sched.simulation import metrics
 from preemptible_sched.simulation import plot_canvas
@@ -94,6 +95,15 @@ class PlotTestCase(base.TestCase):
     def path(self, name):
         return os.path.join(self.directory, name)
 
+    def assertPng(self, path):
+        with open(path, 'rb') as stream:
+            self.assertEqual(PNG_SIGNATURE, stream.read(8))
+        self.assertGreater(os.path.getsize(path), 1000)
+
+    def assertUnits(self, figure):
+        for label in axis_labels(figure):
+            self.assertRegex(label, r'\(.+\)$')
+
 
 class TestClassColours(base.TestCase):
 
@@ -134,15 +144,6 @@ class TestClassColours(base.TestCase):
 
 @unittest.skipUnless(plots.available(), 'matplotlib cannot be imported')
 class TestPlots(PlotTestCase):
-
-    def assertPng(self, path):
-        with open(path, 'rb') as stream:
-            self.assertEqual(PNG_SIGNATURE, stream.read(8))
-        self.assertGreater(os.path.getsize(path), 1000)
-
-    def assertUnits(self, figure):
-        for label in axis_labels(figure):
-            self.assertRegex(label, r'\(.+\)$')
 
     def test_availability_by_instance(self):
         path = self.path('by_instance.png')
@@ -197,27 +198,6 @@ class TestPlots(PlotTestCase):
         self.assertEqual('', ax.xaxis.get_offset_text().get_text())
         self.assertAlmostEqual(39.0, ax.get_lines()[0].get_xdata()[-1])
 
-    def test_fulfilment_lines_take_the_colour_of_their_class(self):
-        rows = [experiment.ComparisonRow(
-            workload='w', size_factor=factor, policy=policy, seeds=2,
-            values={'gold_slo_fulfillment': (0.9, 0.1),
-                    'bronze_slo_fulfillment': (0.5, None),
-                    'none_slo_fulfillment': (None, None)})
-                for factor in (0.8, 1.0) for policy in ('qos', 'priority')]
-        path = self.path('fulfilment.png')
-        figure = plots.fulfilment_by_size_factor(
-            path, rows, ['gold', 'bronze', metrics.NO_CLASS])
-        self.assertPng(path)
-        self.assertUnits(figure)
-        expected = plots.class_colours(['gold', 'bronze'])
-        self.assertEqual(
-            {'gold': {expected['gold']}, 'bronze': {expected['bronze']}},
-            panel_colours(figure))
-        # The policies differ by style, and the legend says which is which.
-        legend = figure.legends[0]
-        self.assertEqual(['qos', 'priority'],
-                         [text.get_text() for text in legend.get_texts()])
-
 
 class TestWithoutMatplotlib(PlotTestCase):
 
@@ -229,7 +209,6 @@ class TestWithoutMatplotlib(PlotTestCase):
                 self.path('a.png'), {'qos': RECORDS}, SLOS))
             plots.availability_cdf(self.path('b.png'), RECORDS, SLOS, 'qos')
             plots.utilisation_over_time(self.path('c.png'), [(0, 0.5, 0.5)])
-            plots.fulfilment_by_size_factor(self.path('d.png'), [], [])
         self.assertEqual([], os.listdir(self.directory))
 
 
@@ -282,8 +261,9 @@ class TestFiguresOfOneRun(PlotTestCase):
         rows = experiment.aggregate(
             {experiment.Cell('mixed', 'qos', None, 0): self.summary},
             classes)
-        self.figures['fulfilment'] = plots.fulfilment_by_size_factor(
-            self.path('fulfilment.png'), rows, classes)
+        self.figures['fulfilment'] = (
+            comparison_plots.fulfilment_by_size_factor(
+                self.path('fulfilment.png'), rows, classes))
 
     def _keep(self, name, function):
         def draw(*args, **kwargs):
