@@ -37,6 +37,7 @@ instance cannot be placed, every change made for the earlier ones is
 rolled back.
 """
 
+import contextlib
 import dataclasses
 import logging
 import random
@@ -333,6 +334,16 @@ class FilterScheduler:
                   skip_unchanged):
         """Phase DISPLACE: a host on which the strategy finds victims.
 
+        The one ranking of displacement plans, whatever the strategy: the
+        hosts that pass the filters are weighed, the first is drawn as in
+        FIT, and the first in that order with a plan wins. A strategy that
+        :attr:`ranks_by_score
+        <preemption.BasePreemptionStrategy.ranks_by_score>` has a plan
+        made on every host first, and only the hosts whose plans score
+        lowest (:func:`preemption.plan_scores`) are weighed, as they will
+        be without their victims; otherwise every host is weighed on its
+        full view and planned on in that order.
+
         With ``skip_unchanged`` (a FIT phase already failed), hosts with
         nothing to displace are left out: their view is the full view.
         """
@@ -368,73 +379,76 @@ class FilterScheduler:
                           else displaceable[state.name])
             return strategy.plan(state, pending, candidates, now)
         view_name = 'normal' if strategy.spot else 'without displaceable'
-        if strategy.ranks_by_score:
-            return self._displace_by_score(passed, spec, pending, context,
-                                           verdicts, plan_on, view_name,
-                                           explain)
-        full = passed.on_view(True)
-        ranking, first = self._rank(full, spec, context)
-        fits = full.fits(spec.resources)
-        # A host the request fits as it is gets the empty plan: the
-        # strategy's answer there, without its per-host state. And the
-        # hosts it fits come first only if the first drawn is not one.
-        no_plan = strategy.empty_plan_where_it_fits and not explain
-        first_fits = no_plan and first is not None and fits[first]
-        prefer = (fits if not first_fits and
-                  CONF.scheduler.terminate_only_when_needed else None)
+        by_score = strategy.ranks_by_score
+        report = None
+        # The hosts weighed, and the plans made before weighing (by name).
+        if by_score:
+            # Plan on every host: only those whose victims score lowest
+            # are weighed, as they will be without their victims.
+            with context.stopwatch('T10', len(passed)):
+                planned = {}
+                for view in passed.views():
+                    plan = plan_on(view.host)
+                    if plan is not None:
+                        planned[view.host.name] = plan
+                scores = preemption.plan_scores(
+                    planned, lambda victim: strategy.victim_standing(
+                        victim, pending, now))
+            if explain:
+                rejected = verdicts.as_dict()
+                report = [
+                    HostReport(name, view_name, name in planned,
+                               None if name in planned
+                               else rejected.get(name),
+                               terminate=(planned[name].victim_ids
+                                          if name in planned else None))
+                    for name in self.host_manager.table.names]
+            if not planned:
+                return None, report
+            lowest = min(scores.values())
+            weighed = host_batch.HostBatch.of_views([
+                self.host_manager.host_states[name].view_without(
+                    plan.victims)
+                for name, plan in planned.items() if scores[name] == lowest])
+        else:
+            # Every host on its full view, planned on in the weighers'
+            # order until one has a plan.
+            planned = None
+            weighed = passed.on_view(True)
+        ranking, first = self._rank(weighed, spec, context)
+        no_plan = prefer = fits = None
+        if not by_score:
+            fits = weighed.fits(spec.resources)
+            # A host the request fits as it is gets the empty plan: the
+            # strategy's answer there, without its per-host state. And the
+            # hosts it fits come first only if the first drawn is not one.
+            no_plan = strategy.empty_plan_where_it_fits and not explain
+            first_fits = no_plan and first is not None and fits[first]
+            prefer = (fits if not first_fits and
+                      CONF.scheduler.terminate_only_when_needed else None)
         choice = None
-        with context.stopwatch('T10', len(full)):
+        with (contextlib.nullcontext() if by_score else
+              context.stopwatch('T10', len(weighed))):
             for position in self._candidates(ranking, first, prefer):
-                if no_plan and fits[position]:
-                    plan = objects.TerminationPlan(full.name(position))
+                if by_score:
+                    plan = planned[weighed.name(position)]
+                elif no_plan and fits[position]:
+                    plan = objects.TerminationPlan(weighed.name(position))
                 else:
-                    plan = plan_on(full.view(position).host)
+                    plan = plan_on(weighed.view(position).host)
                 if plan is not None:
                     choice = (plan, ranking.weighed(position), len(passed))
                     break
-        report = None
-        if explain:
-            weighed = [ranking.weighed(position)
-                       for position in ranking.order().tolist()]
-            plans = {}
-            for item in weighed:
+        if explain and not by_score:
+            items = [ranking.weighed(position)
+                     for position in ranking.order().tolist()]
+            victims = {}
+            for item in items:
                 plan = plan_on(item.view.host)
                 if plan is not None:
-                    plans[item.view.name] = plan.victim_ids
-            report = self._report(view_name, verdicts, weighed, plans)
+                    victims[item.view.name] = plan.victim_ids
+            report = self._report(view_name, verdicts, items, victims)
         return choice, report
-
-    def _displace_by_score(self, passed, spec, pending, context, verdicts,
-                           plan_on, view_name, explain):
-        strategy = self.strategy
-        now = context.now
-        scored = {}
-        with context.stopwatch('T10', len(passed)):
-            for view in passed.views():
-                state = view.host
-                plan = plan_on(state)
-                if plan is not None:
-                    scored[state.name] = (strategy.score(plan, pending, now),
-                                          plan)
-        report = None
-        if explain:
-            rejected = verdicts.as_dict()
-            report = [HostReport(
-                name, view_name, name in scored,
-                None if name in scored else rejected.get(name),
-                terminate=(scored[name][1].victim_ids
-                           if name in scored else None))
-                      for name in self.host_manager.table.names]
-        if not scored:
-            return None, report
-        lowest = min(score for score, _ in scored.values())
-        # Weighed as they will be once their victims are gone.
-        tied = host_batch.HostBatch.of_views([
-            self.host_manager.host_states[name].view_without(plan.victims)
-            for name, (score, plan) in scored.items() if score == lowest])
-        ranking, first = self._rank(tied, spec, context)
-        best = ranking.weighed(first)
-        return (scored[best.view.name][1], best, len(passed)), report
 
     def _apply(self, selection):
         for victim in selection.plan.victims:

@@ -26,8 +26,11 @@ for one request:
 * :meth:`~BasePreemptionStrategy.plan` – the victims on one host (the
   exact termination selector for the preemptible strategies, the smallest
   set by class for ``qos`` and ``priority``);
-* :meth:`~BasePreemptionStrategy.score` – how hosts with victims compare
-  (None: the weighers alone rank them, on the full view);
+* :meth:`~BasePreemptionStrategy.victim_standing` – where one victim
+  stands, for a strategy that ranks hosts by their victims
+  (:attr:`~BasePreemptionStrategy.ranks_by_score`; the rule that compares
+  them is :func:`plan_scores`); otherwise the weighers alone rank the hosts
+  with victims, on their full view;
 * :attr:`~BasePreemptionStrategy.on_victim` – what happens to a victim:
   ``terminate`` (gone for good) or ``requeue`` (back to the queue with its
   account, and in simulation with its remaining duration).
@@ -37,6 +40,7 @@ they are given; they never touch the database, RPC or a clock.
 """
 
 import math
+import typing
 
 from preemptible_sched.conf import CONF
 from preemptible_sched import exception
@@ -64,8 +68,9 @@ class BasePreemptionStrategy:
     #: True when only instances flagged preemptible are ever displaced
     #: (the journal then refuses any other victim).
     spot = True
-    #: True when hosts with victims are ranked by :meth:`score` first
-    #: (ties: the weighers); False when the weighers alone rank them.
+    #: True when hosts with victims are ranked by the :func:`plan_scores`
+    #: of their victims' :meth:`victim_standing` first (ties: the
+    #: weighers); False when the weighers alone rank them.
     ranks_by_score = False
     #: What a victim becomes when ``[scheduler] on_victim`` is not set.
     default_on_victim = 'terminate'
@@ -125,11 +130,11 @@ class BasePreemptionStrategy:
         """
         raise NotImplementedError()
 
-    def score(self, plan, request, now):
-        """How displacing ``plan``'s victims compares, smaller first; used
-        when :attr:`ranks_by_score` is True.
+    def victim_standing(self, instance, request, now):
+        """The :class:`Standing` of ``instance`` as a victim of
+        ``request``; asked when :attr:`ranks_by_score` is True.
         """
-        return ()
+        raise NotImplementedError()
 
     def next_change(self, states, pending, now):
         """Earliest time at which time alone (no event) may let one of
@@ -148,8 +153,9 @@ class ClassBasedStrategy(BasePreemptionStrategy):
     without its :meth:`displaceable` instances, the victims of a host are
     the smallest set found by removing them all and adding back, in
     :meth:`keep_order`, every one with which the request still fits, and
-    the host with the smallest :meth:`score` wins (ties: the weighers, on
-    the hosts as they will be without their victims).
+    the host whose victims have the smallest :func:`plan_scores` (from
+    their :meth:`victim_standing`) wins (ties: the weighers, on the hosts
+    as they will be without their victims).
     """
 
     spot = False
@@ -179,6 +185,64 @@ class ClassBasedStrategy(BasePreemptionStrategy):
         return objects.TerminationPlan(
             state.name, tuple(victims), (0.0,) * len(victims),
             '%s: %d victim(s) of lower standing' % (self.name, len(victims)))
+
+
+class Standing(typing.NamedTuple):
+    """Where one victim stands, for :func:`plan_scores`."""
+
+    #: Its class: the smaller, the more important.
+    level: float
+    #: The time to violation below which it is at risk.
+    margin: float
+    #: How long it may stay stopped before it misses its objective.
+    time_to_violation: float
+
+
+def plan_scores(plans, standing):
+    """How the hosts of ``plans`` (``{host: TerminationPlan}``) compare
+    under a strategy that ranks by score: ``{host: score}``, the smallest
+    best. ``standing`` maps a victim to its :class:`Standing`.
+
+    A victim is at risk when its time to violation is below its margin.
+    A score is ``(s_1, ..., s_m, s_safe)``, compared as a tuple: ``s_i``
+    sums ``margin - time_to_violation`` over the at-risk victims of the
+    i-th level, the levels being those of the at-risk victims of all
+    ``plans``, most important first, and ``s_safe`` is ``1 / sum(
+    time_to_violation - margin)`` over the safe victims: 0 when there are
+    none or their slack is infinite, infinite when it is not positive
+    (the more slack the safe victims have, the cheaper). A victim that is
+    always at risk by one (margin 1, time to violation 0) makes ``s_i``
+    the number of victims of each level: fewest of the most important
+    level first, then of the next...
+    """
+    at_risk_by_host = {}
+    safe_terms = {}
+    levels = set()
+    for host, plan in plans.items():
+        at_risk = {}
+        safe_slack = 0.0
+        safe = 0
+        for victim in plan.victims:
+            level, margin, time_to_violation = standing(victim)
+            if time_to_violation < margin:
+                at_risk[level] = (at_risk.get(level, 0.0) + margin -
+                                  time_to_violation)
+            else:
+                safe += 1
+                safe_slack += time_to_violation - margin
+        if not safe:
+            safe_term = 0.0
+        elif safe_slack <= 0 or math.isinf(safe_slack):
+            safe_term = math.inf if safe_slack <= 0 else 0.0
+        else:
+            safe_term = 1.0 / safe_slack
+        at_risk_by_host[host] = at_risk
+        safe_terms[host] = safe_term
+        levels.update(at_risk)
+    levels = sorted(levels)
+    return {host: tuple(at_risk.get(level, 0.0) for level in levels) +
+            (safe_terms[host],)
+            for host, at_risk in at_risk_by_host.items()}
 
 
 def load(name, conf=None, group='scheduler'):

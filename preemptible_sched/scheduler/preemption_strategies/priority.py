@@ -61,9 +61,10 @@ class PriorityStrategy(preemption.ClassBasedStrategy):
             else instance.started_at,
             instance.id))
 
-    def score(self, plan, request, now):
-        # The victims' priorities, highest first: compared as sequences,
-        # fewer victims at the highest priority win, then at the next...
-        # ([2] > [1, 1, 1]; [2, 1] < [2, 1, 1]).
-        return tuple(sorted((instance.priority for instance in plan.victims),
-                            reverse=True))
+    def victim_standing(self, instance, request, now):
+        # Always at risk by one, at the level of its priority (the highest
+        # first): the hosts compare by their number of victims at the
+        # highest priority, then at the next... (one victim of priority 2
+        # is worse than three of priority 1; [2, 1] is better than
+        # [2, 1, 1]).
+        return preemption.Standing(-instance.priority, 1.0, 0.0)

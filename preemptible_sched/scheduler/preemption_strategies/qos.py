@@ -61,7 +61,6 @@ class QoSStrategy(preemption.ClassBasedStrategy):
             exempt = 0.0
         self.exempt = (CONF.qos.preempt_exempt_seconds if exempt is None
                        else exempt)
-        self.importances = sorted({cls.importance for cls in self.classes})
         self._memo = {}
 
     @classmethod
@@ -166,25 +165,10 @@ class QoSStrategy(preemption.ClassBasedStrategy):
             qos.instance_account(instance, self.classes, now).slack_key(),
             instance.id))
 
-    def score(self, plan, request, now):
-        victims = plan.victims
-        at_risk = dict.fromkeys(self.importances, 0.0)
-        safe_slack = 0.0
-        safe = 0
-        for instance in victims:
-            account = qos.instance_account(instance, self.classes, now)
-            margin = account.service_class.safety_margin
-            if account.at_risk:
-                importance = account.service_class.importance
-                at_risk[importance] = (at_risk.get(importance, 0.0) +
-                                       margin - account.time_to_violation)
-            else:
-                safe += 1
-                safe_slack += account.time_to_violation - margin
-        if not safe:
-            safe_term = 0.0
-        elif safe_slack <= 0 or math.isinf(safe_slack):
-            safe_term = math.inf if safe_slack <= 0 else 0.0
-        else:
-            safe_term = 1.0 / safe_slack
-        return tuple(at_risk[key] for key in sorted(at_risk)) + (safe_term,)
+    def victim_standing(self, instance, request, now):
+        # At risk: its deficit counts at its class's importance; safe: its
+        # slack, the more the cheaper (see preemption.plan_scores).
+        account = qos.instance_account(instance, self.classes, now)
+        cls = account.service_class
+        return preemption.Standing(cls.importance, cls.safety_margin,
+                                   account.time_to_violation)

@@ -125,23 +125,54 @@ class TestPriorityPolicy(base.TestCase):
         # Only p1 (2 vCPUs) may go: 6 + 4 > 8.
         self.assertIsNone(self._victims(state, request(2, (4, 4000, 0))))
 
-    def _score(self, *priorities):
-        victims = [instance('v%d' % i, p) for i, p in enumerate(priorities)]
-        return self.policy.score(
-            objects.TerminationPlan('host', tuple(victims)), request(3), NOW)
+    def _scores(self, *plans):
+        """The scores of ``plans`` (each a list of victims' priorities),
+        compared together as the hosts of one decision are.
+        """
+        scores = preemption.plan_scores(
+            {index: objects.TerminationPlan('h%d' % index, tuple(
+                instance('v%d' % i, p) for i, p in enumerate(priorities)))
+             for index, priorities in enumerate(plans)},
+            lambda victim: self.policy.victim_standing(victim, request(3),
+                                                       NOW))
+        return [scores[index] for index in range(len(plans))]
+
+    def assertCheaper(self, cheaper, dearer):
+        first, second = self._scores(cheaper, dearer)
+        self.assertLess(first, second)
 
     def test_fewer_at_the_highest_priority_wins(self):
         # One victim of priority 2 is worse than three of priority 1.
-        self.assertLess(self._score(1, 1, 1), self._score(2))
+        self.assertCheaper([1, 1, 1], [2])
 
     def test_then_fewer_at_the_next_priority(self):
-        self.assertLess(self._score(2, 1), self._score(2, 1, 1))
-        self.assertLess(self._score(1, 2), self._score(2, 2))
+        self.assertCheaper([2, 1], [2, 1, 1])
+        self.assertCheaper([1, 2], [2, 2])
         # (2, 1, 1): one at 2 beats (2, 2): two at 2
-        self.assertLess(self._score(1, 2, 1), self._score(2, 2))
+        self.assertCheaper([1, 2, 1], [2, 2])
 
-    def test_score_lists_priorities_highest_first(self):
-        self.assertEqual((2, 1, 0), self._score(0, 2, 1))
+    def test_same_priorities_tie_in_any_order(self):
+        first, second = self._scores([0, 2, 1], [1, 0, 2])
+        self.assertEqual(first, second)
+        self.assertNotEqual(*self._scores([2, 1], [2, 1, 0]))
+
+    def test_score_counts_victims_per_priority_highest_first(self):
+        # Priorities 2, 1 and 0 among the plans: (at 2, at 1, at 0, safe).
+        self.assertEqual([(1.0, 1.0, 1.0, 0.0), (2.0, 0.0, 0.0, 0.0)],
+                         self._scores([0, 2, 1], [2, 2]))
+
+    def test_orders_plans_as_their_priorities_sorted_highest_first(self):
+        # Counting per priority orders plans as comparing their victims'
+        # priorities sorted highest first (the Kubernetes rule) does.
+        plans = [[], [0], [1], [2], [1, 1], [1, 1, 1], [2, 1], [2, 1, 1],
+                 [2, 2], [1, 0], [1, 0, 0], [2, 0], [0, 0, 0, 0]]
+        scores = self._scores(*plans)
+        for a, plan_a in enumerate(plans):
+            for b, plan_b in enumerate(plans):
+                by_sort = (sorted(plan_a, reverse=True) <
+                           sorted(plan_b, reverse=True))
+                self.assertEqual(by_sort, scores[a] < scores[b],
+                                 (plan_a, plan_b))
 
 
 class TestLoad(base.TestCase):

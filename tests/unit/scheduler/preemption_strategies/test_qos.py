@@ -288,70 +288,102 @@ class TestScore(QoSPolicyTestCase):
     #: safe, Q = 2 * 505 - 1000 = 10: slack 0
     BRONZE_0 = instance('bronze-0', 'bronze', 0, 505)
 
+    def _scores(self, *plans, policy=None):
+        """The scores of ``plans`` (each a tuple of victims), compared
+        together as the hosts of one decision are.
+        """
+        policy = policy or self.policy
+        scores = preemption.plan_scores(
+            {index: objects.TerminationPlan('h%d' % index, tuple(victims))
+             for index, victims in enumerate(plans)},
+            lambda victim: policy.victim_standing(victim, GOLD_AT_RISK, NOW))
+        return [scores[index] for index in range(len(plans))]
+
     def _score(self, *victims):
-        return self.policy.score(
-            objects.TerminationPlan('host', tuple(victims)), GOLD_AT_RISK,
-            NOW)
+        return self._scores(victims)[0]
+
+    def assertCheaper(self, cheaper, dearer):
+        first, second = self._scores(cheaper, dearer)
+        self.assertLess(first, second)
 
     def test_hand_computed(self):
-        # (gold, silver, bronze deficits, 1 / safe slack)
+        # (bronze deficits, 1 / safe slack): no other class is at risk.
         score = self._score(self.BRONZE_10, self.SILVER_40, self.BRONZE_190)
-        self.assertEqual(4, len(score))
-        self.assertEqual((0.0, 0.0), score[:2])
-        self.assertAlmostEqual(10.0, score[2])
-        self.assertAlmostEqual(1 / 230.0, score[3])   # 40 + 190
+        self.assertEqual(2, len(score))
+        self.assertAlmostEqual(10.0, score[0])
+        self.assertAlmostEqual(1 / 230.0, score[1])   # 40 + 190
 
     def test_deficits_sum_per_class(self):
+        # (gold, bronze deficits, 1 / safe slack)
         score = self._score(self.BRONZE_10, self.BRONZE_2, self.GOLD_20)
         self.assertAlmostEqual(20.0, score[0])
-        self.assertEqual(0.0, score[1])
-        self.assertAlmostEqual(12.0, score[2])   # 10 + 2
-        self.assertEqual(0.0, score[3])   # no safe victim
+        self.assertAlmostEqual(12.0, score[1])   # 10 + 2
+        self.assertEqual(0.0, score[2])   # no safe victim
+
+    def test_deficits_add_up_in_victim_order(self):
+        # As they always have: (deficit so far + margin) - Q, victim by
+        # victim.
+        standing = [self.policy.victim_standing(victim, GOLD_AT_RISK, NOW)
+                    for victim in (self.BRONZE_10, self.BRONZE_2)]
+        total = 0.0
+        for _, margin, time_to_violation in standing:
+            total = total + margin - time_to_violation
+        self.assertEqual(total, self._score(self.BRONZE_10,
+                                            self.BRONZE_2)[0])
 
     def test_safe_victims_beat_an_at_risk_bronze(self):
-        self.assertLess(self._score(self.BRONZE_190, self.SILVER_40),
-                        self._score(self.BRONZE_2))
+        self.assertCheaper((self.BRONZE_190, self.SILVER_40),
+                           (self.BRONZE_2,))
 
     def test_among_safe_more_slack_wins(self):
         # 1 / 390 < 1 / 190 < 1 / 40
-        self.assertLess(self._score(self.BRONZE_390),
-                        self._score(self.BRONZE_190))
-        self.assertLess(self._score(self.BRONZE_190),
-                        self._score(self.SILVER_40))
+        self.assertCheaper((self.BRONZE_390,), (self.BRONZE_190,))
+        self.assertCheaper((self.BRONZE_190,), (self.SILVER_40,))
         # 1 / (190 + 40) < 1 / 190
-        self.assertLess(self._score(self.BRONZE_190, self.SILVER_40),
-                        self._score(self.BRONZE_190))
+        self.assertCheaper((self.BRONZE_190, self.SILVER_40),
+                           (self.BRONZE_190,))
 
     def test_safe_victim_without_slack_is_the_worst_safe(self):
-        self.assertEqual(math.inf, self._score(self.BRONZE_0)[3])
-        self.assertLess(self._score(self.SILVER_40),
-                        self._score(self.BRONZE_0))
+        self.assertEqual(math.inf, self._score(self.BRONZE_0)[-1])
+        self.assertCheaper((self.SILVER_40,), (self.BRONZE_0,))
 
     def test_gold_deficit_dominates_silver(self):
-        # (20, 0, 0, 0) > (0, 510, 0, 0)
-        self.assertLess(self._score(self.SILVER_510),
-                        self._score(self.GOLD_20))
+        # (20, 0, 0) > (0, 510, 0)
+        self.assertCheaper((self.SILVER_510,), (self.GOLD_20,))
 
     def test_silver_deficit_dominates_bronze(self):
-        # (0, 510, 0, 0) > (0, 0, 12, 1 / 190)
-        self.assertLess(
-            self._score(self.BRONZE_10, self.BRONZE_2, self.BRONZE_190),
-            self._score(self.SILVER_510))
+        # (0, 12, 1 / 190) < (510, 0, 0)
+        self.assertCheaper((self.BRONZE_10, self.BRONZE_2, self.BRONZE_190),
+                           (self.SILVER_510,))
 
-    def test_one_position_per_configured_importance(self):
+    def test_one_position_per_class_at_risk_in_any_plan(self):
+        # Silver at risk in one plan, bronze in the other: both scores
+        # have both positions, most important first.
+        silver, bronze = self._scores((self.SILVER_510,),
+                                      (self.BRONZE_10, self.BRONZE_190))
+        self.assertEqual(3, len(silver))
+        self.assertAlmostEqual(510.0, silver[0])
+        self.assertEqual(0.0, silver[1])
+        self.assertEqual(0.0, bronze[0])
+        self.assertAlmostEqual(10.0, bronze[1])
+        self.assertAlmostEqual(1 / 190.0, bronze[2])
+
+    def test_classes_configured_decide_importance(self):
         classes = qos.Classes({
             'gold': qos.ServiceClass('gold', 1.0, 1, 3.0),
             'bronze': qos.ServiceClass('bronze', 0.5, 5, 1.0)})
         policy = qos_policy.QoSStrategy(classes, exempt=0)
-        score = policy.score(objects.TerminationPlan('h', (self.BRONZE_10,)),
-                             GOLD_AT_RISK, NOW)
-        self.assertEqual(3, len(score))
-        self.assertAlmostEqual(10.0, score[1])
+        self.assertEqual(
+            (5, 10.0, 500.0 * 2 - NOW),
+            tuple(policy.victim_standing(self.BRONZE_10, GOLD_AT_RISK, NOW)))
+        score, = self._scores((self.BRONZE_10,), policy=policy)
+        self.assertEqual(2, len(score))
+        self.assertAlmostEqual(10.0, score[0])
 
     def test_victim_without_class_costs_nothing(self):
         classless = objects.Instance('c', objects.Resources(*MEDIUM),
                                      admitted_at=0, running_since=500)
-        self.assertEqual((0.0, 0.0, 0.0, 0.0), self._score(classless))
+        self.assertEqual((0.0,), self._score(classless))
 
 
 class TestLoad(base.TestCase):

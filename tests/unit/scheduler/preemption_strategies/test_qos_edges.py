@@ -23,6 +23,7 @@ time is at NOW.
 import math
 
 from preemptible_sched import objects
+from preemptible_sched.scheduler import preemption_strategies as preemption
 from preemptible_sched.scheduler.preemption_strategies import (
     qos as qos_strategy)
 from preemptible_sched.service_classes import qos
@@ -124,22 +125,24 @@ class TestScore(base.TestCase):
             base.make_spec(service_class='gold'), 990, 0)
 
     def score(self, *victims):
-        return self.policy.score(objects.TerminationPlan('h', victims),
-                                 self.request, NOW)
+        return preemption.plan_scores(
+            {'h': objects.TerminationPlan('h', victims)},
+            lambda victim: self.policy.victim_standing(victim, self.request,
+                                                       NOW))['h']
 
     def test_safe_victim_with_less_than_a_second_of_slack(self):
         # Bronze, r = 505.25: Q = 1010.5 - 1000 = 10.5, slack 0.5.
-        self.assertEqual((0.0, 0.0, 0.0, 2.0), self.score(
+        self.assertEqual((2.0,), self.score(
             instance('b', 'bronze', 0, 505.25)))
 
     def test_slack_of_safe_victims_adds_up(self):
         # Slacks 0.5 and 0.25: 1 / 0.75.
         self.assertAlmostEqual(1 / 0.75, self.score(
             instance('b', 'bronze', 0, 505.25),
-            instance('c', 'bronze', 0, 505.125))[3])
+            instance('c', 'bronze', 0, 505.125))[-1])
 
     def test_no_victims_scores_zero(self):
-        self.assertEqual((0.0, 0.0, 0.0, 0.0), self.score())
+        self.assertEqual((0.0,), self.score())
 
 
 class TestCandidatesAcrossHosts(base.TestCase):

@@ -56,12 +56,13 @@ class TestBaseStrategy(base.TestCase):
                           self.state, request, 0.0)
         self.assertRaises(NotImplementedError, self.strategy.plan,
                           self.state, request, (), 0.0)
+        self.assertRaises(NotImplementedError,
+                          self.strategy.victim_standing,
+                          self.state.instances['p'], request, 0.0)
 
     def test_defaults(self):
         request = pending()
         self.assertTrue(self.strategy.may_preempt(request, 0.0))
-        self.assertEqual((), self.strategy.score(
-            objects.TerminationPlan('host'), request, 0.0))
         self.assertEqual(math.inf, self.strategy.next_change(
             [self.state], [request], 0.0))
 
