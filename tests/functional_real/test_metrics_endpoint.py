@@ -26,6 +26,10 @@ queue again), and checks through Prometheus' HTTP API: 4 decisions
 ``placed`` and 1 ``preempting``, 1 preemption of class ``preemptible``, 1
 preemptible request pending, 5 journaled decisions (counted and timed), 5
 submissions, stage times of the passes, and a recent report of the host.
+A ``preemptible-sched load-watcher`` runs beside them (the ``fake`` source
+on a small Bitbrains-format trace) and Prometheus scrapes it too; at the
+end every query of the Grafana dashboard (``etc/grafana``) returns data
+from Prometheus, but the watcher's bad samples (there are none here).
 
 Skipped without RabbitMQ; without the ``prometheus`` binary skipped, or
 failed with ``PSCHED_TEST_REQUIRE_PROMETHEUS=1`` (``tox -e
@@ -53,8 +57,11 @@ from preemptible_sched.service import rpcapi
 from tests import base
 from tests.functional_real import test_multiprocess as multiprocess
 from tests.functional_real import test_prometheus_source as real_prometheus
+from tests import load_helpers
 
 HOST = 'host-A'
+DASHBOARD = os.path.join(os.path.dirname(__file__), '..', '..', 'etc',
+                         'grafana', 'preemptible-sched.json')
 SLOT = {'vcpus': 2, 'memory_mb': 1000, 'disk_gb': 10}
 PREEMPTIBLE = ['p%d' % index for index in range(4)]
 #: Longest wall-clock wait for any one condition.
@@ -84,6 +91,7 @@ class TestMetricsScrapedByPrometheus(base.TestCase):
         store.dispose()
         self.database = database
         self.metrics_port = real_prometheus.free_port()
+        self.watcher_port = real_prometheus.free_port()
         run_id = 'psched-%s' % uuid.uuid4().hex[:10]
         options = {
             'DEFAULT': {'transport_url': multiprocess.RABBIT_URL,
@@ -135,7 +143,11 @@ class TestMetricsScrapedByPrometheus(base.TestCase):
                 'global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n'
                 'scrape_configs:\n  - job_name: preemptible-scheduler\n'
                 '    static_configs:\n'
-                "      - targets: ['127.0.0.1:%d']\n" % self.metrics_port)
+                "      - targets: ['127.0.0.1:%d']\n"
+                '  - job_name: preemptible-load-watcher\n'
+                '    static_configs:\n'
+                "      - targets: ['127.0.0.1:%d']\n"
+                % (self.metrics_port, self.watcher_port))
         port = real_prometheus.free_port()
         log = open(os.path.join(self.tmp, 'prometheus.log'), 'ab')
         self.addCleanup(log.close)
@@ -179,9 +191,37 @@ class TestMetricsScrapedByPrometheus(base.TestCase):
         self.assertEqual(1, len(found), (promql, found))
         return found[0][1]
 
+    def start_watcher(self):
+        """``preemptible-sched load-watcher`` on ``watcher_port``."""
+        trace = load_helpers.make_bitbrains(
+            self.tmp, {1: (1000, [100, 200, 300, 400]),
+                       2: (2000, [500, 1500])})
+        config = os.path.join(self.tmp, 'watcher.conf')
+        with open(config, 'w') as stream:
+            stream.write('[load_watcher]\nscrape_interval = 1\n'
+                         'window_refresh = 2\n')
+        process = multiprocess.Process(
+            'load-watcher', 'preemptible_sched.cmd.sched',
+            ('load-watcher', '--config-file', config, '--source', 'fake',
+             '--hosts', '2', '--trace', trace, '--bind',
+             '127.0.0.1:%d' % self.watcher_port, '--state-file',
+             os.path.join(self.tmp, 'watcher.sqlite')), self.tmp)
+        self.addCleanup(lambda: self.addDetail(
+            'load-watcher-log', content.text_content(process.log())))
+        self.addCleanup(process.stop)
+        return process
+
+    def dashboard_queries(self):
+        with open(DASHBOARD) as stream:
+            dashboard = json.load(stream)
+        return [(panel['title'], target['expr'])
+                for panel in dashboard['panels']
+                for target in panel['targets']]
+
     def test_prometheus_scrapes_the_scheduler(self):
         self.start(HOST, 'preemptible_sched.cmd.compute', '--driver',
                    'fake', '--host', HOST)
+        self.start_watcher()
         scheduler = self.start('scheduler',
                                'preemptible_sched.cmd.scheduler')
         url = self.start_prometheus()
@@ -206,7 +246,8 @@ class TestMetricsScrapedByPrometheus(base.TestCase):
             url, 'psched_decisions_total{outcome="preempting"} == 1') and
             self.query(url, 'psched_pending_requests{class="preemptible"}'
                        ' == 1'), 'Prometheus holding the preemption')
-        self.assertEqual(1.0, self.value(url, 'up'))
+        self.assertEqual(1.0, self.value(
+            url, 'up{job="preemptible-scheduler"}'))
         (labels, preempting), = self.query(
             url, 'psched_decisions_total{outcome="preempting"}')
         self.assertEqual(1.0, preempting)
@@ -235,3 +276,24 @@ class TestMetricsScrapedByPrometheus(base.TestCase):
         self.assertLess(self.value(
             url, 'psched_compute_report_age_seconds{host="%s"}' % HOST),
             10.0)
+        # Both services scraped, and every panel of the dashboard has data
+        # (the rates once Prometheus holds two scrapes of a change).
+        self.wait_for(lambda: len(self.query(url, 'up == 1')) == 2,
+                      'Prometheus scraping the scheduler and the watcher')
+        self.assertEqual({'preemptible-scheduler',
+                          'preemptible-load-watcher'},
+                         {labels['job'] for labels, _ in
+                          self.query(url, 'up')})
+        empty = []
+        for title, expr in self.dashboard_queries():
+            if 'bad_samples' in expr:
+                # No bad sample in this run: no series (they are counted
+                # in tests/functional/loadwatcher).
+                self.assertEqual([], self.query(url, expr), title)
+                continue
+            try:
+                self.wait_for(lambda: self.query(url, expr),
+                              'data for the panel %r' % title)
+            except self.failureException:
+                empty.append((title, expr))
+        self.assertEqual([], empty)
