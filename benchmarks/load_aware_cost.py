@@ -20,10 +20,12 @@ ago), one scheduler per weigher set is built: ``ram`` (the RAM-only
 reference, no load snapshot) and each load-aware weigher alone
 (``--weighers``). A load-aware scheduler reads a
 :class:`~preemptible_sched.loadwatcher.provider.LoadProvider` whose source
-answers a new reading (new metrics objects for every host, as a watcher's
-window refresh gives) every ``--reading-every`` passes, and the same
-objects in between; passes are ``--pass-seconds`` apart on the scheduler's
-clock.
+answers a new reading (new metrics for every host, as a watcher's window
+refresh gives) every ``--reading-every`` passes, and the same object in
+between; passes are ``--pass-seconds`` apart on the scheduler's clock. A
+reading comes as a :class:`~preemptible_sched.hosts.load_reading.Reading`
+(arrays, as the watcher and its HTTP client give it), or with
+``--reading-form mappings`` as one mapping per host (the form before).
 
 Each repetition times, for every scheduler in an order that rotates, one
 pass: the snapshot update (load-aware only) and one decision for a
@@ -38,15 +40,17 @@ those are also reported alone (``reading_pass_ms``), and the others
 
 import argparse
 import gc
-import random
 import sys
 import time
+
+import numpy
 
 from report import emit
 from report import log
 from report import machine
 
 from preemptible_sched.conf import CONF
+from preemptible_sched.hosts import load_reading
 from preemptible_sched.loadwatcher import provider as provider_mod
 from preemptible_sched import objects
 from preemptible_sched.scheduler import filter_scheduler as scheduler
@@ -64,12 +68,17 @@ TARGET_TEXT = ('load-aware decision at 10000 hosts <= 1.5 x RAM-only, '
 
 
 class Source:
-    """Metrics of every host, a new reading every ``every`` asks."""
+    """Metrics of every host, a new reading every ``every`` asks, as a
+    watcher hands them over: a ``Reading`` (``form`` ``arrays``, what
+    :meth:`.LoadWatcher.latest` and the HTTP client give) or one mapping
+    per host (``mappings``, as they did before).
+    """
 
-    def __init__(self, names, every, seed):
+    def __init__(self, names, every, seed, form='arrays'):
         self.names = names
         self.every = every
-        self.rng = random.Random(seed)
+        self.rng = numpy.random.default_rng(seed)
+        self.form = form
         self.asked = 0
         self.windows = None
         self.arrived = False
@@ -80,12 +89,17 @@ class Source:
         """
         self.arrived = self.asked % self.every == 0
         if self.arrived:
-            rng = self.rng
-            self.windows = {name: {
-                'cpu': {'avg': rng.uniform(0, 90), 'std': rng.uniform(0, 15)},
-                'memory': {'avg': rng.uniform(0, 90),
-                           'std': rng.uniform(0, 15)},
-                'window_end': now - 10.0} for name in self.names}
+            size = len(self.names)
+            values = numpy.empty((size, len(load_reading.COLUMNS)))
+            values[:, 0::2] = self.rng.uniform(0, 90, (size, 3))
+            values[:, 1:4:2] = self.rng.uniform(0, 15, (size, 2))
+            values[:, 4] = now - 10.0
+            reading = load_reading.Reading(self.names, values)
+            if self.form == 'mappings':
+                self.windows = {name: reading.metrics(row) for row, name
+                                in enumerate(self.names)}
+            else:
+                self.windows = reading
         self.asked += 1
 
     def latest(self, now):
@@ -100,7 +114,7 @@ class Driver:
         return self.hosts
 
 
-def build(weigher, size, every, seed):
+def build(weigher, size, every, seed, form='arrays'):
     """(scheduler, provider or None, source or None) of one weigher."""
     CONF.set_override('weighers', [weigher], group='filter_scheduler')
     try:
@@ -118,7 +132,7 @@ def build(weigher, size, every, seed):
                 started_at=START - 86400, placed_at=START - 86400))
     if weigher == 'ram':
         return sched, None, None
-    source = Source([host.name for host in hosts], every, seed)
+    source = Source([host.name for host in hosts], every, seed, form)
     return sched, provider_mod.LoadProvider(source.latest, Driver(hosts)), \
         source
 
@@ -140,9 +154,10 @@ def one_pass(setup, repetition, now):
     return elapsed
 
 
-def measure(size, weighers, repetitions, every, pass_s, seed):
+def measure(size, weighers, repetitions, every, pass_s, seed,
+            form='arrays'):
     names = ('ram',) + tuple(weighers)
-    setups = {name: build(name, size, every, seed) for name in names}
+    setups = {name: build(name, size, every, seed, form) for name in names}
     gc.collect()
     gc.freeze()
     times = {name: [] for name in names}
@@ -195,6 +210,11 @@ def main(argv=None):
     parser.add_argument('--reading-every', type=int, default=30,
                         help='passes between two metrics readings')
     parser.add_argument('--pass-seconds', type=float, default=2.0)
+    parser.add_argument('--reading-form', choices=('arrays', 'mappings'),
+                        default='arrays',
+                        help='how a reading reaches the scheduler: arrays '
+                        '(a Reading, as the watcher and its client give '
+                        'it) or one mapping per host')
     parser.add_argument('--seed', type=int, default=0)
     parser.add_argument('--output', metavar='FILE')
     args = parser.parse_args(argv)
@@ -212,7 +232,7 @@ def main(argv=None):
     for size in sizes:
         rows.extend(measure(size, weighers, args.repetitions,
                             args.reading_every, args.pass_seconds,
-                            args.seed))
+                            args.seed, args.reading_form))
     largest = max(sizes)
     worst = max((row['over_ram'] for row in rows
                  if row['hosts'] == largest and row['weigher'] != 'ram'),
@@ -223,6 +243,7 @@ def main(argv=None):
                   'repetitions': args.repetitions,
                   'reading_every': args.reading_every,
                   'pass_seconds': args.pass_seconds, 'seed': args.seed,
+                  'reading_form': args.reading_form,
                   'host': '8 vCPU, 16384 MB, 500 GB, one in two with a '
                           '1 vCPU instance', 'request': '2 vCPU, 4000 MB'},
         'results': rows,

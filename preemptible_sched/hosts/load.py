@@ -115,11 +115,16 @@ class MetricsHealth:
     def healthy(self, host):
         self._logged.pop(host, None)
 
-    def healthy_all(self, hosts):
-        """:meth:`healthy` for each of ``hosts``."""
+    def healthy_slots(self, slot_of, mask):
+        """:meth:`healthy` for each host whose slot (``slot_of``: name ->
+        slot) is set in ``mask``; costs the hosts logged, not the mask.
+        """
         if self._logged:
-            for host in hosts:
-                self._logged.pop(host, None)
+            size = len(mask)
+            for host in list(self._logged):
+                slot = slot_of.get(host)
+                if slot is not None and slot < size and mask[slot]:
+                    del self._logged[host]
 
     def fallback(self, reason):
         if reason is not None:
@@ -166,6 +171,69 @@ def derive(columns):
     return derived
 
 
+class Stamps:
+    """Per slot of a host table, when its load last changed, and the
+    weights computed from it, kept across passes.
+
+    ``at[slot]`` is the value of ``clock`` when the slot's columns or
+    recent-placement sums last changed (:meth:`touch`); ``memo`` maps a
+    key (a weigher and what else it reads: the request, its options) to
+    ``(clock, weights)``: the weights of every slot as they were at that
+    clock, valid where no slot was touched since (:meth:`since`).
+    """
+
+    #: weights kept for at most this many keys (request shapes, options)
+    KEYS = 16
+    #: touches remembered one by one (older ones: ``at`` is scanned)
+    LOG = 64
+
+    def __init__(self):
+        self.clock = 0
+        self.at = numpy.zeros(0, dtype=numpy.int64)
+        self.memo = {}
+        #: the slots of the latest touches, oldest first: (clock, slots)
+        self._log = []
+
+    def grow(self, size):
+        grown = numpy.zeros(size, dtype=numpy.int64)
+        grown[:len(self.at)] = self.at
+        self.at = grown
+        self.memo.clear()
+        self._log = []
+
+    def touch(self, slots):
+        """The load of ``slots`` (an array of distinct slots) changed."""
+        if len(slots):
+            self.clock += 1
+            if len(slots) == len(self.at):
+                self.at[:] = self.clock
+                self._log = []
+                return
+            self.at[slots] = self.clock
+            self._log.append((self.clock, slots))
+            if len(self._log) > self.LOG:
+                del self._log[0]
+
+    def since(self, clock):
+        """The slots touched after ``clock``, as a sorted array."""
+        if clock == self.clock:
+            return ()
+        log = self._log
+        if log and log[0][0] <= clock + 1:
+            # Every touch since is in the log.
+            found = [slots for at, slots in log if at > clock]
+            return found[0] if len(found) == 1 else numpy.unique(
+                numpy.concatenate(found))
+        return numpy.flatnonzero(self.at > clock)
+
+    def keep(self, key, weights):
+        memo = self.memo
+        memo.pop(key, None)
+        if len(memo) >= self.KEYS:
+            del memo[next(iter(memo))]
+        memo[key] = (self.clock, weights)
+
+
 class LoadSnapshot:
     """The load of every host, as one pass reads it.
 
@@ -197,14 +265,18 @@ class LoadSnapshot:
         self._table = None
         self._table_rows = None
         self._by_slot = {}
+        self._stamps = None
 
     @classmethod
     def on_table(cls, now, hosts, fallback, multiplier, table, columns,
-                 recent):
+                 recent, stamps=None, rows=None):
         """A snapshot whose ``columns`` are already one row per slot of
         ``table`` (see :class:`.load_columns.LoadColumns`), and whose
         ``recent`` arrays (table generation, cores, memory MB per slot)
-        are kept across passes: nothing is rebuilt per pass.
+        are kept across passes: nothing is rebuilt per pass. ``stamps``
+        (a :class:`Stamps`, kept with the columns) tells the slots whose
+        load changed, so that :meth:`weights` computes only those again;
+        ``rows``: ``numpy.arange`` of the table's size, if at hand.
         """
         snapshot = cls.__new__(cls)
         snapshot.now = now
@@ -215,10 +287,11 @@ class LoadSnapshot:
         snapshot._columns = columns
         snapshot._size = size = len(columns['new'])
         snapshot._table = table
-        snapshot._table_rows = numpy.arange(size)
+        snapshot._table_rows = numpy.arange(size) if rows is None else rows
         (snapshot._generation, snapshot._recent_cores,
          snapshot._recent_memory, snapshot._newest) = recent
         snapshot._by_slot = dict(columns)
+        snapshot._stamps = stamps
         return snapshot
 
     def _indices(self, names):
@@ -251,6 +324,8 @@ class LoadSnapshot:
             self._recent_memory = numpy.zeros(size)
             self._newest = numpy.full(size, -math.inf)
             self._by_slot = {}
+            # Those arrays are no longer the ones the stamps follow.
+            self._stamps = None
 
     def _aligned(self, index, fields):
         known = index >= 0
@@ -301,35 +376,99 @@ class LoadSnapshot:
         table = batch.table
         self._align(table)
         if batch.whole:
-            slots = numpy.arange(len(table))
-            current = table.generation
-            stale = numpy.flatnonzero(self._generation != current)
+            self._refresh(table, None)
+            return self._recent_cores.copy(), self._recent_memory.copy()
+        slots = batch.slots
+        self._refresh(table, slots)
+        return self._recent_cores[slots], self._recent_memory[slots]
+
+    def _refresh(self, table, slots):
+        """Compute the recent sums again where the table's row changed
+        (``slots``: of these slots only; None: every slot).
+        """
+        if slots is None:
+            stale = numpy.flatnonzero(self._generation != table.generation)
+            changed = stale
         else:
-            slots = batch.slots
             current = table.generation[slots]
             stale = numpy.flatnonzero(self._generation[slots] != current)
-        if len(stale):
-            states = table.states
-            rows = self._table_rows
-            for position in stale.tolist():
-                slot = int(slots[position])
-                state = states.get(slot)
-                if state is None or not state.instances:
-                    sums = (0.0, 0.0)
-                    newest = -math.inf
+            changed = slots[stale]
+        if not len(stale):
+            return
+        states = table.states
+        rows = self._table_rows
+        generation = table.generation
+        for slot in changed.tolist():
+            state = states.get(slot)
+            if state is None or not state.instances:
+                sums = (0.0, 0.0)
+                newest = -math.inf
+            else:
+                instances = state.instances.values()
+                sums = self._sums(int(rows[slot]), instances)
+                newest = max(placed_at(instance) for instance in instances)
+            self._recent_cores[slot], self._recent_memory[slot] = sums
+            # Kept for LoadColumns: while no instance was placed after
+            # both window ends (less the margin), the sums hold.
+            self._newest[slot] = newest
+            self._generation[slot] = generation[slot]
+        if self._stamps is not None:
+            self._stamps.touch(changed)
+
+    #: at most this many hosts changed: their weights are computed one
+    #: by one (``one``), cheaper than numpy on a few values
+    FEW = 8
+
+    def weights(self, batch, key, fields, compute, one=None):
+        """``compute(columns, recent cores, recent memory MB)``: weights
+        host by host (each host's from its own row only) for the hosts of
+        ``batch``, with ``columns`` the ``fields`` as :meth:`columns`
+        gives them; ``one(row, recent cores, recent memory MB)``, if
+        given, the same for one host (``row``: field -> Python scalar),
+        to the bit.
+
+        On the table the snapshot was taken on, the weights of every slot
+        are kept under ``key`` (which must hold all else ``compute``
+        reads: the weigher, the request, its options) from one pass to
+        the next, and computed again only for the slots whose load or
+        recent placements changed since: a pass pays for the hosts it
+        changed. The array answered may be read-only.
+        """
+        table = batch.table
+        stamps = self._stamps
+        if stamps is None or table is None or table is not self._table or \
+                len(table) != self._size:
+            columns = self.columns(batch, fields)
+            cores, memory = self.recent(batch)
+            return compute(columns, cores, memory)
+        self._refresh(table, None)
+        by_slot = self._by_slot
+        kept = stamps.memo.get(key)
+        if kept is not None and len(kept[1]) == self._size:
+            clock, weights = kept
+            changed = stamps.since(clock)
+            if len(changed):
+                weights = weights.copy()
+                if one is not None and len(changed) <= self.FEW:
+                    cores, memory = self._recent_cores, self._recent_memory
+                    for slot in changed.tolist():
+                        weights[slot] = one(
+                            {field: by_slot[field].item(slot)
+                             for field in fields},
+                            cores.item(slot), memory.item(slot))
                 else:
-                    instances = state.instances.values()
-                    sums = self._sums(int(rows[slot]), instances)
-                    newest = max(placed_at(instance)
-                                 for instance in instances)
-                self._recent_cores[slot], self._recent_memory[slot] = sums
-                # Kept for LoadColumns: while no instance was placed
-                # after both window ends (less the margin), the sums hold.
-                self._newest[slot] = newest
-                self._generation[slot] = current[position]
-        if batch.whole:
-            return self._recent_cores.copy(), self._recent_memory.copy()
-        return self._recent_cores[slots], self._recent_memory[slots]
+                    weights[changed] = compute(
+                        {field: by_slot[field][changed] for field in fields},
+                        self._recent_cores[changed],
+                        self._recent_memory[changed])
+                weights.flags.writeable = False
+        else:
+            weights = numpy.array(compute(
+                {field: by_slot[field] for field in fields},
+                self._recent_cores, self._recent_memory), dtype=float)
+            weights.flags.writeable = False
+        stamps.keep(key, weights)
+        return weights if batch.whole else weights[batch.slots]
 
     def _sums(self, row, instances):
         """The sums of the ``instances`` of the host at ``row`` (-1: one
@@ -435,19 +574,45 @@ def shares(added, capacity):
     return share
 
 
+#: The columns :func:`utilisation_of` reads.
+UTILISATION_FIELDS = ('cpu_load', 'cpu_known', 'physical_cores')
+
+
+def request_cores(spec, multiplier):
+    """The CPU (in cores) ``spec`` is expected to use."""
+    return predicted_cores(spec.resources.vcpus,
+                           getattr(spec, 'expected_vcpus', None), multiplier)
+
+
+def utilisation_of(columns, recent_cores, request):
+    """:func:`utilisation` of hosts given their :data:`UTILISATION_FIELDS`
+    ``columns``, the cores of their recent placements and the request's.
+    """
+    added = shares(100.0 * (recent_cores + request),
+                   columns['physical_cores'])
+    return columns['cpu_load'] + added, ~columns['cpu_known']
+
+
+def one_utilisation(row, recent_cores, request):
+    """:func:`utilisation_of` of one host (``row``: its
+    :data:`UTILISATION_FIELDS` as Python scalars), to the bit: the
+    predicted CPU %, or None when its load is unknown.
+    """
+    if not row['cpu_known']:
+        return None
+    added = 100.0 * (recent_cores + request)
+    cores = row['physical_cores']
+    return row['cpu_load'] + (added / cores if cores > 0 else math.inf)
+
+
 def utilisation(batch, spec, snapshot):
     """Per host of ``batch``: the predicted CPU % with ``spec`` placed,
     and a mask of the hosts whose load is unknown (not new, no metric).
     """
-    columns = snapshot.columns(batch, ('cpu_load', 'cpu_known',
-                                       'physical_cores'))
+    columns = snapshot.columns(batch, UTILISATION_FIELDS)
     recent_cores, _ = snapshot.recent(batch)
-    cores = columns['physical_cores']
-    request = predicted_cores(spec.resources.vcpus,
-                              getattr(spec, 'expected_vcpus', None),
-                              snapshot.multiplier)
-    added = shares(100.0 * (recent_cores + request), cores)
-    return columns['cpu_load'] + added, ~columns['cpu_known']
+    return utilisation_of(columns, recent_cores,
+                          request_cores(spec, snapshot.multiplier))
 
 
 def best_fit(batch, spec):

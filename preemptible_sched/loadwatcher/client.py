@@ -19,7 +19,8 @@ The scheduler's loop never waits for the watcher: :meth:`WatcherClient.latest`
 answers at once with the windows last read, and starts a read in a
 thread of its own when they are older than ``cache_seconds``. Each read
 is bounded (:mod:`.reading`: a total deadline, a size, a depth) and its
-payload checked against the schema, times bounded, before it replaces
+payload checked against the schema, times bounded, and laid out as a
+:class:`~preemptible_sched.hosts.load_reading.Reading` before it replaces
 the windows; a failed read leaves the previous windows in use, and the
 weighers judge them stale when they are.
 """
@@ -28,6 +29,7 @@ import logging
 import threading
 
 from preemptible_sched.conf import load_watcher as watcher_conf
+from preemptible_sched.hosts import load_reading
 from preemptible_sched.loadwatcher import payload as payload_mod
 from preemptible_sched.loadwatcher import reading
 
@@ -75,9 +77,12 @@ class WatcherClient:
         if status != 200:
             return None, 'watcher answered HTTP %d' % status
         try:
-            return payload_mod.parse(reading.loads(body)), None
+            windows = payload_mod.parse(reading.loads(body))
         except ValueError as error:
             return None, 'bad watcher payload: %s' % str(error)[:200]
+        # Laid out as arrays here, in the reading thread, not in a pass.
+        return load_reading.Reading.of(windows, getattr(
+            self._windows, 'names', None)), None
 
     def _refresh(self):
         try:

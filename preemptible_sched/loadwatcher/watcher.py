@@ -19,7 +19,10 @@ import logging
 import math
 import threading
 
+import numpy
+
 from preemptible_sched.hosts import load_metrics
+from preemptible_sched.hosts import load_reading
 from preemptible_sched import loadwatcher
 from preemptible_sched.loadwatcher import load_sources as sources
 from preemptible_sched.loadwatcher import payload as payload_mod
@@ -331,22 +334,43 @@ class LoadWatcher:
         where it is empty) for :func:`preemptible_sched.hosts.load.build`; each
         host's ``window_end`` is the time of its newest sample, so that a
         host gone silent ages while the others stay fresh.
+
+        It is a :class:`~preemptible_sched.hosts.load_reading.Reading`:
+        the hosts with a float average and deviation of both CPU and
+        memory are rows of one array, which the scheduler's load columns
+        read at once; its names are the same object from one refresh to
+        the next while those hosts stay the same.
         """
         with self._lock:
-            # The same objects until the next refresh, so that the pass
-            # snapshots built from them can reuse what they computed.
+            # The same object until the next refresh, so that the pass
+            # snapshots built from it can reuse what they computed.
             if self._latest is not None and \
                     self._latest[0] == (self.computed_at, window):
                 return self._latest[1]
-            found = {}
+            names, rows, others = [], [], {}
             for host, by_window in self.windows.items():
                 stats = payload_mod.pick(by_window, window)[1]
                 if not stats:
                     continue
-                metrics = {'window_end': self.sampled_at.get(
-                    host, self.computed_at)}
+                end = self.sampled_at.get(host, self.computed_at)
+                cpu, memory = stats.get('cpu'), stats.get('memory')
+                if len(stats) == 2 and cpu is not None and \
+                        memory is not None and type(end) is float and \
+                        type(cpu[0]) is float and type(cpu[1]) is float and \
+                        type(memory[0]) is float and \
+                        type(memory[1]) is float:
+                    names.append(host)
+                    rows.append((cpu[0], cpu[1], memory[0], memory[1], end))
+                    continue
+                metrics = {'window_end': end}
                 for resource, (avg, std, _) in stats.items():
                     metrics[resource] = {'avg': avg, 'std': std}
-                found[host] = metrics
+                others[host] = metrics
+            before = self._latest[1].names if self._latest else None
+            if before is not None and before == names:
+                names = before
+            found = load_reading.Reading(
+                names, numpy.array(rows, dtype=float).reshape(
+                    len(rows), len(load_reading.COLUMNS)), others)
             self._latest = ((self.computed_at, window), found)
             return found

@@ -104,25 +104,53 @@ class LoadVariationRiskBalancingWeigher(load_aware.LoadAwareWeigher):
     name = 'load_variation_risk_balancing'
 
     def _weigh_all_loaded(self, batch, spec, snapshot):
-        columns = snapshot.columns(batch, _FIELDS)
-        recent_cores, recent_memory = snapshot.recent(batch)
         request_cores = load.predicted_cores(
             spec.resources.vcpus, spec.expected_vcpus, snapshot.multiplier)
+        request_memory = spec.resources.memory_mb
         formula, margin, sensitivity = _options()
-        result = None
-        for resource, added, capacity in (
-                ('cpu', recent_cores + request_cores,
-                 columns['physical_cores']),
-                ('memory', recent_memory + spec.resources.memory_mb,
-                 columns['physical_memory_mb'])):
-            share = load.shares(added, capacity)
-            # mu and sigma: 0 where the load is unknown (then unused).
-            value = risk_scores(columns[resource + '_mu'] + share,
-                                columns[resource + '_sigma'],
-                                formula, margin, sensitivity)
-            known = columns[resource + '_known']
-            # min(inf, value) is value (NaN included).
-            result = (numpy.where(known, value, numpy.inf) if result is None
-                      else numpy.where(known, numpy.minimum(result, value),
-                                       result))
-        return numpy.where(numpy.isinf(result), 0.0, result)
+
+        def compute(columns, recent_cores, recent_memory):
+            result = None
+            for resource, added, capacity in (
+                    ('cpu', recent_cores + request_cores,
+                     columns['physical_cores']),
+                    ('memory', recent_memory + request_memory,
+                     columns['physical_memory_mb'])):
+                share = load.shares(added, capacity)
+                # mu and sigma: 0 where the load is unknown (then unused).
+                value = risk_scores(columns[resource + '_mu'] + share,
+                                    columns[resource + '_sigma'],
+                                    formula, margin, sensitivity)
+                known = columns[resource + '_known']
+                # min(inf, value) is value (NaN included).
+                result = (numpy.where(known, value, numpy.inf)
+                          if result is None
+                          else numpy.where(known, numpy.minimum(result, value),
+                                           result))
+            return numpy.where(numpy.isinf(result), 0.0, result)
+
+        def one(row, recent_cores, recent_memory):
+            # compute() for one host, as numpy rounds it (kep only: the
+            # upstream formula's power is numpy's own).
+            result = math.inf
+            for resource, added, capacity in (
+                    ('cpu', recent_cores + request_cores,
+                     row['physical_cores']),
+                    ('memory', recent_memory + request_memory,
+                     row['physical_memory_mb'])):
+                if not row[resource + '_known']:
+                    continue
+                share = added / capacity if capacity > 0 else math.inf
+                value = risk_score(row[resource + '_mu'] + share,
+                                   row[resource + '_sigma'], formula,
+                                   margin, sensitivity)
+                # numpy.minimum: NaN wins.
+                result = (math.nan if result != result or value != value
+                          else min(result, value))
+            return 0.0 if math.isinf(result) else result
+        # Host by host: kept across passes for the hosts that did not
+        # change (see LoadSnapshot.weights).
+        return snapshot.weights(
+            batch, (self.name, request_cores, request_memory, formula, margin,
+                    sensitivity), _FIELDS, compute,
+            one if formula == 'kep' else None)

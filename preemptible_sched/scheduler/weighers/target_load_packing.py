@@ -76,6 +76,21 @@ class TargetLoadPackingWeigher(load_aware.LoadAwareWeigher):
     name = 'target_load_packing'
 
     def _weigh_all_loaded(self, batch, spec, snapshot):
-        utilisation, unknown = load.utilisation(batch, spec, snapshot)
-        return numpy.where(unknown, 0.0, scores(
-            utilisation, CONF.target_load_packing.target_utilization))
+        target = CONF.target_load_packing.target_utilization
+        request = load.request_cores(spec, snapshot.multiplier)
+
+        def compute(columns, recent_cores, recent_memory):
+            utilisation, unknown = load.utilisation_of(columns, recent_cores,
+                                                       request)
+            return numpy.where(unknown, 0.0, scores(utilisation, target))
+
+        def one(row, recent_cores, recent_memory):
+            utilisation = load.one_utilisation(row, recent_cores, request)
+            return 0.0 if utilisation is None else score(utilisation,
+                                                         target)
+        # Host by host: kept across passes for the hosts that did not
+        # change (see LoadSnapshot.weights). ``score`` divides by the
+        # target and by 100 less it: one by one only strictly between.
+        return snapshot.weights(batch, (self.name, request, target),
+                                load.UTILISATION_FIELDS, compute,
+                                one if 0.0 < target < MAX_SCORE else None)

@@ -16,6 +16,7 @@
 """The load columns kept across passes against the per-host snapshot."""
 
 import math
+from unittest import mock
 
 from hypothesis import given
 from hypothesis import settings
@@ -24,6 +25,7 @@ import numpy
 
 from preemptible_sched.hosts import load
 from preemptible_sched.hosts import load_columns
+from preemptible_sched.hosts import load_reading
 from preemptible_sched.hosts import manager as host_manager
 from preemptible_sched import objects
 from preemptible_sched.scheduler.weighers import \
@@ -74,13 +76,34 @@ def host_metrics(draw):
     return metrics
 
 
+VALUES_PLAIN = st.one_of(GOOD, GOOD, GOOD, GOOD, st.floats(-10.0, 120.0),
+                         st.just(math.nan), st.just(math.inf))
+
+
+@st.composite
+def plain_metrics(draw, values=VALUES_PLAIN,
+                  ends=st.one_of(st.floats(-120.0, 5.0),
+                                 st.floats(-400.0, 5.0))):
+    """Metrics in the plain form (a reading of those only, all good, is
+    read at once, every row in place).
+    """
+    return {'cpu': {'avg': draw(values), 'std': draw(values)},
+            'memory': {'avg': draw(values), 'std': draw(values)},
+            'window_end': draw(ends)}
+
+
 #: one pass: seconds since the last, a new reading (None: the same
-#: windows object), the source's problem, instances placed (host, vCPUs,
-#: expected, placed how long ago) and hosts emptied.
+#: windows object; else the metrics, and whether they come as a
+#: mapping per host or as a Reading), the source's problem, instances
+#: placed (host, vCPUs, expected, placed how long ago) and hosts emptied.
 STEPS = st.tuples(
     st.sampled_from([0.0, 1.0, 30.0, 200.0, 400.0]),
-    st.one_of(st.none(), st.lists(host_metrics(), min_size=6,
-                                  max_size=6)),
+    st.one_of(st.none(), st.tuples(
+        st.one_of(st.lists(host_metrics(), min_size=6, max_size=6),
+                  st.lists(plain_metrics(), min_size=6, max_size=6),
+                  st.lists(plain_metrics(GOOD, st.floats(-120.0, 5.0)),
+                           min_size=6, max_size=6)),
+        st.sampled_from(['mapping', 'reading', 'reading']))),
     st.sampled_from([None, None, 'timeout']),
     st.lists(st.tuples(st.integers(0, 5), st.sampled_from([1, 2, 4]),
                        st.sampled_from([None, 0.5, 3.0]),
@@ -115,8 +138,25 @@ class TestLoadColumns(base.TestCase):
     @settings(max_examples=80, deadline=None)
     @given(st.lists(SIZES, min_size=6, max_size=6),
            st.lists(STEPS, min_size=1, max_size=6),
-           st.sampled_from([1.0, 1.5]))
-    def test_same_as_building_the_snapshot(self, sizes, steps, multiplier):
+           st.sampled_from([1.0, 1.5]),
+           st.sampled_from([0, load.LoadSnapshot.FEW]),
+           st.tuples(st.sampled_from(['kep', 'upstream']),
+                     st.sampled_from([1.0, 0.5]),
+                     st.sampled_from([1.0, 0.0]),
+                     st.sampled_from([40.0, 75.0])))
+    def test_same_as_building_the_snapshot(self, sizes, steps, multiplier,
+                                           few, options):
+        formula, margin, sensitivity, target = options
+        self.flags(group='load_variation_risk_balancing', formula=formula,
+                   safe_variance_margin=margin,
+                   safe_variance_sensitivity=sensitivity)
+        self.flags(group='target_load_packing', target_utilization=target)
+        # The weights kept across passes are computed again in numpy
+        # (few 0) or host by host.
+        with mock.patch.object(load.LoadSnapshot, 'FEW', few):
+            self._same_as_building_the_snapshot(sizes, steps, multiplier)
+
+    def _same_as_building_the_snapshot(self, sizes, steps, multiplier):
         hosts = [('h%d' % index, cores, memory)
                  for index, (cores, memory) in enumerate(sizes)]
         manager = host_manager.HostManager(base.FakePlanner())
@@ -126,7 +166,7 @@ class TestLoadColumns(base.TestCase):
         health, reference_health = load.MetricsHealth(), \
             load.MetricsHealth()
         memo = {}
-        now, windows, serial = 1000.0, {}, 0
+        now, windows, serial, names = 1000.0, {}, 0, None
         spec = base.make_spec((2, 2048, 10), expected_vcpus=1.0)
         for advance, metrics, problem, placed, emptied in steps:
             if registered < len(hosts):
@@ -137,7 +177,12 @@ class TestLoadColumns(base.TestCase):
                                                   disk_gb=1000))
             now += advance
             if metrics is not None:
+                metrics, form = metrics
                 windows = _windows(now, metrics, hosts)
+                if form == 'reading':
+                    # The names of the previous reading when the same.
+                    windows = load_reading.Reading.of(windows, names)
+                    names = windows.names
             for host, vcpus, expected, ago in placed:
                 if host < registered:
                     serial += 1

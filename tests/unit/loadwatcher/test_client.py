@@ -22,7 +22,9 @@ import math
 import fixtures
 
 from preemptible_sched.hosts import load
+from preemptible_sched.hosts import load_reading
 from preemptible_sched.loadwatcher import client as client_mod
+from preemptible_sched.loadwatcher import payload as payload_mod
 from tests import base
 from tests.unit.loadwatcher import hostile
 
@@ -154,3 +156,27 @@ class TestHostileWatcher(base.TestCase):
         self.assertEqual(1, len(self.server.requests))
         self.read(client, NOW + 10)
         self.assertEqual(2, len(self.server.requests))
+
+    def test_a_read_is_laid_out_as_arrays(self):
+        # In the reading thread, not in a pass; the names of the read
+        # before are reused while the hosts are the same.
+        stats = {'15m': {'cpu': (30.0, 2.0, 31.0),
+                         'memory': (40.0, 1.0, 41.0)}}
+        body = payload_mod.build(END, '15m', '15m', END - 900, END, 'test',
+                                 {'host-A': stats, 'host-B': stats})
+        client = self.client(hostile.Answer(body), hostile.Answer(body))
+        first, _ = self.read(client)
+        self.assertIsInstance(first, load_reading.Reading)
+        self.assertEqual(['host-A', 'host-B'], sorted(first.names))
+        self.assertEqual({'cpu': {'avg': 30.0, 'std': 2.0},
+                          'memory': {'avg': 40.0, 'std': 1.0},
+                          'window_end': float(END)}, first['host-A'])
+        again, _ = self.read(client)
+        self.assertIsNot(first, again)
+        self.assertIs(first.names, again.names)
+        self.assertEqual(dict(first), dict(again))
+        # Hosts not in the plain form (CPU only) stay mappings.
+        client = self.client(hostile.Answer(hostile.watcher_payload()))
+        cpu_only, _ = self.read(client)
+        self.assertEqual([], cpu_only.names)
+        self.assertEqual({'host-A', 'host-B'}, set(cpu_only.others))

@@ -18,6 +18,7 @@
 import fixtures
 
 from preemptible_sched import clock as clock_mod
+from preemptible_sched.hosts import load_reading
 from preemptible_sched.loadwatcher import load_sources as sources
 from preemptible_sched.loadwatcher import store as store_mod
 from preemptible_sched.loadwatcher import watcher as watcher_mod
@@ -96,6 +97,36 @@ class TestLoadWatcher(base.TestCase):
         source.down = False
         self.assertTrue(watcher.scrape(180.0))
         self.assertTrue(watcher.healthy())
+
+    def test_latest_is_a_reading_as_arrays(self):
+        source, watcher = self._watcher()
+        watcher.tick(0.0)
+        latest = watcher.latest()
+        self.assertIsInstance(latest, load_reading.Reading)
+        self.assertEqual(sorted(watcher.windows), sorted(latest.names))
+        self.assertEqual({}, latest.others)
+        row = latest.names.index('host-a')
+        avg, std, _ = watcher.windows['host-a']['15m']['cpu']
+        self.assertEqual([avg, std], latest.values[row, :2].tolist())
+        self.assertEqual({'avg': avg, 'std': std}, latest['host-a']['cpu'])
+        self.assertEqual(0.0, latest['host-a']['window_end'])
+        self.assertIs(latest, watcher.latest())
+        # The next refresh: new values, the same names object.
+        watcher.tick(60.0)
+        again = watcher.latest()
+        self.assertIsNot(latest, again)
+        self.assertIs(latest.names, again.names)
+        self.assertEqual(60.0, again['host-a']['window_end'])
+
+    def test_hosts_without_both_resources_are_mappings(self):
+        source, watcher = self._watcher(
+            values=lambda now: {'a': (10.0, 20.0), 'b': (10.0, None)})
+        watcher.tick(0.0)
+        latest = watcher.latest()
+        self.assertEqual(['a'], latest.names)
+        self.assertEqual({'b': {'window_end': 0.0,
+                                'cpu': {'avg': 10.0, 'std': 0.0}}},
+                         latest.others)
 
     def test_health_says_failing_never_collected_or_stale(self):
         source, watcher = self._watcher(scrape=60)
