@@ -31,6 +31,7 @@ one line of stderr per problem.
 """
 
 import logging as std_logging
+import os
 import signal
 import sys
 import threading
@@ -269,7 +270,19 @@ def serve(binary, argv, build, cli_opts=(), validate=None, database=True):
 
 def _build(conf):
     from preemptible_sched.service import scheduler_service
-    return scheduler_service.SchedulerService(conf)
+    server = scheduler_service.SchedulerService(conf)
+    server.exit_when_stuck = _exit_deposed
+    return server
+
+
+def _exit_deposed(why):
+    """End the process at once, exit 1: a deposed scheduler that a call
+    cut off from its database holds (its supervisor restarts it).
+    """
+    _fail('preemptible-scheduler', 'lost the lead of its topic, stopped: '
+          '%s' % why, EXIT_ERROR)
+    sys.stderr.flush()
+    os._exit(EXIT_ERROR)
 
 
 def main(argv=None):

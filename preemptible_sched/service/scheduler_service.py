@@ -50,6 +50,7 @@ left open (asking the agents what runs), and only then take requests.
 import logging
 import os
 import socket
+import threading
 import time
 
 import oslo_messaging
@@ -323,6 +324,24 @@ class SchedulerService(service.Service):
             compute_api.deposed = True
         self.deposed = why
         self.stop()
+        if self.exit_when_stuck is not None:
+            # A thread blocked on a database cut off (a write, the lock's
+            # release) would hold the process: it must go, so that its
+            # supervisor starts it again as a standby.
+            timer = threading.Timer(self.conf.service.leader_lease_seconds,
+                                    self._exit_stuck, (why,))
+            timer.daemon = True
+            timer.start()
+
+    #: set by the command: ``exit_when_stuck(why)`` ends the process when
+    #: a deposed service has not stopped within the lease (None: never)
+    exit_when_stuck = None
+
+    def _exit_stuck(self, why):
+        LOG.error('Lost the lead and still not stopped after %g s (a call '
+                  'to the database or the broker does not return): exiting',
+                  self.conf.service.leader_lease_seconds)
+        self.exit_when_stuck(why)
 
     @property
     def remote(self):

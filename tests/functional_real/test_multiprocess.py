@@ -192,6 +192,58 @@ class Process:
             return stream.read()
 
 
+class CuttableRelay:
+    """A TCP relay to ``host:port`` on a port of 127.0.0.1 (``port``) that
+    can be cut: from :meth:`cut` on, nothing passes either way and no
+    connection is closed, as when a network drops every packet.
+    """
+
+    def __init__(self, host, port):
+        self.target = (host, port)
+        self._cut = threading.Event()
+        self._sockets = []
+        self._listener = socket.create_server(('127.0.0.1', 0))
+        self.port = self._listener.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def cut(self):
+        self._cut.set()
+
+    def close(self):
+        self._listener.close()
+        for sock in self._sockets:
+            sock.close()
+
+    def _accept(self):
+        while True:
+            try:
+                client, _ = self._listener.accept()
+                upstream = socket.create_connection(self.target, timeout=10)
+            except OSError:
+                if self._listener.fileno() < 0:
+                    return
+                continue
+            upstream.settimeout(None)
+            self._sockets += [client, upstream]
+            for source, sink in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(source, sink),
+                                 daemon=True).start()
+
+    def _pump(self, source, sink):
+        try:
+            while True:
+                data = source.recv(65536)
+                while self._cut.is_set():
+                    # Held for ever: neither the data nor the close pass.
+                    time.sleep(0.05)
+                if not data:
+                    sink.shutdown(socket.SHUT_WR)
+                    return
+                sink.sendall(data)
+        except OSError:
+            return
+
+
 def api_instances(transport, host):
     """The instances the agent of ``host`` runs now."""
     return rpcapi.ComputeAPI(transport, CONF).list_instances(host)[
@@ -284,10 +336,9 @@ class MultiProcessBehaviour:
 
     # -- processes -----------------------------------------------------------
 
-    def start(self, name, module, *args):
-        process = Process(name, module,
-                          ('--config-file', self.config_file) + args,
-                          self.tmp)
+    def start(self, name, module, *args, config_file=None):
+        config = ('--config-file', config_file or self.config_file)
+        process = Process(name, module, config + args, self.tmp)
         self.processes[name] = process
         self.addCleanup(self._attach_log, process)
         self.addCleanup(process.stop)
@@ -418,6 +469,67 @@ class MultiProcessBehaviour:
                 kind='decision.termination_confirmed')]))
         self.assertStoreAgreesWithAgents()
         self.assertNotIn('Traceback', second.log())
+
+    def test_a_leader_cut_off_from_the_database_is_replaced(self):
+        """The leader reaches the database through a relay that is then
+        cut (nothing passes, nothing is closed): its lock check hangs, it
+        deposes itself and exits 1 (within the lease, though its calls to
+        the database never return); the server drops its lock once the
+        lease is over, the standby takes over and preempts. No victim is
+        terminated twice, no normal instance is.
+        """
+        self.reconfigure(service={'leader_lease_seconds': 4.0})
+        server = sa.engine.make_url(self.db_url)
+        relay = CuttableRelay(server.host or '127.0.0.1',
+                              server.port or self.DEFAULT_PORT)
+        self.addCleanup(relay.close)
+        cut_file = os.path.join(self.tmp, 'through-the-relay.conf')
+        direct = self.options['database']['connection']
+        self.options['database']['connection'] = server.set(
+            host='127.0.0.1', port=relay.port).render_as_string(
+                hide_password=False)
+        self.write_config(cut_file)
+        self.options['database']['connection'] = direct
+        for host in HOSTS:
+            self.start_agent(host)
+        self.start('scheduler', 'preemptible_sched.cmd.scheduler',
+                   config_file=cut_file)
+        self.wait_for(lambda: sorted(h.name for h in self.store.hosts()
+                                     if h.up) == list(HOSTS),
+                      'every agent registered')
+        self.fill_with_preemptible()
+        standby = self.start_scheduler('scheduler-2')
+        self.wait_for(lambda: 'Standby: scheduler' in standby.log(),
+                      'the standby waiting')
+        leader = self.processes.pop('scheduler')
+        self.addCleanup(leader.kill)
+        relay.cut()
+        cut_at = time.monotonic()
+        self.assertEqual(1, leader.popen.wait(WAIT))
+        exited = round(time.monotonic() - cut_at, 2)
+        log = leader.log()
+        self.assertIn('lost the lead of its topic', log)
+        name, took = self.await_takeover(cut_at)
+        self.assertEqual('scheduler-2', name)
+        self.addDetail('exit-and-takeover-s', content.text_content(
+            '%s %s' % (exited, took)))
+        self.flags(group='service', rpc_timeout=5.0)
+        api = rpcapi.SchedulerAPI(self.transport, CONF)
+        for request_id in NORMAL:
+            self.wait_for(lambda: self.submitted(api, {
+                'id': request_id, 'resources': MEDIUM, 'flavor': 'medium'}),
+                'request %s taken' % request_id)
+        self.wait_for(lambda: self.all_running(NORMAL),
+                      'the normal requests placed by the new leader')
+        self.wait_for(lambda: not self.store.unfinished_decisions(),
+                      'every decision finished')
+        self.assertNoNormalInstanceTerminated()
+        confirmations = [event.instance_id for event in
+                         self.store.list_events(
+                             kind='decision.termination_confirmed')]
+        self.assertEqual(len(NORMAL), len(confirmations))
+        self.assertEqual(sorted(set(confirmations)), sorted(confirmations))
+        self.assertStoreAgreesWithAgents()
 
     def test_a_frozen_leader_is_fenced(self):
         """The leader is frozen (SIGSTOP) past its lease: the database
