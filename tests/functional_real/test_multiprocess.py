@@ -418,6 +418,18 @@ class MultiProcessBehaviour:
                 return name
         return None
 
+    def report(self, **figures):
+        """Attach ``figures`` to the test; also append them as a JSON line
+        to the file ``PSCHED_TEST_BURST_FIGURES`` names.
+        """
+        figures = dict(figures, db=self.LABEL,
+                       test=self.id().rsplit('.', 1)[-1])
+        self.addDetail('figures', content.text_content(json.dumps(figures)))
+        path = os.environ.get('PSCHED_TEST_BURST_FIGURES')
+        if path:
+            with open(path, 'a') as stream:
+                stream.write(json.dumps(figures) + '\n')
+
     def await_takeover(self, since):
         """Wait until a scheduler serves again; its name and the seconds
         from ``since`` (monotonic) to its 'ready' line.
@@ -452,7 +464,7 @@ class MultiProcessBehaviour:
         self.processes.pop('scheduler').kill()
         leader, took = self.await_takeover(killed_at)
         self.assertEqual('scheduler-2', leader)
-        self.addDetail('takeover-s', content.text_content(str(took)))
+        self.report(killed_to_ready_s=took)
         self.assertLess(took, 10.0)
         self.assertIn('epoch 2 (after', second.log())
         self.wait_for(lambda: self.answers(api), 'the new leader answering')
@@ -511,8 +523,7 @@ class MultiProcessBehaviour:
         self.assertIn('lost the lead of its topic', log)
         name, took = self.await_takeover(cut_at)
         self.assertEqual('scheduler-2', name)
-        self.addDetail('exit-and-takeover-s', content.text_content(
-            '%s %s' % (exited, took)))
+        self.report(cut_to_exit_s=exited, cut_to_ready_s=took)
         self.flags(group='service', rpc_timeout=5.0)
         api = rpcapi.SchedulerAPI(self.transport, CONF)
         for request_id in NORMAL:
@@ -550,7 +561,7 @@ class MultiProcessBehaviour:
         frozen_at = time.monotonic()
         leader, took = self.await_takeover(frozen_at)
         self.assertEqual('scheduler-2', leader)
-        self.addDetail('takeover-s', content.text_content(str(took)))
+        self.report(frozen_to_ready_s=took)
         # The frozen one still holds its place among the consumers of the
         # scheduler's topic (until the broker drops it): a call it took
         # gets no answer, and the client submits again, as clients do.
