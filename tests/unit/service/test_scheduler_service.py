@@ -307,3 +307,41 @@ class TestProjects(ServiceTestCase):
         # Anyone may show now; delete still needs the owner.
         self.assertEqual('alice', self.bob.show('a1')['project_id'])
         self.assertRaises(rpcapi.RequestNotFound, self.bob.delete, 'a1')
+
+
+class TestDeposed(ServiceTestCase):
+    """A scheduler that lost the lead stops acting at once: its store
+    refuses writes, nothing is sent to an agent, the service stops and
+    says why; one that cannot stop (a call that never returns) is ended
+    within the lease by the command's hook.
+    """
+
+    def test_depose_stops_the_service_and_its_writes(self):
+        self.api.submit({'id': 'before', 'resources': MEDIUM})
+        self.wait_running('before')
+        self.scheduler.depose('a test took the lead')
+        self.scheduler.thread.join(30)
+        self.assertFalse(self.scheduler.thread.is_alive())
+        self.assertEqual('a test took the lead', self.scheduler.deposed)
+        self.assertRaises(exception.Deposed, self.store.set_request_status,
+                          'before', 'deleted', 1.0)
+        self.assertEqual('placed', self.store.get_request('before').status)
+
+    def test_a_stuck_deposed_service_is_ended_within_the_lease(self):
+        self.flags(group='service', leader_lease_seconds=2.0)
+        ended = threading.Event()
+        whys = []
+
+        def exit_when_stuck(why):
+            whys.append(why)
+            ended.set()
+        self.scheduler.exit_when_stuck = exit_when_stuck
+        # The clock's thread blocked in a call that never returns.
+        release = threading.Event()
+        self.addCleanup(release.set)
+        self.scheduler.clock.call_soon(release.wait, 60)
+        started = time.monotonic()
+        self.scheduler.depose('the lock is gone')
+        self.assertTrue(ended.wait(30))
+        self.assertGreaterEqual(time.monotonic() - started, 2.0)
+        self.assertEqual(['the lock is gone'], whys)
