@@ -476,9 +476,7 @@ class MultiProcessBehaviour:
         self.wait_for(lambda: not self.store.unfinished_decisions(),
                       'every decision finished')
         self.assertNoNormalInstanceTerminated()
-        self.assertEqual(len(NORMAL), len([
-            event for event in self.store.list_events(
-                kind='decision.termination_confirmed')]))
+        self.assertVictimsTerminatedOnce()
         self.assertStoreAgreesWithAgents()
         self.assertNotIn('Traceback', second.log())
 
@@ -524,22 +522,11 @@ class MultiProcessBehaviour:
         name, took = self.await_takeover(cut_at)
         self.assertEqual('scheduler-2', name)
         self.report(cut_to_exit_s=exited, cut_to_ready_s=took)
-        self.flags(group='service', rpc_timeout=5.0)
-        api = rpcapi.SchedulerAPI(self.transport, CONF)
-        for request_id in NORMAL:
-            self.wait_for(lambda: self.submitted(api, {
-                'id': request_id, 'resources': MEDIUM, 'flavor': 'medium'}),
-                'request %s taken' % request_id)
-        self.wait_for(lambda: self.all_running(NORMAL),
-                      'the normal requests placed by the new leader')
+        self.submit_normal_until_taken()
         self.wait_for(lambda: not self.store.unfinished_decisions(),
                       'every decision finished')
         self.assertNoNormalInstanceTerminated()
-        confirmations = [event.instance_id for event in
-                         self.store.list_events(
-                             kind='decision.termination_confirmed')]
-        self.assertEqual(len(NORMAL), len(confirmations))
-        self.assertEqual(sorted(set(confirmations)), sorted(confirmations))
+        self.assertVictimsTerminatedOnce()
         self.assertStoreAgreesWithAgents()
 
     def test_a_frozen_leader_is_fenced(self):
@@ -551,7 +538,7 @@ class MultiProcessBehaviour:
         """
         self.reconfigure(service={'leader_lease_seconds': 3.0})
         self.start_all()
-        api = self.fill_with_preemptible()
+        self.fill_with_preemptible()
         standby = self.start_scheduler('scheduler-2')
         self.wait_for(lambda: 'Standby: scheduler' in standby.log(),
                       'the standby waiting')
@@ -563,16 +550,8 @@ class MultiProcessBehaviour:
         self.assertEqual('scheduler-2', leader)
         self.report(frozen_to_ready_s=took)
         # The frozen one still holds its place among the consumers of the
-        # scheduler's topic (until the broker drops it): a call it took
-        # gets no answer, and the client submits again, as clients do.
-        self.flags(group='service', rpc_timeout=5.0)
-        api = rpcapi.SchedulerAPI(self.transport, CONF)
-        for request_id in NORMAL:
-            self.wait_for(lambda: self.submitted(api, {
-                'id': request_id, 'resources': MEDIUM, 'flavor': 'medium'}),
-                'request %s taken' % request_id)
-        self.wait_for(lambda: self.all_running(NORMAL),
-                      'the normal requests placed by the new leader')
+        # scheduler's topic (until the broker drops it).
+        self.submit_normal_until_taken()
         frozen.popen.send_signal(signal.SIGCONT)
         self.assertEqual(1, frozen.popen.wait(WAIT))
         log = frozen.log()
@@ -581,11 +560,7 @@ class MultiProcessBehaviour:
         self.wait_for(lambda: not self.store.unfinished_decisions(),
                       'every decision finished')
         self.assertNoNormalInstanceTerminated()
-        confirmations = [event.instance_id for event in
-                         self.store.list_events(
-                             kind='decision.termination_confirmed')]
-        self.assertEqual(len(NORMAL), len(confirmations))
-        self.assertEqual(sorted(set(confirmations)), sorted(confirmations))
+        self.assertVictimsTerminatedOnce()
         self.assertStoreAgreesWithAgents()
 
     def test_spawns_queued_for_a_restarted_agent(self):
@@ -628,6 +603,20 @@ class MultiProcessBehaviour:
             'meant for an earlier run of this agent'))
         self.assertEqual(len(requests), len(
             api_instances(self.transport, 'host-A')))
+
+    def submit_normal_until_taken(self):
+        """Submit the normal requests, each again until the service
+        answers (a call a frozen or cut-off leader took is never
+        answered: clients submit again), and wait until they run.
+        """
+        self.flags(group='service', rpc_timeout=5.0)
+        api = rpcapi.SchedulerAPI(self.transport, CONF)
+        for request_id in NORMAL:
+            self.wait_for(lambda: self.submitted(api, {
+                'id': request_id, 'resources': MEDIUM, 'flavor': 'medium'}),
+                'request %s taken' % request_id)
+        self.wait_for(lambda: self.all_running(NORMAL),
+                      'the normal requests placed by the new leader')
 
     @staticmethod
     def submitted(api, spec):
@@ -1163,13 +1152,16 @@ class MultiProcessBehaviour:
                 self.assertEqual('running', row.state, row.id)
                 self.assertIsNone(row.terminated_by, row.id)
 
-    def assertVictimsTerminatedOnce(self, in_flight):
+    def assertVictimsTerminatedOnce(self, in_flight=None):
+        """One victim per normal request, each confirmed once; those of
+        the decision ``in_flight`` (if given) among them.
+        """
         confirmations = [event.instance_id for event in
                          self.store.list_events(
                              kind='decision.termination_confirmed')]
         self.assertEqual(sorted(set(confirmations)), sorted(confirmations))
         self.assertEqual(len(NORMAL), len(confirmations))
-        for victim in in_flight.victims:
+        for victim in in_flight.victims if in_flight else ():
             self.assertIn(victim, confirmations)
 
     def assertStoreAgreesWithAgents(self, transport=None):
