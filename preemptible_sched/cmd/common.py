@@ -154,6 +154,11 @@ def sync_command(argv_files):
 #: Most seeds in one ``--seeds``.
 MAX_SEEDS = 1000
 
+#: The seeds ``simulate`` and ``experiment`` replicate over when neither
+#: ``--seed`` nor ``--seeds`` is given: five, enough for a 95 % interval
+#: that says something (one seed's figure can be one request's luck).
+DEFAULT_SEEDS = '0-4'
+
 
 def parse_seeds(text):
     """The seeds of ``--seeds``: ``0-4``, ``1,3,7`` or both mixed

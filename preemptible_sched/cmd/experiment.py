@@ -112,7 +112,7 @@ def add_parser(subparsers):
     parser.add_argument('--seeds', '--seed', metavar='N[-M][,N...]',
                         help='Seeds of the host sampling, the boot times '
                         'and the scheduler, as simulate takes them (0-4, '
-                        'or 1,3,7; default: 0).')
+                        'or 1,3,7; default: %s).' % common.DEFAULT_SEEDS)
     parser.add_argument('--jobs', type=int, metavar='N',
                         help='Runs at once (default: the number of CPUs).')
     parser.add_argument('--output', required=True, metavar='DIR',
@@ -209,7 +209,7 @@ def prepare(args):
             '--definition')
     policies = parse_list(args.policies or DEFAULT_POLICIES, '--policies',
                           _policy)
-    seeds = common.parse_seeds(args.seeds or '0')
+    seeds = common.parse_seeds(args.seeds or common.DEFAULT_SEEDS)
     jobs = args.jobs if args.jobs is not None else os.cpu_count() or 1
     limits.integer(jobs, '--jobs', None, minimum=1, maximum=MAX_JOBS)
     if args.until is not None:

@@ -45,6 +45,7 @@ from preemptible_sched.simulation import report
 from preemptible_sched.simulation import report_replications
 from preemptible_sched.simulation import report_tables
 from preemptible_sched.simulation import runner
+from preemptible_sched.simulation import staging
 
 #: The file of the estimates over the seeds.
 REPLICATIONS_FILE = 'replications.json'
@@ -80,11 +81,14 @@ def add_parser(subparsers):
                         'or 1,3,7, or both mixed): each seed\'s results '
                         'go to DIR/seed<N>, and every metric is reported '
                         'as its mean with the half-width of its 95 %% '
-                        'confidence interval (replications.json). One '
-                        'seed runs as --seed does; not with --seed.')
+                        'confidence interval (replications.json). '
+                        'Default: ' + common.DEFAULT_SEEDS + '. One seed '
+                        'runs as --seed does; not with --seed.')
     parser.add_argument('--seed', type=int,
-                        help='Seed of the host sampling, the boot times '
-                        'and the scheduler, for one run (default 0).')
+                        help='Run once, with this seed of the host '
+                        'sampling, the boot times and the scheduler, its '
+                        'results straight in DIR (instead of the '
+                        'replications of --seeds).')
     parser.add_argument('--output', required=True, metavar='DIR',
                         help='Directory for instances.csv, summary.json '
                         'and the plots.')
@@ -152,7 +156,8 @@ def run(args):
 
 def _run(args):
     check_options(args)
-    seeds = args.seeds or [0 if args.seed is None else args.seed]
+    seeds = args.seeds or ([args.seed] if args.seed is not None else
+                           common.parse_seeds(common.DEFAULT_SEEDS))
     items = replay.load_workload(args)
     replay.check_classes(items, args.workload)
     runs = []
@@ -166,6 +171,9 @@ def _run(args):
         _write_run(args.output, args, runs[0])
         _print_run(args, items, runs[0], args.output)
         return 0
+    # Each seed's directory is staged beside it, under DIR; what a run
+    # killed while staging DIR itself left goes here.
+    staging.remove_stale(args.output)
     for run in runs:
         _write_run(os.path.join(args.output, 'seed%d' % run[0]), args, run)
     estimates = report_replications.estimates([run[3] for run in runs])

@@ -82,15 +82,46 @@ class MetricEstimate:
         return text
 
 
+#: Per SLA class (summary.json's ``sla.per_class``): (key, label,
+#: formatter).
+SLA_METRICS = (
+    ('mean_cores', 'mean cores', lambda value: report_tables.number(
+        value, 2)),
+    ('mean_wait_s', 'mean wait (s)', lambda value: report_tables.number(
+        value, 1)),
+    ('price', 'price', lambda value: report_tables.number(value, 2)),
+)
+
+
 def estimates(summaries):
     """The :class:`MetricEstimate` of every metric of ``summaries`` (one
-    summary.json content per seed, in seed order): per class in the
-    figures' order, then run-wide; metrics no run has are left out.
+    summary.json content per seed, in seed order), what the runs are for
+    first, as one run's tables put it (:func:`report_tables.run_tables`):
+    the workflow measures, the SLA classes' cores, wait and price, the
+    availability figures per class (only where the runs have classes),
+    then run-wide; metrics no run has are left out.
     """
+    found = []
+    for key, label, show in report_tables.WORKFLOW_MEASURES:
+        found.append(_metric(
+            'workflow.' + key, label, show,
+            [(summary.get('workflow_metrics') or {}).get(key)
+             for summary in summaries]))
+    # In the order the runs list them, as one run's SLA table does.
+    sla_classes = dict.fromkeys(
+        name for summary in summaries
+        for name in (summary.get('sla') or {}).get('per_class', {}))
+    for name in sla_classes:
+        for key, label, show in SLA_METRICS:
+            found.append(_metric(
+                'sla.%s.%s' % (name, key), 'SLA %s %s' % (name, label),
+                show, [(summary.get('sla') or {}).get('per_class', {})
+                       .get(name, {}).get(key) for summary in summaries]))
     classes = report_tables.class_order(
         {name: None for summary in summaries
          for name in summary.get('per_class', {})})
-    found = []
+    if not report_tables.has_classes(classes):
+        classes = []
     for name in classes:
         for key, label, show in CLASS_METRICS:
             found.append(_metric(

@@ -124,24 +124,29 @@ class TestSpecialPaths(HostileInputCase):
 class TestKilledSimulate(HostileInputCase):
 
     def test_the_next_run_removes_what_a_killed_one_left(self):
-        # A process killed with SIGKILL while it stages simulate's output.
-        killed = subprocess.run(
-            [sys.executable, '-c', 'import os, signal\n'
-             'from preemptible_sched.simulation import staging\n'
-             'staging.make(os.path.abspath("out"))\n'
-             'os.kill(os.getpid(), signal.SIGKILL)\n'],
-            cwd=self.tmp, timeout=WAIT)
-        self.assertEqual(-9, killed.returncode)
-        left = [name for name in os.listdir(self.tmp)
-                if name.endswith('.tmp')]
-        self.assertEqual(1, len(left), left)
         self.write('w.csv', 'id,submit_s,duration_s,vcpus,memory_mb\n'
                    'r1,0,10,1,100\n')
-        code, _out, err = self.sched(
-            'simulate', '--workload', 'w.csv', '--hosts', '2',
-            '--host-flavor', '4:8000', '--no-plots', '--output', 'out')
-        self.assertEqual(0, code, err)
-        self.assertEqual(['out', 'w.csv'], sorted(os.listdir(self.tmp)))
+        # One run (--seed) writes DIR through its staging directory, the
+        # replications (the default) each seed's: both clear DIR's.
+        for form in (('--seed', '0'), ()):
+            # A process killed with SIGKILL while it stages simulate's
+            # output.
+            killed = subprocess.run(
+                [sys.executable, '-c', 'import os, signal\n'
+                 'from preemptible_sched.simulation import staging\n'
+                 'staging.make(os.path.abspath("out"))\n'
+                 'os.kill(os.getpid(), signal.SIGKILL)\n'],
+                cwd=self.tmp, timeout=WAIT)
+            self.assertEqual(-9, killed.returncode)
+            left = [name for name in os.listdir(self.tmp)
+                    if name.endswith('.tmp')]
+            self.assertEqual(1, len(left), left)
+            code, _out, err = self.sched(
+                'simulate', '--workload', 'w.csv', '--hosts', '2',
+                '--host-flavor', '4:8000', '--no-plots', '--output', 'out',
+                *form)
+            self.assertEqual(0, code, err)
+            self.assertEqual(['out', 'w.csv'], sorted(os.listdir(self.tmp)))
 
 
 class TestWtaTrace(HostileInputCase):

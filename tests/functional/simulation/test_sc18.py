@@ -94,7 +94,7 @@ class Sc18Case(base.TestCase):
             ] + [argument for path in extra
                  for argument in ('--config-file', path)] + [
                 '--workload', workload or self.trace,
-                '--infrastructure', self.hosts, '--no-plots',
+                '--infrastructure', self.hosts, '--no-plots', '--seed', '0',
                 '--output', output])
         self.assertEqual(0, code, err.getvalue())
         with open(os.path.join(output, 'summary.json')) as stream:

@@ -25,7 +25,9 @@ import tempfile
 from unittest import mock
 
 from preemptible_sched.cmd import sched
+from preemptible_sched import exception
 from preemptible_sched import extras
+from preemptible_sched.simulation import experiment_plan
 from tests import base
 
 WORKLOAD = ('id,submit_s,duration_s,vcpus,memory_mb,disk_gb,service_class\n'
@@ -73,6 +75,19 @@ class ExperimentArgumentsTestCase(base.TestCase):
     def sized(self, *extra):
         return ['--workload', self.workload, '--machines', self.machines,
                 '--size-factors', '1.0'] + list(extra)
+
+    def test_the_seeds_are_0_to_4_unless_given(self):
+        planned = []
+
+        def options_plan(args, policies, size_factors, seeds, jobs):
+            planned.append(seeds)
+            raise exception.InvalidInput('experiment', None, 'planned')
+
+        with mock.patch.object(experiment_plan, 'options_plan',
+                               options_plan):
+            self.assertBadInput(self.sized(), 'planned')
+            self.assertBadInput(self.sized('--seeds', '7'), 'planned')
+        self.assertEqual([[0, 1, 2, 3, 4], [7]], planned)
 
     def test_neither_workload_nor_definition(self):
         self.assertBadInput(['--hosts', '2', '--host-flavor', '4:8000'],

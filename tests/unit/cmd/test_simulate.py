@@ -85,7 +85,7 @@ class TestSimulate(SimulateTestCase):
     def test_outputs(self):
         code, out, err = self.simulate(
             WORKLOAD, '--hosts', '1', '--host-flavor', '4:8000:0',
-            '--until', '400', '--policy', 'priority')
+            '--until', '400', '--policy', 'priority', '--seed', '0')
         self.assertEqual(0, code, err)
         with open(os.path.join(self.output, 'instances.csv')) as stream:
             rows = {row['id']: row for row in csv.DictReader(stream)}
@@ -122,7 +122,8 @@ class TestSimulate(SimulateTestCase):
     def test_runs_until_everything_ended_without_until(self):
         workload = HEADER + 'a,0,100,1,1000,0,,false,\nb,5,10,1,1000,0,,,\n'
         code, out, err = self.simulate(workload, '--hosts', '2',
-                                       '--host-flavor', '2:4000')
+                                       '--host-flavor', '2:4000',
+                                       '--seed', '0')
         self.assertEqual(0, code, err)
         with open(os.path.join(self.output, 'instances.csv')) as stream:
             rows = {row['id']: row for row in csv.DictReader(stream)}
@@ -138,7 +139,8 @@ class TestSimulateOutput(SimulateTestCase):
     def run_small(self, *extra):
         return self.simulate(
             WORKLOAD, '--hosts', '1', '--host-flavor', '4:8000:0',
-            '--until', '7200', '--policy', 'priority', *extra)
+            '--until', '7200', '--policy', 'priority', '--seed', '0',
+            *extra)
 
     def test_tables_with_readable_headers(self):
         code, out, err = self.run_small()
@@ -174,8 +176,13 @@ class TestSimulateOutput(SimulateTestCase):
         self.assertEqual(1, err.count('plots skipped'), err)
         self.assertIn("pip install '.[plots]'", err)
         self.assertNotIn('plots skipped', out)
-        self.assertEqual(['instances.csv', 'stages.csv', 'summary.json'],
+        # Five seeds by default, and still one note.
+        self.assertEqual(['replications.json'] +
+                         ['seed%d' % seed for seed in range(5)],
                          sorted(os.listdir(self.output)))
+        self.assertEqual(['instances.csv', 'stages.csv', 'summary.json'],
+                         sorted(os.listdir(os.path.join(self.output,
+                                                        'seed4'))))
 
     def test_no_note_with_no_plots(self):
         with mock.patch.object(plots, 'available', return_value=False):
@@ -262,7 +269,7 @@ class TestSimulateBadInput(SimulateTestCase):
         workload = HEADER + 'a,0,100,1,1000,0,,false,\nb,5,10,4,1000,0,,,\n'
         code, out, err = self.simulate(workload, '--hosts', '2',
                                        '--host-flavor', '2:4000',
-                                       '--policy', 'billing')
+                                       '--policy', 'billing', '--seed', '0')
         self.assertEqual(0, code, err)
         with open(os.path.join(self.output, 'summary.json')) as stream:
             summary = json.load(stream)
@@ -423,8 +430,8 @@ class TestGoogleTables(SimulateTestCase):
             '--task-constraints', self.write(constraints, 'tc.csv'),
             '--machines', self.write(self.MACHINES, 'me.csv'),
             '--machine-attributes', self.write(self.ATTRIBUTES, 'ma.csv'),
-            '--size-factor', '10', '--output', self.output, '--no-plots',
-            *extra)
+            '--size-factor', '10', '--seed', '0', '--output', self.output,
+            '--no-plots', *extra)
 
     def test_constrained_task_lands_on_the_matching_machine(self):
         # Job 1 needs kernel > 4 (only machine 3); job 2 kernel != 5.
@@ -523,6 +530,19 @@ class TestSimulateSeeds(SimulateTestCase):
         self.assertIn('summary.json', os.listdir(self.output))
         self.assertNotIn('replications.json', os.listdir(self.output))
         self.assertEqual(4, self.summary('summary.json')['seed'])
+
+    def test_without_seed_or_seeds_it_replicates_over_seeds_0_to_4(self):
+        code, out, err = self.simulate(WORKLOAD, *self.ARGS)
+        self.assertEqual(0, code, err)
+        self.assertEqual(['replications.json'] +
+                         ['seed%d' % seed for seed in range(5)],
+                         sorted(os.listdir(self.output)))
+        self.assertEqual([0, 1, 2, 3, 4],
+                         self.summary('replications.json')['seeds'])
+        for seed in range(5):
+            self.assertEqual(seed, self.summary('seed%d' % seed,
+                                                'summary.json')['seed'])
+        self.assertIn('Over 5 seeds (seeds 0-4)', out)
 
     def test_seed_and_seeds_together_are_refused(self):
         self.assertBadInput(self.simulate(WORKLOAD, '--seed', '1',

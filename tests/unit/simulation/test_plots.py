@@ -253,7 +253,7 @@ class TestFiguresOfOneRun(PlotTestCase):
             code = sched.main([
                 'simulate', '--workload', workload, '--hosts', '2',
                 '--host-flavor', '4:4000:0', '--until', '7200',
-                '--policy', 'qos', '--output', self.output])
+                '--policy', 'qos', '--seed', '0', '--output', self.output])
         self.assertEqual(0, code, err.getvalue())
         with open(os.path.join(self.output, 'summary.json')) as stream:
             self.summary = json.load(stream)

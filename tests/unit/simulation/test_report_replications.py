@@ -69,6 +69,40 @@ class TestEstimates(base.TestCase):
         self.assertAlmostEqual(20 - 127.06, document['metrics'][
             'preemptions']['low'], places=2)
 
+    def test_what_the_runs_are_for_comes_first(self):
+        # Workflow runs: the JMS etc. over the seeds, and no availability
+        # of the class "none" (the records of no class).
+        def workflow_run(jms, jwt):
+            return {'hosts': 8, 'per_class': {
+                'none': {'mean_availability': 0.7}},
+                'workflow_metrics': {'jms_mean_s': jms, 'jwt_mean_s': jwt}}
+
+        metrics = report_replications.estimates(
+            [workflow_run(200.0, 20.0), workflow_run(210.0, 30.0)])
+        self.assertEqual(['workflow.jms_mean_s', 'workflow.jwt_mean_s',
+                          'hosts'], [metric.key for metric in metrics])
+        # JMS 200, 210: mean 205, sd 7.071, half-width 12.706 x 7.071 /
+        # sqrt(2) = 63.53.
+        self.assertEqual('205.0 ± 63.5', metrics[0].cell())
+        self.assertEqual('Mean job makespan JMS (s)', metrics[0].label)
+        # SLA runs: cores, wait and price per SLA class, in the runs'
+        # order; with a real class, every class's availability.
+        sla = {'per_class': {
+            'premium': {'mean_cores': 24.0, 'mean_wait_s': 10.0,
+                        'price': 22.5},
+            'advanced': {'mean_cores': 12.0, 'mean_wait_s': 5.0,
+                         'price': 10.0}}}
+        sla_run = {'sla': sla,
+                   'per_class': {'gold': {'mean_availability': 1.0},
+                                 'none': {'mean_availability': 0.5}}}
+        keys = [metric.key for metric in
+                report_replications.estimates([sla_run, sla_run])]
+        self.assertEqual(['sla.premium.mean_cores', 'sla.premium.mean_wait_s',
+                          'sla.premium.price', 'sla.advanced.mean_cores',
+                          'sla.advanced.mean_wait_s', 'sla.advanced.price',
+                          'gold.mean_availability',
+                          'none.mean_availability'], keys)
+
     def test_seed_label(self):
         self.assertEqual('seeds 0-4',
                          report_replications.seed_label(range(5)))
