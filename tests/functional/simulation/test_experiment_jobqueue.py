@@ -40,16 +40,17 @@ from tests.functional.simulation import test_experiment_resume as resume
 HAS_JOBQUEUE = (importlib.util.find_spec('dask_jobqueue') is not None and
                 resume.HAS_DASK)
 
-#: sbatch FILE: keep the script, run it in its own session, print the id.
+#: sbatch FILE: take the next free job id (mkdir is atomic: dask-jobqueue
+#: submits jobs at once), keep the script, run it in its own session.
 SBATCH = '''#!/bin/sh
 set -e
 jobs="$(dirname "$0")/jobs"
 mkdir -p "$jobs"
-id=$(ls "$jobs" | grep -c '\\.sh$' || true)
-id=$((id + 1001))
-cp "$1" "$jobs/$id.sh"
-SLURM_JOB_ID=$id setsid sh "$jobs/$id.sh" > "$jobs/$id.log" 2>&1 &
-echo $! > "$jobs/$id.pid"
+id=1001
+until mkdir "$jobs/$id" 2>/dev/null; do id=$((id + 1)); done
+cp "$1" "$jobs/$id/job.sh"
+SLURM_JOB_ID=$id setsid sh "$jobs/$id/job.sh" > "$jobs/$id/log" 2>&1 &
+echo $! > "$jobs/$id/pid"
 echo "Submitted batch job $id"
 '''
 
@@ -57,16 +58,18 @@ echo "Submitted batch job $id"
 SCANCEL = '''#!/bin/sh
 jobs="$(dirname "$0")/jobs"
 for id in "$@"; do
-  kill -TERM -- -"$(cat "$jobs/$id.pid")" 2>/dev/null || true
+  kill -TERM -- -"$(cat "$jobs/$id/pid")" 2>/dev/null || true
 done
 '''
 
 #: squeue: the jobs that still run, as Slurm lists them.
 SQUEUE = '''#!/bin/sh
 jobs="$(dirname "$0")/jobs"
-for pidfile in "$jobs"/*.pid; do
+for pidfile in "$jobs"/*/pid; do
   [ -e "$pidfile" ] || continue
-  kill -0 "$(cat "$pidfile")" 2>/dev/null && basename "$pidfile" .pid
+  if kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+    basename "$(dirname "$pidfile")"
+  fi
 done
 exit 0
 '''
@@ -92,12 +95,11 @@ class TestSlurmCluster(resume.ResumeCase):
         """Whatever the cluster left running (its close cancels them)."""
         jobs = os.path.join(self.bin, 'jobs')
         for name in os.listdir(jobs) if os.path.isdir(jobs) else ():
-            if name.endswith('.pid'):
-                with open(os.path.join(jobs, name)) as stream:
-                    try:
-                        os.killpg(int(stream.read()), signal.SIGKILL)
-                    except (ProcessLookupError, ValueError):
-                        pass
+            try:
+                with open(os.path.join(jobs, name, 'pid')) as stream:
+                    os.killpg(int(stream.read()), signal.SIGKILL)
+            except (OSError, ValueError):
+                pass
 
     def test_sweep_on_slurm_jobs_gives_the_local_pool_s_files(self):
         import dask_jobqueue
@@ -113,18 +115,20 @@ class TestSlurmCluster(resume.ResumeCase):
         cluster.scale(jobs=2)
         client = distributed.Client(cluster)
         self.addCleanup(client.close)
-        client.wait_for_workers(2, timeout=resume.WAIT)
+        # Two workers start in seconds; a job script that fails never
+        # joins.
+        client.wait_for_workers(2, timeout=180)
         # The workers came from the job scripts sbatch was given.
         jobs = os.path.join(self.bin, 'jobs')
-        scripts = sorted(name for name in os.listdir(jobs)
-                         if name.endswith('.sh'))
-        self.assertEqual(['1001.sh', '1002.sh'], scripts)
-        with open(os.path.join(jobs, scripts[0])) as stream:
-            script = stream.read()
-        for line in ('#SBATCH -p batch', '#SBATCH -A myproject',
-                     '#SBATCH -t 04:00:00', 'distributed.cli.dask_worker',
-                     cluster.scheduler_address):
-            self.assertIn(line, script)
+        self.assertEqual(['1001', '1002'], sorted(os.listdir(jobs)))
+        for job in ('1001', '1002'):
+            with open(os.path.join(jobs, job, 'job.sh')) as stream:
+                script = stream.read()
+            for line in ('#SBATCH -p batch', '#SBATCH -A myproject',
+                         '#SBATCH -t 04:00:00',
+                         'distributed.cli.dask_worker',
+                         cluster.scheduler_address):
+                self.assertIn(line, script)
 
         output = os.path.join(self.tmp, 'slurm')
         done = subprocess.run(
