@@ -66,6 +66,8 @@ the simulator.
 import array
 import time
 
+import numpy
+
 #: (code, name, what its input size counts), in the order of a pass.
 STAGES = (
     ('J2', 'admission', 'requests arrived or returned'),
@@ -103,8 +105,12 @@ class StageStats:
                              in enumerate(self._stage_codes)}
         self.decisions = []
         # The laps of the current pass by stage, in the order the stages
-        # first ran; always empty outside a pass.
+        # first ran; always empty outside a pass. Their objects are kept
+        # from pass to pass (:attr:`_spare`): a pass allocates nothing the
+        # garbage collector tracks, so the stopwatch does not bring its
+        # collections, which walk the whole heap, sooner.
         self._laps = {}
+        self._spare = {}
         self._in_pass = False
         self._pass_number = 0
         self._pass_time = 0.0
@@ -114,7 +120,7 @@ class StageStats:
     def begin_pass(self, number, now):
         self._pass_number = number
         self._pass_time = now
-        self._laps = {}
+        self._laps.clear()
         self._in_pass = True
         self._pass_wall = _wall_ns()
         self._pass_cpu = _cpu_ns()
@@ -126,17 +132,39 @@ class StageStats:
         wall = _wall_ns() - self._pass_wall
         # The pass's CPU time shared by wall time (see the module's notes).
         ratio = min(1.0, cpu / wall) if wall > 0 else 1.0
+        # One record per stage that ran, written here rather than through
+        # _append: this runs for every pass. The CPU column last (see
+        # stage_walls_since).
+        numbers, times, stages, iterations, sizes, walls, cpus = \
+            self._columns
+        number, at = self._pass_number, self._pass_time
+        index_of = self._stage_index
         for stage, lap in self._laps.items():
-            self._append(stage, lap.iterations, lap.size, lap.wall / 1e9,
-                         lap.wall * ratio / 1e9)
-        self._laps = {}
+            index = index_of.get(stage)
+            if index is None:
+                index = self._new_stage(stage)
+            numbers.append(number)
+            times.append(at)
+            stages.append(index)
+            iterations.append(lap.iterations)
+            sizes.append(lap.size)
+            walls.append(lap.wall / 1e9)
+            cpus.append(lap.wall * ratio / 1e9)
+        self._laps.clear()
         self._in_pass = False
+
+    def _new_stage(self, stage):
+        """The index of a stage not in :data:`STAGES`, made on its first
+        record.
+        """
+        index = self._stage_index[stage] = len(self._stage_codes)
+        self._stage_codes.append(stage)
+        return index
 
     def _append(self, stage, iterations, size, wall, cpu):
         index = self._stage_index.get(stage)
         if index is None:
-            index = self._stage_index[stage] = len(self._stage_codes)
-            self._stage_codes.append(stage)
+            index = self._new_stage(stage)
         numbers, times, stages, iterations_, sizes, walls, cpus = \
             self._columns
         numbers.append(self._pass_number)
@@ -184,7 +212,13 @@ class StageStats:
     def _first_lap(self, stage, size):
         if not self._in_pass:
             return _LoneLap(self, stage, size)
-        lap = self._laps[stage] = _Laps(size)
+        lap = self._spare.get(stage)
+        if lap is None:
+            lap = self._spare[stage] = _Laps()
+        lap.iterations = 1
+        lap.size = size
+        lap.wall = 0
+        self._laps[stage] = lap
         return lap
 
     def add_decision(self, seconds):
@@ -192,27 +226,48 @@ class StageStats:
 
     def rows(self):
         """One row per (pass, stage), in milliseconds, for ``stages.csv``."""
-        return [(number, at, stage, iterations, size, wall * 1000.0,
+        numbers, times, stages, iterations, sizes, walls, cpus = \
+            self._columns
+        codes = self._stage_codes
+        return [(number, at, codes[index], iteration, size, wall * 1000.0,
                  cpu * 1000.0)
-                for number, at, stage, iterations, size, wall, cpu
-                in self.passes]
+                for number, at, index, iteration, size, wall, cpu
+                in zip(numbers, times, stages, iterations, sizes, walls,
+                       cpus)]
 
     def summary_ms(self):
         """Per stage: passes it ran in, runs, input size, and wall and CPU
         time in total, per pass (mean) and at most in one pass.
         """
+        _, _, stages, iterations, sizes, walls, cpus = self._columns
+        count = len(cpus)    # a record being appended is left out
+        codes = self._stage_codes
+        # Per stage index, over the columns at once (no Python object per
+        # record); sums in record order, as a loop over them would add.
+        index = numpy.frombuffer(stages, dtype=numpy.int16)[:count]
+        wall_ms = numpy.frombuffer(walls, dtype=numpy.float64)[:count] * 1e3
+        cpu_ms = numpy.frombuffer(cpus, dtype=numpy.float64)[:count] * 1e3
+        bins = len(codes)
+        passes = numpy.bincount(index, minlength=bins)
+        totals = [numpy.zeros(bins, dtype=numpy.int64) for _ in range(2)]
+        for total, column in zip(totals, (iterations, sizes)):
+            numpy.add.at(total, index,
+                         numpy.frombuffer(column, dtype=numpy.int64)[:count])
+        wall_total = numpy.bincount(index, weights=wall_ms, minlength=bins)
+        cpu_total = numpy.bincount(index, weights=cpu_ms, minlength=bins)
+        most = numpy.zeros(bins)
+        numpy.maximum.at(most, index, wall_ms)
         summary = {}
-        for _, _, stage, iterations, size, wall, cpu in self.passes:
-            entry = summary.setdefault(stage, {
-                'name': STAGE_NAMES.get(stage, stage), 'passes': 0,
-                'iterations': 0, 'input_size': 0, 'total_ms': 0.0,
-                'cpu_total_ms': 0.0, 'max_ms': 0.0})
-            entry['passes'] += 1
-            entry['iterations'] += iterations
-            entry['input_size'] += size
-            entry['total_ms'] += wall * 1000.0
-            entry['cpu_total_ms'] += cpu * 1000.0
-            entry['max_ms'] = max(entry['max_ms'], wall * 1000.0)
+        for at in numpy.flatnonzero(passes).tolist():
+            stage = codes[at]
+            summary[stage] = {
+                'name': STAGE_NAMES.get(stage, stage),
+                'passes': int(passes[at]),
+                'iterations': int(totals[0][at]),
+                'input_size': int(totals[1][at]),
+                'total_ms': float(wall_total[at]),
+                'cpu_total_ms': float(cpu_total[at]),
+                'max_ms': float(most[at])}
         for entry in summary.values():
             entry['mean_ms'] = entry['total_ms'] / entry['passes']
             entry['cpu_mean_ms'] = entry['cpu_total_ms'] / entry['passes']
@@ -229,9 +284,9 @@ class _Laps:
 
     __slots__ = ('iterations', 'size', 'wall')
 
-    def __init__(self, size):
+    def __init__(self):
         self.iterations = 1
-        self.size = size
+        self.size = 0
         self.wall = 0
 
     def __enter__(self):

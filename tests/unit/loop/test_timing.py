@@ -89,6 +89,24 @@ class TestPass(StageStatsTestCase):
                           (3, 12.5, 'J2', 1, 1, 0.5, 0.25)],
                          self.stats.passes)
 
+    def test_each_pass_counts_only_its_own_laps(self):
+        # The stages' lap objects serve pass after pass: nothing of one
+        # pass may leak into the next, nor a stage that did not run.
+        self.stats.begin_pass(1, 0.0)
+        self.lap('R4', 5, wall=0.5, cpu=0.5)
+        self.lap('R4', 2, wall=0.25, cpu=0.25)
+        self.lap('T10', 3, wall=0.25, cpu=0.25)
+        self.stats.end_pass()
+        self.stats.begin_pass(2, 1.0)
+        self.lap('R4', 1, wall=0.125, cpu=0.125)
+        self.stats.end_pass()
+        self.stats.begin_pass(3, 2.0)
+        self.stats.end_pass()
+        self.assertEqual([(1, 0.0, 'R4', 2, 7, 0.75, 0.75),
+                          (1, 0.0, 'T10', 1, 3, 0.25, 0.25),
+                          (2, 1.0, 'R4', 1, 1, 0.125, 0.125)],
+                         self.stats.passes)
+
     def test_the_pass_cpu_time_is_shared_by_wall_time(self):
         # 2 s of wall time, 1.5 s of CPU time: each stage is charged 3/4
         # of its wall time, whatever its own laps computed.
