@@ -63,7 +63,7 @@ still reads the CPU clock at both ends (it has no pass to share).
 the simulator.
 """
 
-import array
+import struct
 import time
 
 import numpy
@@ -85,6 +85,14 @@ STAGE_NAMES = {code: name for code, name, _ in STAGES}
 COLUMNS = ('pass', 'time_s', 'stage', 'iterations', 'input_size',
            'wall_ms', 'cpu_ms')
 
+#: One record: pass, its (simulated) time, the stage's index in
+#: ``_stage_codes``, iterations, input size, wall and CPU seconds.
+_RECORD = struct.Struct('<qdhqqdd')
+_RECORD_DTYPE = numpy.dtype([('pass', '<i8'), ('time', '<f8'),
+                             ('stage', '<i2'), ('iterations', '<i8'),
+                             ('size', '<i8'), ('wall', '<f8'),
+                             ('cpu', '<f8')])
+
 # The counters, in nanoseconds (module names, so a lap looks them up once).
 _wall_ns = time.perf_counter_ns
 _cpu_ns = time.thread_time_ns
@@ -94,12 +102,12 @@ class StageStats:
     """Stage times per pass, and the latency of every decision."""
 
     def __init__(self):
-        # One entry per (pass, stage that ran in it), as compact columns:
-        # a long simulation makes hundreds of thousands of passes.
-        self._columns = (array.array('q'), array.array('d'),
-                         array.array('h'), array.array('q'),
-                         array.array('q'), array.array('d'),
-                         array.array('d'))
+        # One record per (pass, stage that ran in it), packed in one buffer
+        # (:data:`_RECORD`, 50 bytes): a long simulation makes hundreds of
+        # thousands of passes, and one ``+=`` of a whole record is both the
+        # cheapest way to keep them and atomic for a reader in another
+        # thread.
+        self._records = bytearray()
         self._stage_codes = [code for code, _, _ in STAGES]
         self._stage_index = {code: index for index, code
                              in enumerate(self._stage_codes)}
@@ -133,23 +141,16 @@ class StageStats:
         # The pass's CPU time shared by wall time (see the module's notes).
         ratio = min(1.0, cpu / wall) if wall > 0 else 1.0
         # One record per stage that ran, written here rather than through
-        # _append: this runs for every pass. The CPU column last (see
-        # stage_walls_since).
-        numbers, times, stages, iterations, sizes, walls, cpus = \
-            self._columns
+        # _append: this runs for every pass.
+        records, pack = self._records, _RECORD.pack
         number, at = self._pass_number, self._pass_time
         index_of = self._stage_index
         for stage, lap in self._laps.items():
             index = index_of.get(stage)
             if index is None:
                 index = self._new_stage(stage)
-            numbers.append(number)
-            times.append(at)
-            stages.append(index)
-            iterations.append(lap.iterations)
-            sizes.append(lap.size)
-            walls.append(lap.wall / 1e9)
-            cpus.append(lap.wall * ratio / 1e9)
+            records += pack(number, at, index, lap.iterations, lap.size,
+                            lap.wall / 1e9, lap.wall * ratio / 1e9)
         self._laps.clear()
         self._in_pass = False
 
@@ -165,37 +166,37 @@ class StageStats:
         index = self._stage_index.get(stage)
         if index is None:
             index = self._new_stage(stage)
-        numbers, times, stages, iterations_, sizes, walls, cpus = \
-            self._columns
-        numbers.append(self._pass_number)
-        times.append(self._pass_time)
-        stages.append(index)
-        iterations_.append(iterations)
-        sizes.append(size)
-        walls.append(wall)
-        cpus.append(cpu)
+        self._records += _RECORD.pack(self._pass_number, self._pass_time,
+                                      index, iterations, size, wall, cpu)
+
+    def _unpacked(self, start=0):
+        """The records from the ``start``-th, unpacked, and the number of
+        records in all: a copy of the buffer taken at once, so a record
+        being appended by another thread is wholly in or out.
+        """
+        data = self._records[start * _RECORD.size:]
+        count = len(data) // _RECORD.size
+        return start + count, _RECORD.iter_unpack(
+            memoryview(data)[:count * _RECORD.size])
 
     @property
     def passes(self):
         """(pass, time, stage, iterations, size, wall_s, cpu_s) tuples."""
-        numbers, times, stages, iterations, sizes, walls, cpus = \
-            self._columns
         codes = self._stage_codes
-        return [(numbers[i], times[i], codes[stages[i]], iterations[i],
-                 sizes[i], walls[i], cpus[i]) for i in range(len(numbers))]
+        _, records = self._unpacked()
+        return [(number, at, codes[index], iterations, size, wall, cpu)
+                for number, at, index, iterations, size, wall, cpu
+                in records]
 
     def stage_walls_since(self, start):
         """``(end, [(stage, wall_s), ...])`` of the records from the
         ``start``-th to the ``end``-th: what a reader in another thread
         (the metrics endpoint) has not seen yet, at the cost of those
-        records alone. A record being appended meanwhile is left for the
-        next call (its last column is written last).
+        records alone.
         """
-        _, _, stages, _, _, walls, cpus = self._columns
-        end = len(cpus)
         codes = self._stage_codes
-        return end, [(codes[stages[i]], walls[i])
-                     for i in range(min(start, end), end)]
+        end, records = self._unpacked(start)
+        return end, [(codes[record[2]], record[5]) for record in records]
 
     def stopwatch(self, stage, size=0):
         """``with stats.stopwatch('R4', len(hosts)): ...`` adds the
@@ -226,33 +227,30 @@ class StageStats:
 
     def rows(self):
         """One row per (pass, stage), in milliseconds, for ``stages.csv``."""
-        numbers, times, stages, iterations, sizes, walls, cpus = \
-            self._columns
-        codes = self._stage_codes
-        return [(number, at, codes[index], iteration, size, wall * 1000.0,
+        return [(number, at, stage, iterations, size, wall * 1000.0,
                  cpu * 1000.0)
-                for number, at, index, iteration, size, wall, cpu
-                in zip(numbers, times, stages, iterations, sizes, walls,
-                       cpus)]
+                for number, at, stage, iterations, size, wall, cpu
+                in self.passes]
 
     def summary_ms(self):
         """Per stage: passes it ran in, runs, input size, and wall and CPU
         time in total, per pass (mean) and at most in one pass.
         """
-        _, _, stages, iterations, sizes, walls, cpus = self._columns
-        count = len(cpus)    # a record being appended is left out
+        # A copy: a view would keep the buffer from growing.
+        data = bytes(self._records)
+        records = numpy.frombuffer(data, dtype=_RECORD_DTYPE,
+                                   count=len(data) // _RECORD.size)
         codes = self._stage_codes
-        # Per stage index, over the columns at once (no Python object per
+        # Per stage index, over the records at once (no Python object per
         # record); sums in record order, as a loop over them would add.
-        index = numpy.frombuffer(stages, dtype=numpy.int16)[:count]
-        wall_ms = numpy.frombuffer(walls, dtype=numpy.float64)[:count] * 1e3
-        cpu_ms = numpy.frombuffer(cpus, dtype=numpy.float64)[:count] * 1e3
+        index = records['stage'].astype(numpy.intp)
+        wall_ms = records['wall'] * 1e3
+        cpu_ms = records['cpu'] * 1e3
         bins = len(codes)
         passes = numpy.bincount(index, minlength=bins)
         totals = [numpy.zeros(bins, dtype=numpy.int64) for _ in range(2)]
-        for total, column in zip(totals, (iterations, sizes)):
-            numpy.add.at(total, index,
-                         numpy.frombuffer(column, dtype=numpy.int64)[:count])
+        for total, column in zip(totals, ('iterations', 'size')):
+            numpy.add.at(total, index, records[column])
         wall_total = numpy.bincount(index, weights=wall_ms, minlength=bins)
         cpu_total = numpy.bincount(index, weights=cpu_ms, minlength=bins)
         most = numpy.zeros(bins)

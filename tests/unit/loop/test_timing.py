@@ -206,9 +206,12 @@ class TestPass(StageStatsTestCase):
         stats._append('T4', 2, 3, 0.125, 0.125)
         stats.end_pass()
         self.assertEqual((3, [('T4', 0.125)]), stats.stage_walls_since(2))
-        # A record whose last column is not written yet waits.
-        stats._columns[0].append(3)
+        # A record not wholly written yet waits.
+        stats._records += bytes(10)
         self.assertEqual((3, []), stats.stage_walls_since(3))
+        self.assertEqual(3, len(stats.passes))
+        self.assertEqual(3, sum(entry['passes'] for entry
+                                in stats.summary_ms().values()))
 
     def test_ending_twice_or_without_a_pass_records_nothing_more(self):
         self.stats.end_pass()
