@@ -250,7 +250,9 @@ class StageStats:
         passes = numpy.bincount(index, minlength=bins)
         totals = [numpy.zeros(bins, dtype=numpy.int64) for _ in range(2)]
         for total, column in zip(totals, ('iterations', 'size')):
-            numpy.add.at(total, index, records[column])
+            # Contiguous, for ufunc.at's fast path.
+            numpy.add.at(total, index,
+                         numpy.ascontiguousarray(records[column]))
         wall_total = numpy.bincount(index, weights=wall_ms, minlength=bins)
         cpu_total = numpy.bincount(index, weights=cpu_ms, minlength=bins)
         most = numpy.zeros(bins)
