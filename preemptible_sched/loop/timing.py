@@ -227,10 +227,12 @@ class StageStats:
 
     def rows(self):
         """One row per (pass, stage), in milliseconds, for ``stages.csv``."""
-        return [(number, at, stage, iterations, size, wall * 1000.0,
+        codes = self._stage_codes
+        _, records = self._unpacked()
+        return [(number, at, codes[index], iterations, size, wall * 1000.0,
                  cpu * 1000.0)
-                for number, at, stage, iterations, size, wall, cpu
-                in self.passes]
+                for number, at, index, iterations, size, wall, cpu
+                in records]
 
     def summary_ms(self):
         """Per stage: passes it ran in, runs, input size, and wall and CPU
