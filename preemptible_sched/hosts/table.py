@@ -115,18 +115,27 @@ class VictimTable:
     as columns. A row is added when a
     preemptible instance is consumed, and removed when it is released or
     its termination starts.
+
+    ``layout`` lays the rows out by host as well: column ``slot`` lists
+    the rows of that host's victims from the top (``rank`` is a row's
+    place in it), -1 below them; ``count`` is how many each host has. Kept
+    as rows come and go, so that a pass reads every host's victims side
+    by side without sorting them by host first.
     """
 
     _COLUMNS = (('host', numpy.int32, ()), ('size', numpy.float64, (3,)),
                 ('size_q', numpy.int64, (3,)),
                 ('started', numpy.float64, ()),
-                ('priority', numpy.float64, ()))
+                ('priority', numpy.float64, ()),
+                ('rank', numpy.int32, ()))
 
     def __init__(self):
         for name, dtype, shape in self._COLUMNS:
             setattr(self, name, numpy.zeros(shape + (0,), dtype=dtype))
         self.instances = []
         self.row_of = {}
+        self.layout = numpy.full((0, 0), -1, dtype=numpy.intp)
+        self.count = numpy.zeros(0, dtype=numpy.int32)
 
     def __len__(self):
         return len(self.row_of)
@@ -137,6 +146,12 @@ class VictimTable:
             size = max(64, 2 * row)
             for name, _, _ in self._COLUMNS:
                 setattr(self, name, _grown(getattr(self, name), size))
+        if slot >= len(self.count):
+            self.count = _grown(self.count, max(16, 2 * slot + 1))
+            self._widen(len(self.layout), len(self.count))
+        rank = int(self.count[slot])
+        if rank == len(self.layout):
+            self._widen(max(4, 2 * rank), self.layout.shape[1])
         resources = instance.resources
         self.instances.append(instance)
         self.row_of[instance.id] = row
@@ -146,16 +161,35 @@ class VictimTable:
                                for value in resources]
         self.started[row] = instance.started_at
         self.priority[row] = instance.priority
+        self.rank[row] = rank
+        self.layout[rank, slot] = row
+        self.count[slot] = rank + 1
+
+    def _widen(self, width, hosts):
+        layout = numpy.full((width, hosts), -1, dtype=numpy.intp)
+        layout[:self.layout.shape[0], :self.layout.shape[1]] = self.layout
+        self.layout = layout
 
     def remove(self, instance_id):
         """Forget ``instance_id``'s row; False if it has none.
 
         The last row moves into the hole: the rows in use are always the
-        first ``len(self)``, so that columns are read as slices.
+        first ``len(self)``, so that columns are read as slices. In its
+        host's column of ``layout``, the host's last victim moves into its
+        place.
         """
         row = self.row_of.pop(instance_id, None)
         if row is None:
             return False
+        slot = int(self.host[row])
+        rank = int(self.rank[row])
+        below = int(self.count[slot]) - 1
+        if rank != below:
+            other = self.layout[below, slot]
+            self.layout[rank, slot] = other
+            self.rank[other] = rank
+        self.layout[below, slot] = -1
+        self.count[slot] = below
         last = len(self.instances) - 1
         moved = self.instances.pop()
         if row != last:
@@ -164,6 +198,7 @@ class VictimTable:
             for name, _, _ in self._COLUMNS:
                 column = getattr(self, name)
                 column[..., row] = column[..., last]
+            self.layout[self.rank[row], self.host[row]] = row
         return True
 
     def set_started(self, instance_id, at):
@@ -174,6 +209,20 @@ class VictimTable:
     def column(self, name):
         """The column ``name`` over the rows in use (a view)."""
         return getattr(self, name)[..., :len(self.instances)]
+
+    def rows_of(self, slots, hosts):
+        """``(layout, count)`` over ``slots`` (slots, or None: the first
+        ``hosts`` slots): the rows of each host's victims one column a
+        host, -1 below them, and how many each has.
+        """
+        top = hosts if slots is None else (
+            int(slots.max()) + 1 if len(slots) else 0)
+        if top > len(self.count):       # hosts without victims so far
+            self.count = _grown(self.count, top)
+            self._widen(len(self.layout), top)
+        if slots is None:
+            return self.layout[:, :hosts], self.count[:hosts]
+        return self.layout.take(slots, axis=1), self.count[slots]
 
 
 class HostTable:

@@ -32,9 +32,17 @@ _DIMS = (0, 1, 2)
 #: (sums of two stay in int64).
 MAX_COST_Q = 2 ** 60
 _NONE_Q = 2 ** 61
+#: Hosts with at most this many victims get the close bounds of
+#: :func:`_bound_few` (at most 8: :func:`_sort_columns` keeps a row number
+#: in three bits).
+DENSE_WIDTH = 8
+_ROW_MASK = 7
+#: Relative widening of a bound summed in another order than the exact
+#: selector sums (a sum of a few floats differs in its last bits at most).
+_WIDEN = 1e-9
 
 
-def cost_bounds(batch, resources, sizes, positions, costs):
+def cost_bounds(batch, resources, sizes, positions, costs, rows):
     """``(low, high)``: bounds on each host's cheapest termination cost.
 
     Both are 0 where ``resources`` fit the host already and NaN where they
@@ -42,11 +50,11 @@ def cost_bounds(batch, resources, sizes, positions, costs):
     exact cost :func:`select` finds) where one victim provably suffices
     (the cheapest covering victim costs no more than any two candidates)
     and every covering victim of that scaled cost costs the same; elsewhere
-    ``low`` is the cheaper of the cheapest covering victim and the two
-    cheapest candidates together, and ``high`` the cost of every useful
-    candidate. ``sizes`` (3 x candidates, scaled like :func:`select`),
-    ``positions`` and ``costs`` are the candidates' sizes, their hosts'
-    positions in ``batch`` and their costs.
+    they enclose it as :func:`_bound_few` (a host of at most DENSE_WIDTH
+    victims) or :func:`_bound_many` says. ``sizes`` (3 x candidates,
+    scaled like :func:`select`), ``positions``, ``costs`` and ``rows`` are
+    the candidates' sizes, their hosts' positions in ``batch``, their
+    costs and their rows in the batch's victim table.
     """
     n = len(batch)
     fits = batch.fits(resources)
@@ -59,14 +67,12 @@ def cost_bounds(batch, resources, sizes, positions, costs):
     need_q = numpy.rint(need * RESOURCE_SCALE).astype(numpy.int64)
     keep = True if open_.all() else open_[positions]
     if keep is not True and not keep.all():
-        positions, costs, sizes = (positions[keep], costs[keep],
-                                   sizes[:, keep])
-    costs_q = numpy.rint(costs * COST_SCALE)
-    if len(costs_q) and costs_q.max() > MAX_COST_Q:
+        positions, costs, sizes, rows = (positions[keep], costs[keep],
+                                         sizes[:, keep], rows[keep])
+    if len(costs) and numpy.rint(costs.max() * COST_SCALE) > MAX_COST_Q:
         low[open_] = 0.0
         high[open_] = numpy.inf
         return low, high
-    costs_q = costs_q.astype(numpy.int64)
     # Per dimension: whether a candidate frees some of what its host
     # lacks (useful) and all of it (covers).
     useful = numpy.zeros(len(positions), dtype=bool)
@@ -85,10 +91,26 @@ def cost_bounds(batch, resources, sizes, positions, costs):
             covers &= ~needed | (sizes[d] >= lacking)
     covers &= useful
     if not useful.all():
-        positions, costs, costs_q, sizes, covers = (
-            positions[useful], costs[useful], costs_q[useful],
-            sizes[:, useful], covers[useful])
+        positions, costs, sizes, covers, rows = (
+            positions[useful], costs[useful], sizes[:, useful],
+            covers[useful], rows[useful])
+    rest = open_
+    if covers.any():
+        exact, cost = _one_victim(positions, costs, covers, n)
+        low[exact] = cost[exact]
+        high[exact] = cost[exact]
+        rest = open_ & ~exact
+    if rest.any():
+        _bound_the_rest(batch, rest, low, high, need_q,
+                        (positions, costs, sizes, covers, rows))
+    return low, high
 
+
+def _one_victim(positions, costs, covers, n):
+    """``(exact, cost)``: the hosts whose cheapest set is provably one
+    covering victim of a known float cost, and that cost.
+    """
+    costs_q = numpy.rint(costs * COST_SCALE).astype(numpy.int64)
     first_q = _smallest(positions, costs_q, n, _NONE_Q)
     every_one_covers = covers.all()
     single_q = (first_q if every_one_covers else
@@ -123,36 +145,169 @@ def cost_bounds(batch, resources, sizes, positions, costs):
         same = several & (lowest == highest)
         exact |= same
         cost = numpy.where(same, lowest, cost)
-    low[exact] = cost[exact]
-    high[exact] = cost[exact]
-
-    rest = open_ & ~exact
-    if rest.any():
-        _bound_the_rest(rest, low, high, need_q, positions, costs, sizes,
-                        covers, n)
-    return low, high
+    return exact, cost
 
 
-def _bound_the_rest(rest, low, high, need_q, positions, costs, sizes,
-                    covers, n):
-    """Bounds (or NaN: no set fits) on the hosts of ``rest``."""
-    mine = rest[positions]
-    positions, costs, sizes, covers = (positions[mine], costs[mine],
-                                       sizes[:, mine], covers[mine])
-    feasible = rest.copy()
+def _bound_the_rest(batch, rest, low, high, need_q, candidates):
+    """Bounds (or NaN: no set fits) on the hosts of ``rest``: close ones
+    where a host has at most DENSE_WIDTH victims (:func:`_bound_few`),
+    loose ones elsewhere (:func:`_bound_many`). ``candidates`` are the
+    useful candidates' positions, costs, sizes, whether each covers its
+    host's need alone, and rows.
+    """
+    victims = batch.table.victims
+    layout, totals = victims.rows_of(None if batch.whole else batch.slots,
+                                     len(batch))
+    few = rest & (totals <= DENSE_WIDTH)
+    if few.any():
+        width = int(totals[few].max())
+        if few.all():
+            layout, need = layout[:width], need_q
+        else:
+            layout, need = layout[:width, few], need_q[:, few]
+        _bound_few(few, low, high, need, layout, len(victims), candidates)
+    many = rest & ~few
+    if many.any():
+        positions, costs, sizes, covers, _rows = candidates
+        keep = many[positions]
+        _bound_many(many, low, high, need_q, positions[keep], costs[keep],
+                    sizes[:, keep], covers[keep])
+
+
+def _bound_many(hosts, low, high, need_q, positions, costs, sizes, covers):
+    """The cheaper of one covering victim and the two cheapest candidates
+    below, every candidate (or one covering victim) above.
+    """
+    n = len(hosts)
+    feasible = hosts.copy()
     for d in _DIMS:
         freed = numpy.zeros(n, dtype=numpy.int64)
         numpy.add.at(freed, positions, sizes[d])
         feasible &= (need_q[d] <= 0) | (freed >= need_q[d])
-    low[rest & ~feasible] = numpy.nan
-    high[rest & ~feasible] = numpy.nan
+    low[hosts & ~feasible] = numpy.nan
+    high[hosts & ~feasible] = numpy.nan
     first = _smallest(positions, costs, n, numpy.inf)
     second = _second_smallest(positions, costs, first, n, numpy.inf)
     single = _smallest(positions[covers], costs[covers], n, numpy.inf)
     everything = numpy.bincount(positions, weights=costs, minlength=n)
     low[feasible] = numpy.minimum(single, first + second)[feasible]
-    # Sums in another order may differ in the last bits: widen a little.
-    high[feasible] = (everything * (1 + 1e-9))[feasible]
+    high[feasible] = numpy.minimum(
+        single, everything * (1 + _WIDEN))[feasible]
+
+
+def _bound_few(hosts, low, high, need, layout, victims, candidates):
+    """Close bounds on the hosts of ``hosts``, whose victims' rows in the
+    victim table (of ``victims`` rows) ``layout`` lists one column a host
+    (-1 below them); their costs and sizes are laid out alike and sorted
+    by cost down each column.
+
+    No set has fewer members than its host's largest candidate takes to
+    free the need of some resource, so none costs less than as many of the
+    cheapest candidates together (costs are not negative), nor less than
+    the cheaper of one covering victim and the two cheapest; taking the
+    cheapest candidates until the need is covered gives a set that fits,
+    so the cheapest set costs no more than that (nor than one covering
+    victim).
+    """
+    _positions, costs, sizes, covers, rows = candidates
+    width, count = layout.shape
+    # Each cell's candidate, as an index into the candidates' columns
+    # with one more value at the end: what an empty cell (-1) reads.
+    index = numpy.full(victims + 1, -1, dtype=numpy.intp)
+    index[rows] = numpy.arange(len(rows))
+    cell = index[layout]
+    per_host = (cell >= 0).sum(axis=0)
+    feasible = per_host > 0
+    if not width or not feasible.any():
+        low[hosts] = high[hosts] = numpy.nan
+        return
+    price = numpy.append(costs, numpy.inf)[cell]
+    single = numpy.full(count, numpy.inf)
+    if covers.any():
+        single = numpy.append(numpy.where(covers, costs, numpy.inf),
+                              numpy.inf)[cell].min(axis=0)
+    fewest = numpy.ones(count, dtype=numpy.int64)
+    grids = []
+    lacking = []
+    for d in _DIMS:
+        short = need[d]
+        if not (short > 0).any():
+            continue
+        grid = numpy.append(sizes[d], 0)[cell]
+        grids.append(grid)
+        lacking.append(short)
+        feasible &= grid.sum(axis=0) >= short
+        # Each member frees at most the largest candidate.
+        largest = numpy.maximum(grid.max(axis=0), 1)
+        fewest = numpy.maximum(fewest, -(-short // largest))
+    price, grids = _sort_columns(price, grids)
+    # Down each column: the cost of the cheapest k candidates, whether
+    # they cover the need, and the first k that does (greedy's set).
+    spent = price.copy()
+    freed = grids
+    greedy = numpy.full(count, numpy.nan)
+    pending = feasible.copy()
+    for step in range(width):
+        if step:
+            spent[step] += spent[step - 1]
+        covered = pending
+        for total, short in zip(freed, lacking):
+            if step:
+                total[step] += total[step - 1]
+            covered = covered & (total[step] >= short)
+        greedy = numpy.where(covered, spent[step], greedy)
+        pending = pending & ~covered
+    fewest = numpy.minimum(fewest, numpy.maximum(per_host, 1)) - 1
+    cheapest = spent[fewest, numpy.arange(count)]
+    two = price[0] + (price[1] if width > 1 else numpy.inf)
+    # The sort may swap costs a few ulps apart, and the selector breaks
+    # ties of its scaled costs its own way: these bounds are never exact.
+    low_few = numpy.maximum(numpy.minimum(single, two), cheapest) * (
+        1 - _WIDEN)
+    high_few = numpy.nextafter(numpy.minimum(single, greedy) * (1 + _WIDEN),
+                               numpy.inf)
+    low[hosts] = numpy.where(feasible, low_few, numpy.nan)
+    high[hosts] = numpy.where(feasible, high_few, numpy.nan)
+
+
+def _sort_columns(keys, grids):
+    """``keys`` (at most 8 rows of costs, not negative) sorted down each
+    column, and each of ``grids`` put in the same order.
+
+    A sorting network over all the columns at once, on integers: a cost's
+    bits with its row number in the last three, each comparator a minimum
+    and a maximum. The costs come back with those bits cleared (a few ulps
+    less), so costs that close may come out swapped.
+    """
+    width, count = keys.shape
+    key = (keys.view(numpy.int64) & ~_ROW_MASK) | numpy.arange(width)[:, None]
+    for upper, lower in sorting_network(width):
+        first, second = key[upper], key[lower]
+        key[upper], key[lower] = (numpy.minimum(first, second),
+                                  numpy.maximum(first, second))
+    flat = (key & _ROW_MASK) * count + numpy.arange(count)
+    key &= ~_ROW_MASK
+    return key.view(numpy.float64), [grid.ravel()[flat] for grid in grids]
+
+
+def sorting_network(width):
+    """The comparators ``(i, j)``, ``i < j``, of Batcher's odd-even merge
+    sort of ``width`` items: after each puts the smaller item of rows i
+    and j in row i, in order, the rows are sorted.
+    """
+    pairs = []
+    span = 1
+    while span < width:
+        step = span
+        while step >= 1:
+            for start in range(step % span, width - step, 2 * step):
+                for offset in range(min(step, width - start - step)):
+                    i = start + offset
+                    if i // (2 * span) == (i + step) // (2 * span):
+                        pairs.append((i, i + step))
+            step //= 2
+        span *= 2
+    return pairs
 
 
 def _smallest(positions, values, n, empty):

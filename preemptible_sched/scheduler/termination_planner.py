@@ -72,10 +72,10 @@ class TerminationPlanner:
 
         ``unit`` prices every instance 1 (the number of victims).
         """
-        sizes, positions, costs = (candidates or
-                                   self.candidates(batch, now, unit))
+        sizes, positions, costs, rows = (candidates or
+                                         self.candidates(batch, now, unit))
         return termination_bounds.cost_bounds(batch, resources, sizes,
-                                              positions, costs)
+                                              positions, costs, rows)
 
     def exact_costs(self, batch, resources, now, positions, unit=False,
                     candidates=None):
@@ -86,36 +86,40 @@ class TerminationPlanner:
         proven)`` over ``positions``, ``cost`` NaN where no set fits; the
         others are for :meth:`plan`.
         """
-        sizes, where, costs = (candidates or
-                               self.candidates(batch, now, unit))
-        n = len(batch)
-        need = numpy.array(tuple(resources))[:, None] - batch.free
-        need_q = numpy.rint(need * selector.RESOURCE_SCALE).astype(numpy.int64)
+        sizes, where, costs, _rows = (candidates or
+                                      self.candidates(batch, now, unit))
+        # Only the asked hosts and their candidates, renumbered 0..k-1.
+        positions, asked = numpy.unique(
+            numpy.asarray(positions, dtype=numpy.intp), return_inverse=True)
+        local = numpy.full(len(batch), -1, dtype=numpy.intp)
+        local[positions] = numpy.arange(len(positions))
+        mine = local[where] >= 0
+        costs = costs[mine]
         costs_q = numpy.rint(costs * selector.COST_SCALE)
         if len(costs_q) and costs_q.max() > termination_bounds.MAX_COST_Q:
-            return (numpy.full(len(positions), numpy.nan),
-                    numpy.zeros(len(positions), dtype=bool))
-        asked = numpy.zeros(n, dtype=bool)
-        asked[positions] = True
-        mine = asked[where]
-        need_q[:, ~asked] = 0
-        capacity_q = numpy.rint(batch.capacity *
+            return (numpy.full(len(asked), numpy.nan),
+                    numpy.zeros(len(asked), dtype=bool))
+        need = (numpy.array(tuple(resources))[:, None] -
+                batch.free[:, positions])
+        need_q = numpy.rint(need * selector.RESOURCE_SCALE).astype(numpy.int64)
+        capacity_q = numpy.rint(batch.capacity[:, positions] *
                                 selector.RESOURCE_SCALE).astype(numpy.int64)
         cost, proven = termination_sets.cheapest_costs(
-            need_q, capacity_q, where[mine], sizes[:, mine],
-            costs_q[mine].astype(numpy.int64), costs[mine], n)
-        return cost[positions], proven[positions]
+            need_q, capacity_q, local[where[mine]], sizes[:, mine],
+            costs_q.astype(numpy.int64), costs, len(positions))
+        return cost[asked], proven[asked]
 
     def candidates(self, batch, now, unit=False):
         """The victim table's candidates on the hosts of ``batch``: their
-        scaled sizes (3 x m), positions in ``batch`` and costs. A caller
+        scaled sizes (3 x m), positions in ``batch``, costs and rows in the
+        victim table. A caller
         that asks for :meth:`bounds` and :meth:`exact_costs` of one batch
         prices them once and hands them to both (``candidates``).
         """
         victims = batch.table.victims
         hosts = victims.column('host')
         if batch.whole:
-            rows = slice(0, len(victims))
+            rows = numpy.arange(len(victims))
             positions = hosts
         else:
             where = numpy.full(len(batch.table), -1, dtype=numpy.intp)
@@ -128,4 +132,4 @@ class TerminationPlanner:
         else:
             costs = self.costs.cost_all(victims, rows, now,
                                         batch.table.states.__getitem__)
-        return victims.size_q[:, rows], positions, costs
+        return victims.size_q.take(rows, axis=1), positions, costs, rows

@@ -57,6 +57,18 @@ class TestVictimTable(base.TestCase):
                              victims.column('started')[row])
             self.assertEqual(int(instance.id[1:]) % 4,
                              victims.column('host')[row])
+        # The layout lists each host's rows from the top, once each.
+        layout, counts = victims.rows_of(None, 6)
+        for slot in range(6):
+            listed = layout[:, slot]
+            count = int(counts[slot])
+            self.assertTrue((listed[:count] >= 0).all(), slot)
+            self.assertTrue((listed[count:] == -1).all(), slot)
+            self.assertEqual(sorted(row for row, host in enumerate(
+                victims.column('host').tolist()) if host == slot),
+                sorted(listed[:count].tolist()), slot)
+            for rank, row in enumerate(listed[:count].tolist()):
+                self.assertEqual(rank, victims.column('rank')[row])
 
 
 class TestHostTable(base.TestCase):

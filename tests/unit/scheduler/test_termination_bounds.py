@@ -18,10 +18,14 @@ On random hosts (random candidate sizes, costs from every built-in
 termination cost, held victims), for a random request, each host's bounds
 from :meth:`TerminationPlanner.bounds` must contain the cost of the plan
 the exact selector finds there (NaN exactly where it finds none), and be
-that cost, bit for bit, where they are equal.
+that cost, bit for bit, where they are equal; the same with the close
+bounds of hosts of few victims turned off, so that every host gets the
+loose ones.
 """
 
+import itertools
 import math
+from unittest import mock
 
 from hypothesis import given
 from hypothesis import settings
@@ -29,6 +33,7 @@ from hypothesis import strategies as st
 
 from preemptible_sched.hosts import manager as host_manager
 from preemptible_sched import objects
+from preemptible_sched.scheduler import termination_bounds
 from preemptible_sched.scheduler import termination_costs as termination
 from preemptible_sched.scheduler import termination_planner
 from tests import base
@@ -66,8 +71,13 @@ def clouds(draw):
 class TestBoundsHoldTheExactCost(base.TestCase):
 
     @settings(max_examples=300, deadline=None)
-    @given(clouds(), st.booleans())
-    def test_bounds_contain_the_exact_cost(self, cloud, unit):
+    @given(clouds(), st.booleans(), st.sampled_from([8, 0]))
+    def test_bounds_contain_the_exact_cost(self, cloud, unit, dense_width):
+        with mock.patch.object(termination_bounds, 'DENSE_WIDTH',
+                               dense_width):
+            self._check_bounds(cloud, unit)
+
+    def _check_bounds(self, cloud, unit):
         hosts, request, cost, now = cloud
         planner = termination_planner.TerminationPlanner(
             termination.TerminationCostHandler.from_names(cost))
@@ -118,6 +128,48 @@ class TestBoundsHoldTheExactCost(base.TestCase):
             'n', objects.Resources(2, 1000, 10), False))
         low, high = planner.bounds(manager.batch(),
                                    objects.Resources(2, 1000, 10), 0.0)
-        self.assertEqual([50.0, 40.0], [low[0], low[1]])
+        self.assertEqual(50.0, low[0])
         self.assertEqual(50.0, high[0])
+        # Two victims: within a billionth of 40 s on either side.
+        self.assertLess(low[1], high[1])
+        self.assertLessEqual(low[1], 40.0)
         self.assertGreaterEqual(high[1], 40.0)
+        self.assertGreater(low[1], 40.0 * (1 - 2e-9))
+        self.assertLess(high[1], 40.0 * (1 + 2e-9))
+
+    def test_hosts_of_few_victims_are_bounded_closely(self):
+        # Four 2-vCPU victims a host, a request that needs 2 or 3 of them:
+        # the cheapest set is the 2 (or 3) cheapest, and the bounds hold
+        # it within a billionth on either side.
+        planner = termination_planner.TerminationPlanner(
+            termination.TerminationCostHandler.from_names(['runtime']))
+        manager = host_manager.HostManager(planner)
+        runs = [(7.0, 3.0, 11.0, 5.0), (2.0, 13.0, 17.0, 19.0),
+                (23.0, 29.0, 31.0, 1.0)]
+        for h, times in enumerate(runs):
+            manager.add_host(objects.Host('h%d' % h, 8, 16384, 160))
+            for i, ran in enumerate(times):
+                manager.add_instance('h%d' % h, objects.Instance(
+                    'h%di%d' % (h, i), objects.Resources(2, 4096, 40), True,
+                    started_at=-ran))
+        for need, request in ((2, objects.Resources(4, 8192, 80)),
+                              (3, objects.Resources(6, 12288, 120))):
+            low, high = planner.bounds(manager.batch(), request, 0.0)
+            for h, times in enumerate(runs):
+                exact = sum(sorted(times)[:need])
+                self.assertLessEqual(low[h], exact)
+                self.assertGreaterEqual(high[h], exact)
+                self.assertGreater(low[h], exact * (1 - 2e-9), (need, h))
+                self.assertLess(high[h], exact * (1 + 2e-9), (need, h))
+
+    def test_the_sorting_network_sorts_every_width_it_is_used_at(self):
+        # By the 0-1 principle, a network that sorts every sequence of 0s
+        # and 1s sorts every sequence.
+        for width in range(1, termination_bounds.DENSE_WIDTH + 1):
+            network = termination_bounds.sorting_network(width)
+            for bits in itertools.product((0, 1), repeat=width):
+                items = list(bits)
+                for upper, lower in network:
+                    if items[lower] < items[upper]:
+                        items[upper], items[lower] = items[lower], items[upper]
+                self.assertEqual(sorted(bits), items, width)
