@@ -191,8 +191,10 @@ def _bound_many(hosts, low, high, need_q, positions, costs, sizes, covers):
     single = _smallest(positions[covers], costs[covers], n, numpy.inf)
     everything = numpy.bincount(positions, weights=costs, minlength=n)
     low[feasible] = numpy.minimum(single, first + second)[feasible]
-    high[feasible] = numpy.minimum(
-        single, everything * (1 + _WIDEN))[feasible]
+    # Not the cheapest covering victim above: the selector picks among
+    # sets of one scaled cost by their ids, and so may one dearer by a
+    # few millionths.
+    high[feasible] = (everything * (1 + _WIDEN))[feasible]
 
 
 def _bound_few(hosts, low, high, need, layout, victims, candidates):
@@ -261,11 +263,14 @@ def _bound_few(hosts, low, high, need, layout, victims, candidates):
     cheapest = spent[fewest, numpy.arange(count)]
     two = price[0] + (price[1] if width > 1 else numpy.inf)
     # The sort may swap costs a few ulps apart, and the selector breaks
-    # ties of its scaled costs its own way: these bounds are never exact.
+    # ties of its scaled costs its own way, so it may pick a set dearer
+    # than one it ties with by half a scaled unit a member of either (at
+    # most ``width`` / COST_SCALE together): these bounds are never exact.
     low_few = numpy.maximum(numpy.minimum(single, two), cheapest) * (
         1 - _WIDEN)
-    high_few = numpy.nextafter(numpy.minimum(single, greedy) * (1 + _WIDEN),
-                               numpy.inf)
+    high_few = numpy.nextafter(
+        (numpy.minimum(single, greedy) + width / COST_SCALE) * (1 + _WIDEN),
+        numpy.inf)
     low[hosts] = numpy.where(feasible, low_few, numpy.nan)
     high[hosts] = numpy.where(feasible, high_few, numpy.nan)
 
