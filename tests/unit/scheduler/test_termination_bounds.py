@@ -185,63 +185,56 @@ class TestBoundsHoldTheExactCost(base.TestCase):
 
 class TestOneVictimProvably(base.TestCase):
     """Where one covering victim is claimed to be the exact answer, and
-    where it is not (both ways of laying out the candidates).
+    where it is not, on a full 2-vCPU request (both ways of laying out the
+    candidates).
     """
 
-    def bounds(self, victims, request, dense_width):
-        planner = termination_planner.TerminationPlanner(
-            termination.TerminationCostHandler.from_names(['runtime']))
-        manager = host_manager.HostManager(planner)
-        manager.add_host(objects.Host('h', 4, 8192, 100))
-        for name, vcpus, ran in victims:
-            manager.add_instance('h', objects.Instance(
-                name, objects.Resources(vcpus, 1000, 10), True,
-                started_at=-ran))
-        with mock.patch.object(termination_bounds, 'DENSE_WIDTH',
-                               dense_width):
-            low, high = planner.bounds(manager.batch(), request, 0.0)
-        plan = manager.host_states['h'].termination_plan(request, 0.0)
-        return low[0], high[0], plan.cost
+    def check(self, victims, exact, claimed):
+        """``victims`` (name, vCPUs, seconds run) on a full host: the
+        selector's cost is ``exact``; the bounds are it exactly when
+        ``claimed``, else enclose it without being equal.
+        """
+        request = objects.Resources(2, 1000, 10)
+        for width in (8, 0):
+            planner = termination_planner.TerminationPlanner(
+                termination.TerminationCostHandler.from_names(['runtime']))
+            manager = host_manager.HostManager(planner)
+            manager.add_host(objects.Host('h', 4, 8192, 100))
+            for name, vcpus, ran in victims:
+                manager.add_instance('h', objects.Instance(
+                    name, objects.Resources(vcpus, 1000, 10), True,
+                    started_at=-ran))
+            with mock.patch.object(termination_bounds, 'DENSE_WIDTH',
+                                   width):
+                low, high = planner.bounds(manager.batch(), request, 0.0)
+            plan = manager.host_states['h'].termination_plan(request, 0.0)
+            self.assertEqual(exact, plan.cost)
+            if claimed:
+                self.assertEqual((exact, exact), (low[0], high[0]), width)
+            else:
+                self.assertLessEqual(low[0], exact, width)
+                self.assertGreaterEqual(high[0], exact, width)
+                self.assertLess(low[0], high[0], width)
 
     def test_two_cheap_victims_beat_one_covering_victim(self):
         # 1 + 1 s for two 1-vCPU victims, 5 s for the 2-vCPU one.
-        for width in (8, 0):
-            low, high, exact = self.bounds(
-                [('a', 1, 1.0), ('b', 1, 1.0), ('c', 2, 5.0)],
-                objects.Resources(2, 1000, 10), width)
-            self.assertEqual(2.0, exact)
-            self.assertLessEqual(low, exact, width)
-            self.assertGreaterEqual(high, exact, width)
-            self.assertLess(low, high, width)
+        self.check([('a', 1, 1.0), ('b', 1, 1.0), ('c', 2, 5.0)], 2.0,
+                   claimed=False)
 
     def test_one_victim_cheaper_than_any_two_is_exact(self):
         # 5 s alone against 3 + 4 s: the 2-vCPU victim, exactly.
-        for width in (8, 0):
-            low, high, exact = self.bounds(
-                [('a', 1, 3.0), ('b', 1, 4.0), ('c', 2, 5.0)],
-                objects.Resources(2, 1000, 10), width)
-            self.assertEqual(5.0, exact)
-            self.assertEqual((5.0, 5.0), (low, high), width)
+        self.check([('a', 1, 3.0), ('b', 1, 4.0), ('c', 2, 5.0)], 5.0,
+                   claimed=True)
 
     def test_one_victim_as_cheap_as_two_is_exact(self):
         # 2 s alone against 1 + 1 s: a tie the selector gives to the set
         # of fewer victims.
-        for width in (8, 0):
-            low, high, exact = self.bounds(
-                [('a', 1, 1.0), ('b', 1, 1.0), ('c', 2, 2.0)],
-                objects.Resources(2, 1000, 10), width)
-            self.assertEqual(2.0, exact)
-            self.assertEqual((2.0, 2.0), (low, high), width)
+        self.check([('a', 1, 1.0), ('b', 1, 1.0), ('c', 2, 2.0)], 2.0,
+                   claimed=True)
 
     def test_covering_victims_tied_on_scaled_cost_are_not_exact(self):
         # Two covering victims a tenth of a microsecond apart: the same
         # scaled cost, so the selector picks by id ("a", the dearer), not
         # by float; the bounds must not claim the cheaper float.
-        for width in (8, 0):
-            low, high, exact = self.bounds(
-                [('a', 2, 10.0000002), ('b', 2, 10.0000001)],
-                objects.Resources(2, 1000, 10), width)
-            self.assertEqual(10.0000002, exact)
-            self.assertLessEqual(low, exact, width)
-            self.assertGreaterEqual(high, exact, width)
-            self.assertLess(low, high, width)
+        self.check([('a', 2, 10.0000002), ('b', 2, 10.0000001)], 10.0000002,
+                   claimed=False)
