@@ -210,16 +210,24 @@ class VictimTable:
         """The column ``name`` over the rows in use (a view)."""
         return getattr(self, name)[..., :len(self.instances)]
 
+    def counts(self, hosts):
+        """How many victims each of the first ``hosts`` slots has."""
+        self._cover(hosts)
+        return self.count[:hosts]
+
+    def _cover(self, hosts):
+        """``count`` and ``layout`` over at least ``hosts`` slots."""
+        if hosts > len(self.count):     # hosts without victims so far
+            self.count = _grown(self.count, hosts)
+            self._widen(len(self.layout), hosts)
+
     def rows_of(self, slots, hosts):
         """``(layout, count)`` over ``slots`` (slots, or None: the first
         ``hosts`` slots): the rows of each host's victims one column a
         host, -1 below them, and how many each has.
         """
-        top = hosts if slots is None else (
-            int(slots.max()) + 1 if len(slots) else 0)
-        if top > len(self.count):       # hosts without victims so far
-            self.count = _grown(self.count, top)
-            self._widen(len(self.layout), top)
+        self._cover(hosts if slots is None else (
+            int(slots.max()) + 1 if len(slots) else 0))
         if slots is None:
             return self.layout[:, :hosts], self.count[:hosts]
         return self.layout.take(slots, axis=1), self.count[slots]
@@ -242,7 +250,6 @@ class HostTable:
                 ('normal_used', numpy.float64, (3,)),
                 ('full_count', numpy.int32, ()),
                 ('normal_count', numpy.int32, ()),
-                ('candidates', numpy.int32, ()),
                 ('enabled', bool, ()), ('up', bool, ()),
                 ('profile', numpy.int32, ()),
                 ('generation', numpy.int64, ()))
@@ -333,7 +340,8 @@ class HostTable:
     normal_used = property(lambda self: self._normal_used[:, :self.size])
     full_count = property(lambda self: self._full_count[:self.size])
     normal_count = property(lambda self: self._normal_count[:self.size])
-    candidates = property(lambda self: self._candidates[:self.size])
+    #: How many victims each host has (the victim table counts them).
+    candidates = property(lambda self: self.victims.counts(self.size))
     enabled = property(lambda self: self._enabled[:self.size])
     up = property(lambda self: self._up[:self.size])
     profile = property(lambda self: self._profile[:self.size])
@@ -355,7 +363,6 @@ class HostTable:
         self._full_count[slot] += 1
         if instance.preemptible:
             self.victims.add(slot, instance)
-            self._candidates[slot] += 1
         else:
             used = self._normal_used
             used[VCPUS, slot] += vcpus
@@ -384,15 +391,13 @@ class HostTable:
 
     def withdraw(self, slot, instance_id):
         """``instance_id`` may no longer be chosen as a victim."""
-        if self.victims.remove(instance_id):
-            self._candidates[slot] -= 1
+        self.victims.remove(instance_id)
         self._generation[slot] += 1
 
     def offer(self, slot, instance):
         """``instance`` may be chosen as a victim again."""
         if instance.id not in self.victims.row_of:
             self.victims.add(slot, instance)
-            self._candidates[slot] += 1
         self._generation[slot] += 1
 
     def touch(self, slot):

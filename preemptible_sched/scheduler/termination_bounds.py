@@ -164,7 +164,12 @@ def _bound_the_rest(batch, rest, low, high, need_q, candidates):
         if few.all():
             layout, need = layout[:width], need_q
         else:
-            layout, need = layout[:width, few], need_q[:, few]
+            # take, not a mask: a mask on the second axis would hand back
+            # the columns laid out across memory, and every reduction down
+            # them slow.
+            chosen = numpy.flatnonzero(few)
+            layout = layout[:width].take(chosen, axis=1)
+            need = need_q.take(chosen, axis=1)
         _bound_few(few, low, high, need, layout, len(victims), candidates)
     many = rest & ~few
     if many.any():
@@ -246,14 +251,13 @@ def _bound_few(hosts, low, high, need, layout, victims, candidates):
     # Down each column: the cost of the cheapest k candidates, whether
     # they cover the need, and the first k that does (greedy's set).
     spent = price.copy()
-    freed = grids
     greedy = numpy.full(count, numpy.nan)
     pending = feasible.copy()
     for step in range(width):
         if step:
             spent[step] += spent[step - 1]
         covered = pending
-        for total, short in zip(freed, lacking):
+        for total, short in zip(grids, lacking):
             if step:
                 total[step] += total[step - 1]
             covered = covered & (total[step] >= short)

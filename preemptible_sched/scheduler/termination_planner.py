@@ -119,17 +119,23 @@ class TerminationPlanner:
         victims = batch.table.victims
         hosts = victims.column('host')
         if batch.whole:
-            rows = numpy.arange(len(victims))
+            # Every row: columns read as views.
+            taken = slice(0, len(victims))
             positions = hosts
+            rows = numpy.arange(len(victims))
         else:
             where = numpy.full(len(batch.table), -1, dtype=numpy.intp)
             where[batch.slots] = numpy.arange(len(batch))
             positions = where[hosts]
-            rows = numpy.flatnonzero(positions >= 0)
+            rows = taken = numpy.flatnonzero(positions >= 0)
             positions = positions[rows]
         if unit:
             costs = numpy.ones(len(positions))
         else:
-            costs = self.costs.cost_all(victims, rows, now,
+            costs = self.costs.cost_all(victims, taken, now,
                                         batch.table.states.__getitem__)
-        return victims.size_q.take(rows, axis=1), positions, costs, rows
+        # take, not a mask: a mask on the second axis would lay the copy
+        # out a candidate a row.
+        sizes = (victims.column('size_q') if batch.whole else
+                 victims.size_q.take(rows, axis=1))
+        return sizes, positions, costs, rows
