@@ -161,13 +161,14 @@ class SchedulerEndpoint(endpoint_guards.GuardedEndpoint):
         self._authorize(ctxt, api_policies.SUBMIT, project_id)
         bridge = self._scheduler.bridge
         deadline = time.monotonic() + bridge.timeout
-        request_id = bridge.call(self._submit, request_spec, duration,
-                                 image, project_id, deadline)
-        return request_views.describe_request(self._scheduler.store,
-                                              request_id)
+        return bridge.call(self._submit, request_spec, duration, image,
+                           project_id, deadline)
 
     def _submit(self, spec, duration, image, project_id, deadline):
-        """In the clock's thread, so one submit of an id at a time."""
+        """In the clock's thread, so one submit of an id at a time, and
+        the request described as submitted: the pass it asks for runs
+        after this returns, so a new request reads ``pending``.
+        """
         if time.monotonic() > deadline:
             # The caller has stopped waiting: submitting now would place
             # a request it was told failed.
@@ -192,9 +193,11 @@ class SchedulerEndpoint(endpoint_guards.GuardedEndpoint):
                     % ', '.join(differences))
             LOG.info('Request %s submitted again: it exists already',
                      spec.id)
-            return existing.id
+            return request_views.describe_request(store, existing.id,
+                                                  existing)
         with request_store.project_scope(project_id):
-            return self._scheduler.loop.submit(spec, duration, image)
+            request_id = self._scheduler.loop.submit(spec, duration, image)
+        return request_views.describe_request(store, request_id)
 
     @endpoint_guards.checked_call('scheduler', db_errors.NotFound,
                                   policy.PolicyNotAuthorized)

@@ -19,6 +19,8 @@ import threading
 import time
 import uuid
 
+import fixtures
+
 from preemptible_sched.compute import fake
 from preemptible_sched.compute import fake_config
 from preemptible_sched.compute import rpc
@@ -135,6 +137,31 @@ class TestFakeDriverService(ServiceTestCase):
             time.sleep(0.05)
         self.assertIn(self.api.show('r')['instances'][0]['host'],
                       [fake_config.blade_name(i) for i in range(4)])
+
+
+class TestSubmitResponse(ServiceTestCase):
+
+    def test_a_new_request_is_described_as_submitted(self):
+        """The pass the submit asks for may place the request before the
+        reply is sent: the reply still says ``pending``, as submitted.
+        """
+        bridge = self.scheduler.bridge
+        call = bridge.call
+
+        def call_then_let_the_pass_run(*args):
+            result = call(*args)
+            deadline = time.monotonic() + 30
+            while self.store.get_request('r').status != 'placed':
+                if time.monotonic() > deadline:
+                    self.fail('r is not placed after 30 s')
+                time.sleep(0.02)
+            return result
+
+        self.useFixture(fixtures.MockPatchObject(
+            bridge, 'call', side_effect=call_then_let_the_pass_run))
+        submitted = self.api.submit({'id': 'r', 'resources': MEDIUM})
+        self.assertEqual('pending', submitted['status'])
+        self.assertEqual('placed', self.api.show('r')['status'])
 
 
 class TestIdempotentSubmit(ServiceTestCase):
