@@ -39,7 +39,8 @@ All comparisons are made on integers (resources scaled by 10**9, costs by
 
 import functools
 
-RESOURCE_SCALE = 10 ** 9
+from preemptible_sched.hosts.victims import RESOURCE_SCALE
+
 COST_SCALE = 10 ** 6
 _DIMS = (0, 1, 2)
 

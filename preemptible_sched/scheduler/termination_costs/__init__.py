@@ -44,7 +44,7 @@ class BaseTerminationCost:
 
     def cost_all(self, victims, rows, now, state_of):
         """Costs of the instances at ``rows`` (indices or a slice) of
-        ``victims`` (a :class:`~preemptible_sched.hosts.table.VictimTable`),
+        ``victims`` (a :class:`~preemptible_sched.hosts.victims.VictimTable`),
         as a vector.
 
         ``state_of(slot)`` gives a host's state. Override it to price every

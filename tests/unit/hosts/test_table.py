@@ -14,61 +14,12 @@
 
 """The host table's columns follow every change of every host."""
 
-from hypothesis import given
-from hypothesis import settings
-from hypothesis import strategies as st
 import numpy
 
 from preemptible_sched.hosts import batch as host_batch
 from preemptible_sched.hosts import manager as host_manager
-from preemptible_sched.hosts import table as host_table
 from preemptible_sched import objects
 from tests import base
-
-
-class TestVictimTable(base.TestCase):
-
-    @settings(max_examples=100, deadline=None)
-    @given(st.lists(st.tuples(st.booleans(), st.integers(0, 20)),
-                    max_size=60))
-    def test_rows_stay_packed_and_match_their_instances(self, steps):
-        victims = host_table.VictimTable()
-        present = {}
-        for add, key in steps:
-            instance_id = 'i%d' % key
-            if add and instance_id not in present:
-                instance = objects.Instance(
-                    instance_id, objects.Resources(key, 100 * key, key),
-                    True, started_at=float(key), priority=float(key % 3))
-                victims.add(key % 4, instance)
-                present[instance_id] = instance
-            elif not add:
-                self.assertEqual(instance_id in present,
-                                 victims.remove(instance_id))
-                present.pop(instance_id, None)
-        self.assertEqual(len(present), len(victims))
-        self.assertEqual(set(present), set(victims.row_of))
-        for instance_id, row in victims.row_of.items():
-            instance = present[instance_id]
-            self.assertIs(instance, victims.instances[row])
-            self.assertEqual(list(instance.resources),
-                             victims.column('size')[:, row].tolist())
-            self.assertEqual(instance.started_at,
-                             victims.column('started')[row])
-            self.assertEqual(int(instance.id[1:]) % 4,
-                             victims.column('host')[row])
-        # The layout lists each host's rows from the top, once each.
-        layout, counts = victims.rows_of(None, 6)
-        for slot in range(6):
-            listed = layout[:, slot]
-            count = int(counts[slot])
-            self.assertTrue((listed[:count] >= 0).all(), slot)
-            self.assertTrue((listed[count:] == -1).all(), slot)
-            self.assertEqual(sorted(row for row, host in enumerate(
-                victims.column('host').tolist()) if host == slot),
-                sorted(listed[:count].tolist()), slot)
-            for rank, row in enumerate(listed[:count].tolist()):
-                self.assertEqual(rank, victims.column('rank')[row])
 
 
 class TestHostTable(base.TestCase):
