@@ -503,6 +503,13 @@ def nova_summary(nova):
     }
 
 
+def minor_faults():
+    """Page faults of this process so far that needed no disk (a page
+    mapped, or mapped again, and zeroed).
+    """
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
 def stats_ms(values):
     return {'median_ms': round(statistics.median(values) * 1e3, 4),
             'p90_ms': round(percentile(values, 0.9) * 1e3, 4),
@@ -529,6 +536,7 @@ def measure(nova, hosts, case, nova_side, repetitions, seed, budget):
     gc.freeze()
     sides = SIDES if floor is not None else SIDES[:2]
     samples = {side: [] for side in sides}
+    faults = {side: [] for side in sides}
     agree = []
     try:
         # Repetition 0 warms up, sizes the run and is not recorded.
@@ -537,6 +545,7 @@ def measure(nova, hosts, case, nova_side, repetitions, seed, budget):
             began = time.perf_counter()
             shift = repetition % len(sides)
             for side in sides[shift:] + sides[:shift]:
+                faulted = minor_faults()
                 if side == 'project':
                     chosen = []
                     elapsed, placed, victims = time_project(
@@ -547,6 +556,7 @@ def measure(nova, hosts, case, nova_side, repetitions, seed, budget):
                     elapsed, kept = nova_side.timed_pass()
                 if repetition:
                     samples[side].append(elapsed)
+                    faults[side].append(minor_faults() - faulted)
             if floor is not None:
                 agree.append(same_cost(chosen, answer))
             if not repetitions:
@@ -558,6 +568,8 @@ def measure(nova, hosts, case, nova_side, repetitions, seed, budget):
         gc.unfreeze()
         gc.collect()
     row = {side: stats_ms(values) for side, values in samples.items()}
+    for side, values in faults.items():
+        row[side]['median_page_faults'] = statistics.median(values)
     row.update({
         'repetitions': len(samples['project']),
         'project_placed': placed, 'project_victims': victims,

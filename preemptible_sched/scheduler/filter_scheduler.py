@@ -50,6 +50,7 @@ from preemptible_sched.hosts import batch as host_batch
 from preemptible_sched.hosts import manager as host_manager
 from preemptible_sched import objects
 from preemptible_sched.scheduler import filters
+from preemptible_sched.scheduler import heap
 from preemptible_sched.scheduler import preemption_strategies as preemption
 from preemptible_sched.scheduler import termination_costs as termination
 from preemptible_sched.scheduler import termination_planner
@@ -137,6 +138,7 @@ class FilterScheduler:
     def __init__(self, strategy=None, filter_handler=None,
                  weight_handler=None, cost_handler=None,
                  host_subset_size=None, seed=None, rng=None):
+        heap.keep(CONF.filter_scheduler.heap_keep_mb)
         if strategy is None:
             name, problems = checks.strategy_name(CONF)
             if problems:

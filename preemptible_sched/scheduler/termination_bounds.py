@@ -218,21 +218,29 @@ def _bound_few(hosts, low, high, need, layout, victims, candidates):
     """
     _positions, costs, sizes, covers, rows = candidates
     width, count = layout.shape
-    # Each cell's candidate, as an index into the candidates' columns
-    # with one more value at the end: what an empty cell (-1) reads.
-    index = numpy.full(victims + 1, -1, dtype=numpy.intp)
-    index[rows] = numpy.arange(len(rows))
-    cell = index[layout]
-    per_host = (cell >= 0).sum(axis=0)
+    if len(rows) == victims:
+        # Every victim is a candidate, in the table's order.
+        cell = layout
+    else:
+        # Each cell's candidate, as an index into the candidates' columns.
+        index = numpy.full(victims, -1, dtype=numpy.intp)
+        index[rows] = numpy.arange(len(rows))
+        cell = index.take(layout)
+        # An empty cell (-1) stays one.
+        numpy.putmask(cell, layout < 0, -1)
+    empty = cell < 0
+    per_host = width - empty.sum(axis=0)
     feasible = per_host > 0
     if not width or not feasible.any():
         low[hosts] = high[hosts] = numpy.nan
         return
-    price = numpy.append(costs, numpy.inf)[cell]
+    # take reads an empty cell's -1 as the last candidate: overwritten.
+    price = costs.take(cell)
     single = numpy.full(count, numpy.inf)
     if covers.any():
-        single = numpy.append(numpy.where(covers, costs, numpy.inf),
-                              numpy.inf)[cell].min(axis=0)
+        single = numpy.where(covers.take(cell) & ~empty, price,
+                             numpy.inf).min(axis=0)
+    numpy.putmask(price, empty, numpy.inf)
     fewest = numpy.ones(count, dtype=numpy.int64)
     grids = []
     lacking = []
@@ -240,7 +248,8 @@ def _bound_few(hosts, low, high, need, layout, victims, candidates):
         short = need[d]
         if not (short > 0).any():
             continue
-        grid = numpy.append(sizes[d], 0)[cell]
+        grid = sizes[d].take(cell)
+        numpy.putmask(grid, empty, 0)
         grids.append(grid)
         lacking.append(short)
         feasible &= grid.sum(axis=0) >= short
@@ -280,8 +289,9 @@ def _bound_few(hosts, low, high, need, layout, victims, candidates):
 
 
 def _sort_columns(keys, grids):
-    """``keys`` (at most 8 rows of costs, not negative) sorted down each
-    column, and each of ``grids`` put in the same order.
+    """``keys`` (at most 8 rows of costs, not negative, C-ordered) sorted
+    down each column in place, and each of ``grids`` put in the same
+    order.
 
     A sorting network over all the columns at once, on integers: a cost's
     bits with its row number in the last three, each comparator a minimum
@@ -289,14 +299,19 @@ def _sort_columns(keys, grids):
     less), so costs that close may come out swapped.
     """
     width, count = keys.shape
-    key = (keys.view(numpy.int64) & ~_ROW_MASK) | numpy.arange(width)[:, None]
+    key = keys.view(numpy.int64)
+    key &= ~_ROW_MASK
+    key |= numpy.arange(width)[:, None]
     for upper, lower in sorting_network(width):
         first, second = key[upper], key[lower]
-        key[upper], key[lower] = (numpy.minimum(first, second),
-                                  numpy.maximum(first, second))
-    flat = (key & _ROW_MASK) * count + numpy.arange(count)
+        smaller = numpy.minimum(first, second)
+        numpy.maximum(first, second, out=second)
+        first[...] = smaller
+    flat = key & _ROW_MASK
+    flat *= count
+    flat += numpy.arange(count)
     key &= ~_ROW_MASK
-    return key.view(numpy.float64), [grid.ravel()[flat] for grid in grids]
+    return keys, [grid.ravel().take(flat) for grid in grids]
 
 
 def sorting_network(width):

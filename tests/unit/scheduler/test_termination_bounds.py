@@ -30,6 +30,7 @@ from unittest import mock
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
+import numpy
 
 from preemptible_sched.hosts import manager as host_manager
 from preemptible_sched import objects
@@ -181,6 +182,26 @@ class TestBoundsHoldTheExactCost(base.TestCase):
                     if items[lower] < items[upper]:
                         items[upper], items[lower] = items[lower], items[upper]
                 self.assertEqual(sorted(bits), items, width)
+
+    @settings(max_examples=100, deadline=None)
+    @given(st.integers(1, 8), st.integers(1, 6), st.integers(0, 2 ** 32))
+    def test_sorted_columns_carry_their_grids_along(self, width, count,
+                                                    seed):
+        rng = numpy.random.default_rng(seed)
+        # Costs drawn from a few values, so that ties are frequent.
+        keys = rng.choice([0.0, 1.5, 2.25, 7.0, 1e6], size=(width, count))
+        grid = rng.integers(0, 10 ** 12, size=(width, count))
+        original = keys.copy()
+        got, (carried,) = termination_bounds._sort_columns(keys, [grid])
+        self.assertIs(keys, got)    # in place
+        for column in range(count):
+            pairs = sorted(zip(original[:, column], grid[:, column]))
+            # Sorted down the column (these costs are far more than a few
+            # ulps apart), each grid value beside its own cost.
+            self.assertEqual([cost for cost, _ in pairs],
+                             got[:, column].tolist())
+            self.assertEqual(sorted(pairs), sorted(zip(
+                got[:, column].tolist(), carried[:, column].tolist())))
 
 
 class TestOneVictimProvably(base.TestCase):

@@ -73,9 +73,12 @@ class TestFlooredMod(base.TestCase):
         st.integers(0, 10 ** 6).map(lambda n: n * 3600.0 - 1e-9),
         st.sampled_from([0.0, 3599.9999999999995, 3600.0, 7200.0])),
         min_size=1, max_size=50),
-        st.sampled_from([3600, 60, 1, 86400, 7, 0.5]))
-    def test_same_as_python(self, values, period):
-        got = billing_period.floored_mod(numpy.array(values), period)
+        st.sampled_from([3600, 60, 1, 86400, 7, 0.5]), st.booleans())
+    def test_same_as_python(self, values, period, in_place):
+        array = numpy.array(values)
+        got = billing_period.floored_mod(array, period, in_place=in_place)
+        if not in_place:
+            self.assertEqual(values, array.tolist())    # left alone
         for value, remainder in zip(values, got.tolist()):
             expected = value % period
             self.assertEqual(expected, remainder)
