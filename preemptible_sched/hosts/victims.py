@@ -49,7 +49,7 @@ class VictimTable:
     by side without sorting them by host first.
     """
 
-    _COLUMNS = (('host', numpy.int32, ()), ('size', numpy.float64, (3,)),
+    _COLUMNS = (('host', numpy.intp, ()), ('size', numpy.float64, (3,)),
                 ('size_q', numpy.int64, (3,)),
                 ('started', numpy.float64, ()),
                 ('priority', numpy.float64, ()),

@@ -86,14 +86,12 @@ class TerminationPlanner:
         proven)`` over ``positions``, ``cost`` NaN where no set fits; the
         others are for :meth:`plan`.
         """
-        sizes, where, costs, _rows = (candidates or
-                                      self.candidates(batch, now, unit))
+        sizes, where, costs, rows = (candidates or
+                                     self.candidates(batch, now, unit))
         # Only the asked hosts and their candidates, renumbered 0..k-1.
         positions, asked = numpy.unique(
             numpy.asarray(positions, dtype=numpy.intp), return_inverse=True)
-        local = numpy.full(len(batch), -1, dtype=numpy.intp)
-        local[positions] = numpy.arange(len(positions))
-        mine = local[where] >= 0
+        mine, host = self._candidates_of(batch, positions, where, rows)
         costs = costs[mine]
         costs_q = numpy.rint(costs * selector.COST_SCALE)
         if len(costs_q) and costs_q.max() > termination_bounds.MAX_COST_Q:
@@ -105,9 +103,36 @@ class TerminationPlanner:
         capacity_q = numpy.rint(batch.capacity[:, positions] *
                                 selector.RESOURCE_SCALE).astype(numpy.int64)
         cost, proven = termination_sets.cheapest_costs(
-            need_q, capacity_q, local[where[mine]], sizes[:, mine],
+            need_q, capacity_q, host, sizes[:, mine],
             costs_q.astype(numpy.int64), costs, len(positions))
         return cost[asked], proven[asked]
+
+    @staticmethod
+    def _candidates_of(batch, positions, where, rows):
+        """``(mine, host)``: the candidates on the hosts at ``positions``
+        (sorted) of ``batch``, in the candidates' order, and each one's
+        host as an index into ``positions``. ``where`` and ``rows`` are
+        every candidate's position and victim-table row.
+        """
+        victims = batch.table.victims
+        if len(rows) != len(victims):
+            local = numpy.full(len(batch), -1, dtype=numpy.intp)
+            local[positions] = numpy.arange(len(positions))
+            host = local[where]
+            mine = numpy.flatnonzero(host >= 0)
+            return mine, host[mine]
+        # Every victim is a candidate (candidate i is row i): the asked
+        # hosts' rows are their columns of the victim table's layout,
+        # without reading every candidate's host.
+        slots = positions if batch.whole else batch.slots[positions]
+        layout, _count = victims.rows_of(slots, len(batch))
+        cells = layout.T
+        taken = cells >= 0
+        mine = cells[taken]
+        host = numpy.nonzero(taken)[0]
+        # Within a host, in row order, as the candidates are.
+        order = numpy.lexsort((mine, host))
+        return mine[order], host[order]
 
     def candidates(self, batch, now, unit=False):
         """The victim table's candidates on the hosts of ``batch``: their

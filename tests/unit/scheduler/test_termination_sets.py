@@ -62,11 +62,16 @@ class TestSameAsTheExactSelector(base.TestCase):
 
     @settings(max_examples=300, deadline=None)
     @given(test_termination_bounds.clouds(),
-           test_termination_bounds.st.booleans())
-    def test_proven_costs_are_the_selectors(self, cloud, unit):
+           test_termination_bounds.st.booleans(),
+           test_termination_bounds.st.sampled_from([None, 0, 1]))
+    def test_proven_costs_are_the_selectors(self, cloud, unit, every_other):
         hosts, request, costs, now = cloud
         planner, manager = _manager(costs, hosts)
         batch = manager.batch()
+        if every_other is not None:
+            # A batch of some hosts only (what filters leave), in another
+            # order than the table's: the candidates are not every victim.
+            batch = batch.take(numpy.arange(len(batch))[every_other::2][::-1])
         positions = numpy.flatnonzero(~batch.fits(request))
         cost, proven = planner.exact_costs(batch, request, now, positions,
                                            unit)
@@ -183,3 +188,26 @@ class TestHandComputed(base.TestCase):
         for index in range(2):
             self.assertEqual(cost[index], manager.host_states[
                 'h%d' % index].termination_plan(request, 0.0).cost)
+
+    def test_a_batch_of_some_hosts_in_another_order(self):
+        # h0 carries no victim, so every victim is a candidate of the
+        # batch of h2 and h1 (in that order): the asked positions are not
+        # the hosts' slots in the table.
+        hosts = [
+            ([objects.Instance('h0-n', R(8, 500, 5), False)], 0),
+            (self._instances('h1', [('a', (2, 500, 5), 30),
+                                    ('b', (2, 500, 5), 20)]), 0),
+            (self._instances('h2', [('c', (2, 500, 5), 70),
+                                    ('d', (2, 500, 5), 40)]), 0),
+        ]
+        for h in (1, 2):
+            hosts[h][0].append(objects.Instance('h%d-n' % h, R(4, 500, 5),
+                                                False))
+        planner, manager = _manager(['runtime'], hosts)
+        batch = manager.batch().take(numpy.array([2, 1]))
+        request = R(4, 500, 5)
+        cost, proven = planner.exact_costs(batch, request, 0.0,
+                                           numpy.array([1, 0]))
+        self.assertEqual([True, True], proven.tolist())
+        # h1: a + b (50 s); h2: c + d (110 s).
+        self.assertEqual([50.0, 110.0], cost.tolist())
