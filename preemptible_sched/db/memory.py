@@ -131,6 +131,9 @@ class MemoryStore(api.Store):
 
     def __init__(self, url, batch_size=batch.BATCH_SIZE, **engine_kw):
         super().__init__(url, **engine_kw)
+        # Its transactions are in memory, where nothing deadlocks; the
+        # journal is written behind them in batches of its own.
+        self.deadlock_retry = None
         self._guard = threading.RLock()
         metadata = sa.MetaData()
         self._writer = batch.BatchWriter(

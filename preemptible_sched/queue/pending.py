@@ -30,6 +30,7 @@ once when its task is admitted and once when its dependency ends, however
 many passes the task waits.
 """
 
+import bisect
 import collections
 import itertools
 
@@ -183,6 +184,12 @@ class PendingQueue:
         self._class_numbers = replays.Numbering()
         self._keys = {} if getattr(policy, 'time_invariant', False) \
             else None
+        # With such keys, the ordered queue kept sorted as entries come
+        # and go: (key, the order it joined in) ascending, each beside its
+        # entry (a pass copies the list instead of sorting the queue).
+        self._sorted_keys = []
+        self._sorted_entries = []
+        self._joined = itertools.count()
         # sequence -> the policy's entry_key, in the order of entries
         self._entry_keys = {} if self._keys is None and getattr(
             policy, 'entry_keys', False) else None
@@ -286,7 +293,13 @@ class PendingQueue:
                 self._class_numbers.take(klass), level, (level, entry.id),
                 entry.id)
         if self._keys is not None:
-            self._keys[entry.sequence] = self.policy.sort_key(entry, None)
+            # Equal keys keep the order they joined in, as a stable sort
+            # of the queue would.
+            item = (self.policy.sort_key(entry, None), next(self._joined))
+            self._keys[entry.sequence] = item
+            at = bisect.bisect(self._sorted_keys, item)
+            self._sorted_keys.insert(at, item)
+            self._sorted_entries.insert(at, entry)
         elif self._entry_keys is not None:
             self._entry_keys[entry.sequence] = self.policy.entry_key(entry)
         shares = sla.sharing(entry.spec)
@@ -314,7 +327,10 @@ class PendingQueue:
         if not self._shapes[shape]:
             del self._shapes[shape]
         if self._keys is not None:
-            self._keys.pop(sequence, None)
+            at = bisect.bisect_left(self._sorted_keys,
+                                    self._keys.pop(sequence))
+            del self._sorted_keys[at]
+            del self._sorted_entries[at]
         elif self._entry_keys is not None:
             del self._entry_keys[sequence]
 
@@ -350,8 +366,9 @@ class PendingQueue:
         """T2: the admitted entries, first to be considered first.
 
         A policy whose keys do not depend on time
-        (``time_invariant``) is sorted on the keys it gave when each entry
-        joined: the same order, without a Python call per entry and pass.
+        (``time_invariant``) gave each entry its key when it joined, and
+        the queue is kept in that order: the same order, without a sort
+        or a Python call per entry and pass.
         """
         if self._keys is None:
             if self._entry_keys is not None:
@@ -360,9 +377,7 @@ class PendingQueue:
                 return self.policy.order(list(self.entries.values()), now,
                                          list(self._entry_keys.values()))
             return self.policy.order(list(self.entries.values()), now)
-        entries = self.entries
-        return [entries[sequence] for sequence
-                in sorted(self._keys, key=self._keys.__getitem__)]
+        return list(self._sorted_entries)
 
     @property
     def reranks(self):

@@ -21,6 +21,7 @@ import threading
 from unittest import mock
 
 import fixtures
+from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
 from preemptible_sched.db import api
@@ -58,6 +59,18 @@ class MemoryBehaviour(test_api.StoreBehaviour):
                                    host='h1')
         self.assertEqual(('pending', None), (instance.state, instance.host))
         self.assertEqual('building', self.store.get_instance('r').state)
+
+    def test_a_failed_write_is_not_run_again(self):
+        # In memory nothing deadlocks, and the simulator is the journal's
+        # only writer: no retry policy (its wrapper cost every call), and
+        # a write that fails fails at once, having changed nothing.
+        self.assertIsNone(self.store.deadlock_retry)
+        flush = self.useFixture(fixtures.MockPatchObject(
+            self.store._writer, 'flush_if_full',
+            side_effect=db_exc.DBDeadlock())).mock
+        self.assertRaises(db_exc.DBDeadlock, self.add_pending, 'r')
+        self.assertEqual(1, flush.call_count)
+        self.assertEqual([], self.store.list_requests())
 
     def test_migration_0003_gives_stored_requests_the_default_project(self):
         # The memory store reads the database when it is upgraded: a row

@@ -15,6 +15,9 @@
 """The pending queue: arrivals, admission (J2), order (T2), withdrawal,
 and the eligibility rule (T1) on every dimension."""
 
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 import testtools
 
 from preemptible_sched import objects
@@ -265,3 +268,57 @@ class TestDependencies(testtools.TestCase):
         pending.remove(pending.order(0.0)[0])
         self.assertEqual(['b', 'a', 'c'], [entry.id for entry
                                            in pending.order(0.0)])
+
+
+class _TiedKeys:
+    """A time-invariant policy whose keys tie often (the priority alone):
+    equal keys must keep the order their entries joined in.
+    """
+
+    time_invariant = True
+
+    def sort_key(self, request, now):
+        return (-request.spec.priority,)
+
+
+class TestKeptOrder(testtools.TestCase):
+    """The ordered queue of a time-invariant policy, kept sorted as entries
+    come and go, is what a stable sort of it in joining order gives.
+    """
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.lists(st.tuples(st.sampled_from(['add', 'held', 'end',
+                                               'remove', 'order']),
+                              st.integers(0, 3), st.integers(0, 7)),
+                    max_size=60))
+    def test_same_as_a_stable_sort(self, steps):
+        pending = queue.PendingQueue(_TiedKeys())
+        policy = pending.policy
+        joined = []       # entries in the order they joined the queue
+        names = iter(range(10 ** 6))
+        for action, level, pick in steps:
+            if action in ('add', 'held'):
+                name = 'r%d' % next(names)
+                pending.expect(name, 1)
+                depends_on = ()
+                if action == 'held' and joined:
+                    # Held until another request ends: it joins later,
+                    # after entries of higher sequence numbers.
+                    depends_on = (joined[pick % len(joined)].id,)
+                pending.add(spec(name, priority=level), 0.0,
+                            depends_on=depends_on)
+                pending.admit(lambda entry: True)
+            elif action == 'end' and joined:
+                pending.request_ended(joined[pick % len(joined)].id)
+            elif action == 'remove' and joined:
+                pending.remove(joined[pick % len(joined)])
+            pending.release()
+            for entry in pending.entries.values():
+                if entry not in joined:
+                    joined.append(entry)
+            joined = [entry for entry in joined if entry in pending]
+            expected = sorted(joined,
+                              key=lambda entry: policy.sort_key(entry, None))
+            self.assertEqual([entry.sequence for entry in expected],
+                             [entry.sequence for entry in
+                              pending.order(0.0)])
