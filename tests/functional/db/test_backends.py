@@ -35,8 +35,10 @@ import fixtures
 import sqlalchemy as sa
 
 from preemptible_sched.db import api
+from preemptible_sched.db import memory
 from tests import base
 from tests.unit.db import test_api
+from tests.unit.db import test_memory
 from tests.unit.service import test_scheduler_service
 
 MYSQL_URL = os.environ.get(
@@ -161,6 +163,31 @@ class TestPostgreSQL(ServerBackend, test_api.StoreBehaviour,
 
     def test_backend(self):
         self.assertEqual('postgresql', self.store.engine.dialect.name)
+
+
+class MemoryOnServer(ServerDatabaseURL):
+    """The simulator's store, its journal batched to the server: each
+    batch one ``executemany`` of the server's driver (positional for
+    PyMySQL, named for psycopg2).
+    """
+
+    def make_store(self):
+        return memory.MemoryStore(self.database_url(), batch_size=3)
+
+
+class TestMemoryStoreOnMariaDB(MemoryOnServer, test_memory.MemoryBehaviour,
+                               base.TestCase):
+
+    DATABASE = MariaDBDatabase
+    LABEL = 'MariaDB'
+
+
+class TestMemoryStoreOnPostgreSQL(MemoryOnServer,
+                                  test_memory.MemoryBehaviour,
+                                  base.TestCase):
+
+    DATABASE = PostgreSQLDatabase
+    LABEL = 'PostgreSQL'
 
 
 class ServiceOnServer(ServerBackend):
