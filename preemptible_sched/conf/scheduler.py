@@ -226,10 +226,13 @@ rest of the pass every request of the same kind (no constraints, zone,
 group or SLA level, one instance, the same preemptibility, service class
 and priority) that is no smaller on any resource; on a full cloud a pass
 over a long queue then costs about as much as a short one. True: every
-queued request gets its own filtering (R4) and weighing (R5), as the
-simulator of the SC18 reference-architecture experiments does, so the
-time of a pass grows with the length of the queue. The decisions are the
-same either way (a dropped request would have found no host); only the
+queued request gets its own filtering (R4) and weighing (R5), and a queue
+policy whose order does not change with time (``fifo``, ``srtf``,
+``priority``) sorts the whole queue again at every pass (T2) instead of
+keeping it in order as requests come and go, as the simulator of the SC18
+reference-architecture experiments does, so the time of a pass grows with
+the length of the queue. The decisions are the same either way (a dropped
+request would have found no host; both orders are the same); only the
 time spent per pass, in ``stages.csv``, differs.
 
 Related options:

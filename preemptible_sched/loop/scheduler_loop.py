@@ -88,8 +88,10 @@ class SchedulerLoop(request_ends.RequestEnds, wait_reasons.WaitReasons,
         self.scheduler = scheduler or scheduler_mod.FilterScheduler()
         self.host_manager = self.scheduler.host_manager
         strategy = self.scheduler.strategy
-        self.queue = queue_mod.PendingQueue(queue_policy or policies.load(
-            CONF.scheduler.queue_policy or strategy.default_queue_policy))
+        self.queue = queue_mod.PendingQueue(
+            queue_policy or policies.load(CONF.scheduler.queue_policy or
+                                          strategy.default_queue_policy),
+            sort_every_pass=CONF.scheduler.try_every_request)
         self.classes = qos.Classes()
         # The parts take narrow ports, never the loop (see ports.py).
         self.compute = ports.Compute(driver, self.host_manager)

@@ -154,10 +154,16 @@ class Eligibility:
 
 
 class PendingQueue:
-    """Entries waiting for a host, keyed by their sequence number."""
+    """Entries waiting for a host, keyed by their sequence number.
 
-    def __init__(self, policy):
+    ``sort_every_pass``: a time-invariant policy's order is sorted again
+    at every :meth:`order` (as the SC18 artifact's passes do) instead of
+    read from the queue kept in order; the same order either way.
+    """
+
+    def __init__(self, policy, sort_every_pass=False):
         self.policy = policy
+        self.sort_every_pass = sort_every_pass
         self.entries = {}
         self.arrivals = []
         self._sequence = itertools.count()
@@ -377,6 +383,10 @@ class PendingQueue:
                 return self.policy.order(list(self.entries.values()), now,
                                          list(self._entry_keys.values()))
             return self.policy.order(list(self.entries.values()), now)
+        if self.sort_every_pass:
+            entries, keys = self.entries, self._keys
+            return [entries[sequence] for sequence
+                    in sorted(keys, key=keys.__getitem__)]
         return list(self._sorted_entries)
 
     @property

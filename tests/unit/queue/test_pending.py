@@ -292,7 +292,19 @@ class TestKeptOrder(testtools.TestCase):
                               st.integers(0, 3), st.integers(0, 7)),
                     max_size=60))
     def test_same_as_a_stable_sort(self, steps):
-        pending = queue.PendingQueue(_TiedKeys())
+        self._check(steps, queue.PendingQueue(_TiedKeys()))
+
+    @settings(max_examples=100, deadline=None)
+    @given(st.lists(st.tuples(st.sampled_from(['add', 'held', 'end',
+                                               'remove', 'order']),
+                              st.integers(0, 3), st.integers(0, 7)),
+                    max_size=60))
+    def test_sorted_every_pass_the_same(self, steps):
+        # As the SC18 artifact's passes (try_every_request).
+        self._check(steps, queue.PendingQueue(_TiedKeys(),
+                                              sort_every_pass=True))
+
+    def _check(self, steps, pending):
         policy = pending.policy
         joined = []       # entries in the order they joined the queue
         names = iter(range(10 ** 6))
