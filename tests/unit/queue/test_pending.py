@@ -281,24 +281,25 @@ class _TiedKeys:
         return (-request.spec.priority,)
 
 
+#: Steps of a queue's life: (action, priority, which entry it acts on).
+_STEPS = st.lists(st.tuples(st.sampled_from(['add', 'held', 'end', 'remove',
+                                             'order']),
+                            st.integers(0, 3), st.integers(0, 7)),
+                  max_size=60)
+
+
 class TestKeptOrder(testtools.TestCase):
     """The ordered queue of a time-invariant policy, kept sorted as entries
     come and go, is what a stable sort of it in joining order gives.
     """
 
     @settings(max_examples=200, deadline=None)
-    @given(st.lists(st.tuples(st.sampled_from(['add', 'held', 'end',
-                                               'remove', 'order']),
-                              st.integers(0, 3), st.integers(0, 7)),
-                    max_size=60))
+    @given(_STEPS)
     def test_same_as_a_stable_sort(self, steps):
         self._check(steps, queue.PendingQueue(_TiedKeys()))
 
     @settings(max_examples=100, deadline=None)
-    @given(st.lists(st.tuples(st.sampled_from(['add', 'held', 'end',
-                                               'remove', 'order']),
-                              st.integers(0, 3), st.integers(0, 7)),
-                    max_size=60))
+    @given(_STEPS)
     def test_sorted_every_pass_the_same(self, steps):
         # As the SC18 artifact's passes (try_every_request).
         self._check(steps, queue.PendingQueue(_TiedKeys(),
