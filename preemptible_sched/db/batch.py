@@ -79,8 +79,8 @@ class BatchWriter:
             raise ValueError('unknown tables: %s' % ', '.join(sorted(unknown)))
         # {(table, columns): the UPDATE of those columns}
         self._updates = {}
-        # {statement key: (dialect, its SQL, the names of its positional
-        # parameters or None)}
+        # {statement key: (its SQL for the engine's dialect, the names of
+        # its positional parameters or None)}
         self._compiled = {}
         #: {table: {key: row}} waiting, in the order first written
         self._pending = {name: {} for name in self.tables}
@@ -190,15 +190,14 @@ class BatchWriter:
         the database stores (floats, ints, booleans, text: see
         :func:`raw_table`), so SQLAlchemy's processing of every row's
         parameters, most of the cost of a batch, is left out; the
-        statement is compiled once per dialect.
+        statement is compiled once.
         """
         compiled = self._compiled.get(key)
-        if compiled is None or compiled[0] is not connection.dialect:
-            done = statement.compile(dialect=connection.dialect)
+        if compiled is None:
+            done = statement.compile(dialect=self.engine.dialect)
             compiled = self._compiled[key] = (
-                connection.dialect, done.string,
-                done.positiontup if done.positional else None)
-        _dialect, sql, order = compiled
+                done.string, done.positiontup if done.positional else None)
+        sql, order = compiled
         if order is not None:
             rows = [tuple([row[name] for name in order]) for row in rows]
         connection.exec_driver_sql(sql, rows)
