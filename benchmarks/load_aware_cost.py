@@ -145,9 +145,11 @@ def one_pass(setup, repetition, now):
     if source is not None:
         source.prepare(now)
     begin = time.process_time()
+    snapshot = None
     if load_provider is not None:
-        load_provider.snapshot(now, sched.host_manager)
-    decision = sched.select_destinations(spec, now=now)
+        snapshot = load_provider.snapshot(now, sched.host_manager)
+    decision = sched.select_destinations(
+        spec, context=objects.PassContext(now=now, load=snapshot))
     elapsed = time.process_time() - begin
     for selection in decision.selections:
         sched.host_manager.remove_instance(selection.instance.id)

@@ -343,8 +343,13 @@ class PassContext:
     ``now`` is the time of the pass on the caller's clock (run times and
     costs are measured to it); ``stopwatch(stage, size)`` returns a
     context manager that times one stage of the pass (see
-    :mod:`preemptible_sched.loop.timing`).
+    :mod:`preemptible_sched.loop.timing`); ``load`` is the hosts'
+    measured load the pass reads (a
+    :class:`~preemptible_sched.hosts.load.LoadSnapshot`), None where no
+    load watcher feeds the scheduler: the load-aware weighers then rank by
+    best fit and the load filter passes every host.
     """
 
     now: float = 0.0
     stopwatch: typing.Callable = _no_stopwatch
+    load: typing.Any = None

@@ -27,15 +27,34 @@ from preemptible_sched import objects
 from tests import base
 
 
+class LoadedManager(host_manager.HostManager):
+    """A host manager and the load snapshot of a pass over its hosts:
+    ``context`` is that pass's context, and its batches carry the
+    snapshot as the filter handler hands it to the filters.
+    """
+
+    snapshot = None
+
+    @property
+    def context(self):
+        return objects.PassContext(now=self.snapshot.now,
+                                   load=self.snapshot)
+
+    def batch(self, normal=False):
+        batch = super().batch(normal)
+        batch.load = self.snapshot
+        return batch
+
+
 def loaded_manager(hosts, now=0.0, source_problem=None, multiplier=1.5,
                    health=None):
-    """A host manager whose table carries a load snapshot.
+    """A :class:`LoadedManager` of ``hosts`` and their load at ``now``.
 
     ``hosts``: ``(name, cores, memory_mb, metrics, instances)`` with
     ``metrics`` as a scenario writes them (``window_end`` relative to
     ``now``; None: the host is missing from the metrics).
     """
-    manager = host_manager.HostManager(base.FakePlanner())
+    manager = LoadedManager(base.FakePlanner())
     windows = {}
     occupied = set()
     for name, cores, memory_mb, metrics, instances in hosts:
@@ -50,7 +69,7 @@ def loaded_manager(hosts, now=0.0, source_problem=None, multiplier=1.5,
                     metrics['window_end'], (int, float)):
                 metrics['window_end'] = now + metrics['window_end']
             windows[name] = metrics
-    manager.table.load = load.build(
+    manager.snapshot = load.build(
         now, [(name, cores, memory_mb)
               for name, cores, memory_mb, _, _ in hosts],
         windows, occupied, source_problem=source_problem,
@@ -80,10 +99,12 @@ def weigh_both(test, weigher, manager, spec):
     per-host form agree.
     """
     batch = manager.batch()
-    vector = weigher.weigh_all(batch, spec, None).tolist()
-    single = [weigher._weigh_object(view, spec) for view in batch.views()]
+    context = manager.context
+    vector = weigher.weigh_all(batch, spec, context).tolist()
+    single = [weigher.weigh_objects([view], spec, context)[0]
+              for view in batch.views()]
     views = weigher.weigh_all(host_batch.HostBatch.of_views(batch.views()),
-                              spec, None).tolist()
+                              spec, context).tolist()
     for one, two, three in zip(vector, single, views):
         test.assertAlmostEqual(one, two)
         test.assertAlmostEqual(one, three)

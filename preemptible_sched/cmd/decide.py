@@ -23,6 +23,7 @@ from preemptible_sched.conf import CONF
 from preemptible_sched import exception
 from preemptible_sched.hosts import load
 from preemptible_sched.loadwatcher import provider
+from preemptible_sched import objects
 from preemptible_sched.queue.queue_policies import promethee
 from preemptible_sched.scheduler import filter_scheduler as scheduler
 from preemptible_sched.service_classes import qos
@@ -65,7 +66,7 @@ def decide(scenario):
     for host_name, instance in scenario.placements:
         sched.host_manager.add_instance(host_name,
                                         classes.prioritised(instance))
-    load_explained = None
+    snapshot = load_explained = None
     if provider.reads_load(sched) or scenario.load_windows():
         # Only then: building the snapshot warns about every host without
         # metrics, which means nothing to a scheduler that reads none.
@@ -76,7 +77,6 @@ def decide(scenario):
             scenario.load_windows(),
             {host_name for host_name, _ in scenario.placements},
             multiplier=CONF.target_load_packing.default_multiplier)
-        sched.host_manager.table.load = snapshot
         # Explained before the decision adds its own instances.
         load_explained = snapshot.explain(sched.host_manager.batch())
     spec, explained = explain_sla(request, queue, sched.host_manager)
@@ -84,8 +84,9 @@ def decide(scenario):
         decision = scheduler.Decision(request, [], [],
                                       explained['skipped'])
     else:
-        decision = sched.select_destinations(spec, now=scenario.now,
-                                             explain=True)
+        decision = sched.select_destinations(
+            spec, explain=True,
+            context=objects.PassContext(now=scenario.now, load=snapshot))
     if explained is not None:
         explained['copies'] = [
             {'copy': index, 'candidates': [host.name for host in report

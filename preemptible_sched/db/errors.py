@@ -46,6 +46,12 @@ class Refused(exception.PreemptibleSchedException, ValueError):
         super().__init__('%s refused: %s' % (what, '; '.join(self.reasons)))
 
 
+class NoJournal(exception.PreemptibleSchedException, RuntimeError):
+    """A memory store without a database was asked what only its journal
+    would hold (its events).
+    """
+
+
 class SchemaOutOfDate(exception.PreemptibleSchedException):
     """The database's schema is not the newest this code knows."""
 

@@ -44,8 +44,14 @@ Events are written, never read back from memory: :meth:`list_events`
 flushes and asks the database. A store reads the database once its schema
 is the newest (:meth:`upgrade`, :meth:`require_head`); rows written to
 the database behind its back afterwards are not seen.
+
+Without a database (``url`` None, what a simulation uses unless asked for
+its journal) the store is the state in memory only: the same checks,
+refusals and rows, nothing written, and no events kept
+(:meth:`list_events` raises :class:`~.errors.NoJournal`).
 """
 
+import contextlib
 import threading
 
 import sqlalchemy as sa
@@ -124,28 +130,43 @@ class _Changes:
 
 class MemoryStore(api.Store):
     """:class:`~preemptible_sched.db.api.Store`'s state in memory, written
-    to the database at ``url`` in batches of ``batch_size`` rows.
+    to the database at ``url`` in batches of ``batch_size`` rows (``url``
+    None: no database, no journal, no events).
 
     Thread-safe: writes hold the store's lock, reads see whole calls.
     """
 
-    def __init__(self, url, batch_size=batch.BATCH_SIZE, **engine_kw):
-        super().__init__(url, **engine_kw)
+    def __init__(self, url=None, batch_size=batch.BATCH_SIZE, **engine_kw):
+        self._writer = None
+        if url is None:
+            self.url = self.engine = None
+            self.is_sqlite = False
+            self._lock = contextlib.nullcontext()
+            self._term = self._deposed = None
+        else:
+            super().__init__(url, **engine_kw)
+            metadata = sa.MetaData()
+            self._writer = batch.BatchWriter(
+                self.engine,
+                [batch.raw_table(models.Base.metadata.tables[name], metadata)
+                 for name in memory_rows.ROWS],
+                batch_size, append_only=('events',), lock=self._lock)
         # Its transactions are in memory, where nothing deadlocks; the
         # journal is written behind them in batches of its own.
         self.deadlock_retry = None
         self._guard = threading.RLock()
-        metadata = sa.MetaData()
-        self._writer = batch.BatchWriter(
-            self.engine, [batch.raw_table(models.Base.metadata.tables[name],
-                                          metadata)
-                          for name in memory_rows.ROWS],
-            batch_size, append_only=('events',), lock=self._lock)
         self._clear()
 
     def __repr__(self):
+        if self.url is None:
+            return '<MemoryStore without a database>'
         return '<MemoryStore %s>' % self.url.render_as_string(
             hide_password=True)
+
+    @property
+    def journaled(self):
+        """Whether the store writes its journal to a database."""
+        return self._writer is not None
 
     def _clear(self):
         self._tables = {name: {} for name in STATE_TABLES}
@@ -162,32 +183,46 @@ class MemoryStore(api.Store):
     @property
     def waiting(self):
         """Rows changed in memory, not written yet."""
-        return self._writer.waiting
+        return 0 if self._writer is None else self._writer.waiting
 
     def flush(self):
         """Write every change not written yet, in one transaction;
         returns how many rows.
         """
+        if self._writer is None:
+            return 0
         with self._guard:
             return self._writer.flush()
 
     def upgrade(self, revision='head'):
         """:meth:`Store.upgrade`, after a flush; then read the database
-        (if its schema is the newest).
+        (if its schema is the newest). Without a database: empty.
         """
         with self._guard:
+            if self._writer is None:
+                self._clear()
+                return
             self._writer.flush()
             super().upgrade(revision)
             self._load()
 
+    def revision(self):
+        if self._writer is None:
+            return migration.head_revision()
+        return super().revision()
+
     def require_head(self):
         """:meth:`Store.require_head`; then read the database."""
+        if self._writer is None:
+            return
         super().require_head()
         with self._guard:
             self._load()
 
     def dispose(self):
         """Flush, then close every pooled connection."""
+        if self._writer is None:
+            return
         self.flush()
         super().dispose()
 
@@ -218,13 +253,26 @@ class MemoryStore(api.Store):
                 self._next_id[name] = 1 + (connection.scalar(
                     sa.select(sa.func.max(column))) or 0)
 
-    def list_events(self, kind=None, request_id=None, instance_id=None):
+    def _journal(self, what):
+        if self._writer is None:
+            raise errors.NoJournal(
+                '%r keeps no journal: no %s to read' % (self, what))
         self.flush()
+
+    def list_events(self, kind=None, request_id=None, instance_id=None):
+        self._journal('events')
         return super().list_events(kind, request_id, instance_id)
 
     def latest_time(self):
-        self.flush()
+        self._journal('clock readings')
         return super().latest_time()
+
+    def record_event(self, kind, at, request_id=None, instance_id=None,
+                     host=None, payload=None):
+        if self._writer is None:
+            return None     # events are the journal's alone
+        return super().record_event(kind, at, request_id, instance_id,
+                                    host, payload)
 
     # The hooks of the writes of Store: copies, installed all at once.
 
@@ -261,6 +309,8 @@ class MemoryStore(api.Store):
 
     def _add_event(self, changes, kind, at, request_id=None,
                    instance_id=None, host=None, payload=None):
+        if self._writer is None:
+            return None
         event = memory_rows.ROWS['events'].new(dict(
             kind=kind, at=at, request_id=request_id,
             instance_id=instance_id, host=host, payload=payload))
@@ -282,14 +332,15 @@ class MemoryStore(api.Store):
         writer = self._writer
         # A full batch is written first: if that fails, the call fails
         # having changed nothing.
-        writer.flush_if_full()
+        if writer is not None:
+            writer.flush_if_full()
         for (table, key), row in changes.rows.items():
             row.freeze(memory_rows.ROWS[table])
             rows = self._tables[table]
             old = rows.get(key)
             values = vars(row)
             changed = None
-            if old is not None:
+            if old is not None and writer is not None:
                 before = vars(old)
                 changed = [name for name, value in values.items()
                            if before[name] != value]
@@ -297,7 +348,8 @@ class MemoryStore(api.Store):
                     continue
             rows[key] = row
             self._index(table, key, row, old)
-            writer.put(table, key, values, changed)
+            if writer is not None:
+                writer.put(table, key, values, changed)
             if table == 'decisions' and old is None:
                 self._next_id['decisions'] = key + 1
         for event in changes.events:

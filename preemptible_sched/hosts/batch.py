@@ -39,8 +39,12 @@ class HostBatch:
 
     ``used`` (3 x n: vCPUs, RAM, disk) and ``count`` are the view's usage;
     ``slots`` are the hosts' rows in ``table`` (None: every host of the
-    table, in order).
+    table, in order). ``load`` is the pass's load snapshot, handed to the
+    filters with the batch (:meth:`.FilterHandler.filter_batch` sets it
+    from the pass context); the hosts cut from a batch keep it.
     """
+
+    load = None
 
     def __init__(self, used, count, is_full, table=None, slots=None,
                  views=None, columns=None):
@@ -63,8 +67,10 @@ class HostBatch:
         return cls(used, count, is_full, table=table, slots=slots)
 
     @classmethod
-    def of_views(cls, views):
-        """The hosts of ``views`` (any view objects), as they show them."""
+    def of_views(cls, views, load=None):
+        """The hosts of ``views`` (any view objects), as they show them;
+        ``load``: the pass's load snapshot, if any.
+        """
         views = list(views)
         states = [view.host for view in views]
         n = len(views)
@@ -86,7 +92,9 @@ class HostBatch:
             'names': [view.name for view in views],
         }
         is_full = all(view.is_full for view in views)
-        return cls(used, count, is_full, views=views, columns=columns)
+        batch = cls(used, count, is_full, views=views, columns=columns)
+        batch.load = load
+        return batch
 
     def __len__(self):
         return len(self.count)
@@ -118,17 +126,20 @@ class HostBatch:
             columns['names'] = [self.names[i] for i in positions]
         views = (None if self._views is None
                  else [self._views[i] for i in positions])
-        return HostBatch(self.used[:, positions], self.count[positions],
-                         self.is_full, self.table,
-                         None if self.table is None
-                         else self.slots[positions], views, columns)
+        batch = HostBatch(self.used[:, positions], self.count[positions],
+                          self.is_full, self.table,
+                          None if self.table is None
+                          else self.slots[positions], views, columns)
+        batch.load = self.load
+        return batch
 
     def on_view(self, is_full):
         """The same hosts on the other view."""
         if self.table is None:
-            return HostBatch.of_views(view.host.view(not is_full)
-                                      for view in self.views())
+            return HostBatch.of_views((view.host.view(not is_full)
+                                       for view in self.views()), self.load)
         batch = HostBatch.of_table(self.table, is_full, self._slots)
+        batch.load = self.load
         for name in ('capacity', 'full_count', 'usable', 'profile'):
             if name in self.__dict__:
                 batch.__dict__[name] = self.__dict__[name]

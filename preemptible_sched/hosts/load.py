@@ -17,10 +17,12 @@
 A :class:`LoadSnapshot` holds, per host, the latest 15-minute window of
 CPU and memory utilisation (average and standard deviation, in % of the
 host's physical capacity) after the bad-metrics rules have been applied,
-and the physical size of the host. The loop (or ``decide``) builds one per
-pass with :func:`build` and hangs it on the host table (``table.load``),
-so that filters and weighers read it through the batch they are given;
-nothing here reads a clock, a file or the network.
+and the physical size of the host. The loop (or ``decide``) has one per
+pass (:func:`build`, or the columns the load provider keeps up to date)
+and carries it in the pass's
+:class:`~preemptible_sched.objects.PassContext` (``context.load``): the
+weighers read it there, the filters on the batch they are given
+(``batch.load``). Nothing here reads a clock, a file or the network.
 
 What the metrics cannot show yet is added from the scheduler's own
 knowledge: the instances placed on a host after its window ended, or less
@@ -555,14 +557,6 @@ def build(now, hosts, windows, occupied, source_problem=None,
                     % (SOURCE_STALE, load_metrics.MAX_AGE_S))
     health.fallback(fallback)
     return LoadSnapshot(now, loads, fallback, multiplier)
-
-
-def of_batch(batch):
-    """The :class:`LoadSnapshot` the hosts of ``batch`` are read from."""
-    if batch.table is not None:
-        return getattr(batch.table, 'load', None)
-    views = batch.views()
-    return getattr(views[0].host.table, 'load', None) if views else None
 
 
 def shares(added, capacity):

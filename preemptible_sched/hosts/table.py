@@ -136,9 +136,6 @@ class HostTable:
         self._profile_of = {}
         #: slot -> metrics, for the hosts that report any
         self.metrics = {}
-        #: the LoadSnapshot of the pass, for the load-aware plugins (set
-        #: by whoever runs the pass; see preemptible_sched.hosts.load)
-        self.load = None
         self.victims = victims_mod.VictimTable()
         #: resources -> whether some registered host holds them when empty
         self._holds = {}

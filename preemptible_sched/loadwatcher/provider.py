@@ -17,8 +17,9 @@
 
 :class:`LoadProvider` turns what a watcher knows (in process, or read over
 HTTP with :class:`~.client.WatcherClient`) into the
-:class:`~preemptible_sched.hosts.load.LoadSnapshot` one pass reads, and hangs
-it on the host table, where the load-aware filters and weighers find it.
+:class:`~preemptible_sched.hosts.load.LoadSnapshot` one pass reads; the
+loop carries it in the pass's context, where the load-aware filters and
+weighers find it.
 """
 
 from preemptible_sched.conf import CONF
@@ -48,6 +49,8 @@ class LoadProvider:
         self.latest = latest
         self.driver = driver
         self.health = health or load.MetricsHealth()
+        #: the snapshot of the latest pass (None before the first)
+        self.last = None
         self._physical = {}
         self.columns = load_columns.LoadColumns()
 
@@ -58,8 +61,8 @@ class LoadProvider:
         return [self._physical.get(name) for name in names]
 
     def snapshot(self, now, host_manager):
-        """The snapshot at ``now`` of the hosts of ``host_manager``; also
-        set as its table's ``load``. Only the hosts whose metrics,
+        """The snapshot at ``now`` of the hosts of ``host_manager`` (kept
+        as :attr:`last`). Only the hosts whose metrics,
         occupancy or window age changed since the last one are computed
         again (:class:`~preemptible_sched.hosts.load_columns.LoadColumns`).
         """
@@ -72,7 +75,7 @@ class LoadProvider:
             source_problem=problem if not windows else None,
             multiplier=CONF.target_load_packing.default_multiplier,
             health=self.health)
-        table.load = snapshot
+        self.last = snapshot
         return snapshot
 
 

@@ -291,9 +291,10 @@ class SchedulerLoop(request_ends.RequestEnds, wait_reasons.WaitReasons,
             self.queue.release()
         with lap('T2', len(self.queue.entries)):
             ordered = self.queue.order(now)
-        context = objects.PassContext(now=now, stopwatch=lap)
-        if self.load_provider is not None:
-            self.load_provider.snapshot(now, self.host_manager)
+        context = objects.PassContext(
+            now=now, stopwatch=lap,
+            load=None if self.load_provider is None
+            else self.load_provider.snapshot(now, self.host_manager))
         # Without pruning (as SC18's simulator), every request is asked.
         eligibility = None if CONF.scheduler.try_every_request else \
             self.queue.eligibility(self.scheduler, self._waiting_why)

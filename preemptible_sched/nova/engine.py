@@ -145,7 +145,7 @@ class _Filters:
     def __init__(self, call):
         self.call = call
 
-    def filter_batch(self, batch, spec, verdicts=None):
+    def filter_batch(self, batch, spec, verdicts=None, context=None):
         call = self.call
         index = call.prepare()
         shown = [call.show(view) for view in batch.views()]

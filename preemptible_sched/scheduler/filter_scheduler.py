@@ -313,7 +313,8 @@ class FilterScheduler:
     def _fit(self, batch, spec, context, verdicts, explain):
         """Phase FIT: the best host the request fits as it is."""
         with context.stopwatch('R4', len(batch)):
-            passed = self.filter_handler.filter_batch(batch, spec, verdicts)
+            passed = self.filter_handler.filter_batch(batch, spec, verdicts,
+                                                      context)
         ranking, first = self._rank(passed, spec, context)
         fits = passed.fits(spec.resources)
         choice = None
@@ -373,7 +374,8 @@ class FilterScheduler:
                     # nothing before it plans: the same answer, sooner.
                     return None, None
                 batch = host_batch.HostBatch.of_views(views)
-            passed = self.filter_handler.filter_batch(batch, spec, verdicts)
+            passed = self.filter_handler.filter_batch(batch, spec, verdicts,
+                                                      context)
 
         def plan_on(state):
             candidates = (strategy.displaceable(state, pending, now)

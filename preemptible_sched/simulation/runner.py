@@ -18,10 +18,11 @@ The production code runs unchanged: the :class:`SchedulerLoop` with the
 configured filter scheduler, queue and preemption policies, the fake compute
 driver (boot times drawn from its hot and cold sets) and a store, all under
 a :class:`VirtualClock`. The store is the simulator's
-:class:`~preemptible_sched.db.memory.MemoryStore`: the loop reads its state
-from memory and the journal is written to an in-memory SQLite database in
-batches, all of it by the end of the run (the same rows as the service's
-synchronous store would hold). Each workload
+:class:`~preemptible_sched.db.memory.MemoryStore`: the loop reads and
+writes its state in memory, with the checks and refusals of the service's
+store, and no database behind it (a ``store_factory`` of a memory store on
+a database URL writes the journal too, in batches: the same rows as the
+service's synchronous store would hold). Each workload
 item is submitted at its ``submit_s``; the run ends at ``until`` (or, with
 no ``until``, once every request has ended or failed).
 
@@ -140,10 +141,12 @@ class Result:
 
 
 def memory_store():
-    """The store of a run: in memory, its journal written in batches to an
-    in-memory SQLite database.
+    """The store of a run: in memory, without a database (nothing reads a
+    run's journal; give :class:`Simulation` a ``store_factory`` of a
+    :class:`~preemptible_sched.db.memory.MemoryStore` on a database URL to
+    have it written, in batches).
     """
-    return memory.MemoryStore('sqlite://')
+    return memory.MemoryStore()
 
 
 class Simulation:

@@ -127,12 +127,16 @@ class FilterHandler:
             'preemptible_sched.filters', names,
             'filter_scheduler', 'enabled_filters'))
 
-    def filter_batch(self, batch, spec, verdicts=None):
+    def filter_batch(self, batch, spec, verdicts=None, context=None):
         """The hosts of ``batch`` that pass every filter, as a batch.
 
         ``verdicts`` (a :class:`Verdicts`), when given, records the hosts
-        each filter rejected.
+        each filter rejected. ``context`` (the pass's
+        :class:`~preemptible_sched.objects.PassContext`), when given, hands
+        its load snapshot to the filters on the batch (``batch.load``).
         """
+        if context is not None:
+            batch.load = context.load
         # The hosts still in are a mask over ``batch``, which is cut down
         # only before a filter that judges one host at a time (and once at
         # the end): a vector filter judges every host as cheaply.
@@ -157,7 +161,7 @@ class FilterHandler:
                 break
         return batch if alive is None else batch.take(alive)
 
-    def filter(self, host_views, spec, verdicts=None):
+    def filter(self, host_views, spec, verdicts=None, context=None):
         """Return the views of ``host_views`` that pass every filter.
 
         When ``verdicts`` (a dict) is given, it maps the name of every host
@@ -165,7 +169,7 @@ class FilterHandler:
         """
         recorded = Verdicts()
         passed = self.filter_batch(host_batch.HostBatch.of_views(host_views),
-                                   spec, recorded)
+                                   spec, recorded, context)
         if verdicts is not None:
             verdicts.update(recorded.as_dict())
         return passed.views()

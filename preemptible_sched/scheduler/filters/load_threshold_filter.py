@@ -45,7 +45,7 @@ class LoadThresholdFilter(filters.BaseHostFilter):
     reads_load = True
 
     def filter_all(self, batch, spec):
-        snapshot = load.of_batch(batch)
+        snapshot = batch.load
         if snapshot is None or snapshot.fallback:
             return numpy.ones(len(batch), dtype=bool)
         utilisation, unknown = load.utilisation(batch, spec, snapshot)

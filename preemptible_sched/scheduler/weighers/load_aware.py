@@ -53,7 +53,7 @@ class LoadAwareWeigher(weighers.BaseHostWeigher):
         raise NotImplementedError()
 
     def weigh_all(self, batch, spec, context):
-        snapshot = load.of_batch(batch)
+        snapshot = context.load
         if snapshot is None or snapshot.fallback:
             return load.best_fit(batch, spec)
         return self._weigh_all_loaded(batch, spec, snapshot)

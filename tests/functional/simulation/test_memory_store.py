@@ -26,9 +26,8 @@ after the run, in the order it was written.
 
 import random
 
-import sqlalchemy as sa
-
 from preemptible_sched.db import api as db_api
+from preemptible_sched.db import errors
 from preemptible_sched.db import memory
 from preemptible_sched.db import models
 from preemptible_sched import objects
@@ -129,15 +128,21 @@ class TestMemoryStoreOutputs(base.TestCase):
     def test_priority(self):
         self.assertGreater(self.check_policy('priority').preemptions, 0)
 
-    def test_default_store_is_the_memory_store(self):
+    def test_default_store_is_the_memory_store_without_a_database(self):
         simulation = runner.Simulation(mixed_workload(count=4),
                                        small_cloud(), until=900.0)
-        simulation.run()
-        self.addCleanup(simulation.store.dispose)
-        self.assertIsInstance(simulation.store, memory.MemoryStore)
-        # Written by the end of the run.
-        self.assertEqual(0, simulation.store.waiting)
-        with simulation.store.engine.connect() as connection:
-            self.assertEqual(4, connection.scalar(
-                sa.select(sa.func.count()).select_from(
-                    models.Request.__table__)))
+        result = simulation.run()
+        store = simulation.store
+        self.assertIsInstance(store, memory.MemoryStore)
+        self.assertFalse(store.journaled)
+        self.assertIsNone(store.engine)
+        self.assertEqual(4, len(store.list_requests()))
+        self.assertEqual(
+            {row.id for row in store.list_instances()},
+            {record.id for record in result.records})
+        self.assertRaises(errors.NoJournal, store.list_events)
+        # The same outputs as with the journal written to a database.
+        journaled = runner.Simulation(
+            mixed_workload(count=4), small_cloud(), until=900.0,
+            store_factory=lambda: memory.MemoryStore('sqlite://')).run()
+        self.assertEqual(outputs(journaled), outputs(result))

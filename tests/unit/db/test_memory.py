@@ -343,3 +343,46 @@ class TestBatches(base.TestCase):
         for reader in readers:
             reader.join(60)
         self.assertEqual([], errors)
+
+
+class TestMemoryStoreWithoutDatabase(MemoryBehaviour, base.TestCase):
+    """Without a database (a simulation's store): every check, refusal
+    and row of the store's behaviour, in memory. What only a database
+    holds (its schema, migrations and events, and the events the
+    journal's calls add) is not collected here: see
+    :meth:`test_no_events_and_no_database`.
+    """
+
+    (test_migration_0003_gives_stored_requests_the_default_project,
+     test_migration_0007_counts_stored_running_time_as_work,
+     test_migration_0008_leaves_stored_instances_undeclared,
+     test_migrations_match_the_models, test_schema_has_the_tables_and_indexes,
+     test_upgrade_is_idempotent, test_record_and_list_events,
+     test_confirm_termination, test_journal_decision,
+     test_roll_back_decision, test_concurrent_writers,
+     test_a_failed_write_is_not_run_again) = (None,) * 12
+
+    def make_store(self):
+        return memory.MemoryStore()
+
+    def snapshot(self):
+        return {table: sorted((sorted(vars(row).items())
+                               for row in rows.values()), key=repr)
+                for table, rows in self.store._tables.items()}
+
+    def test_no_events_and_no_database(self):
+        self.assertFalse(self.store.journaled)
+        self.assertIsNone(self.store.engine)
+        self.add_running('p')
+        self.add_pending('new')
+        decision_id = self.journal(['p'])
+        self.assertEqual('journaled',
+                         self.store.get_decision(decision_id).state)
+        self.assertIsNone(self.store.record_event('x', T0))
+        self.assertEqual((0, 0), (self.store.flush(), self.store.waiting))
+        self.assertRaises(errors.NoJournal, self.store.list_events)
+        self.assertRaises(errors.NoJournal, self.store.latest_time)
+        # Upgrading starts it empty; disposing of it is a no-op.
+        self.store.upgrade()
+        self.assertEqual([], self.store.list_requests())
+        self.store.dispose()

@@ -93,7 +93,7 @@ class TestRecent(base.TestCase):
         manager = helpers.loaded_manager([
             ('h', 4, 8192, helpers.cpu(0.0), [helpers.old_instance('old')]),
         ], now=100.0)
-        snapshot = manager.table.load
+        snapshot = manager.snapshot
         self.assertEqual([0.0], snapshot.recent(manager.batch())[0].tolist())
         manager.add_instance('h', base.make_instance(
             'new', (2, 1000, 0), started_at=100.0, placed_at=100.0,
@@ -112,7 +112,7 @@ class TestRecent(base.TestCase):
         manager = helpers.loaded_manager([
             ('h', 4, 8192, helpers.cpu(0.0), [moved, booting]),
         ], now=100.0)
-        cores, _ = manager.table.load.recent(manager.batch())
+        cores, _ = manager.snapshot.recent(manager.batch())
         self.assertEqual([3.0], cores.tolist())
 
     def test_margin_before_window_end(self):
@@ -122,7 +122,7 @@ class TestRecent(base.TestCase):
                 helpers.old_instance('seen', at=10.0),
                 helpers.old_instance('unseen', at=10.5)]),
         ], now=100.0)
-        cores, _ = manager.table.load.recent(manager.batch())
+        cores, _ = manager.snapshot.recent(manager.batch())
         self.assertEqual([1.0], cores.tolist())
 
 

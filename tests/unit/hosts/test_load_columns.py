@@ -125,9 +125,9 @@ def _windows(now, metrics, hosts):
 
 
 def _weights(manager, snapshot, spec):
-    manager.table.load = snapshot
     batch = manager.batch()
-    return [weigher.weigh_all(batch, spec, None) for weigher in (
+    context = objects.PassContext(now=snapshot.now, load=snapshot)
+    return [weigher.weigh_all(batch, spec, context) for weigher in (
         tlp.TargetLoadPackingWeigher(),
         lvrb.LoadVariationRiskBalancingWeigher(),
         lroc.LowRiskOverCommitmentWeigher())]

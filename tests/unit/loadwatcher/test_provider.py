@@ -51,7 +51,7 @@ class TestLoadProvider(base.TestCase):
         load_provider = provider.LoadProvider(
             lambda now: (windows, None), FakeDriver(self.hosts))
         snapshot = load_provider.snapshot(120.0, self.manager)
-        self.assertIs(snapshot, self.manager.table.load)
+        self.assertIs(snapshot, load_provider.last)
         self.assertIsNone(snapshot.fallback)
         self.assertEqual(30.0, snapshot.hosts['host-a'].cpu_avg)
         self.assertEqual(4.0, snapshot.hosts['host-a'].physical_cores)

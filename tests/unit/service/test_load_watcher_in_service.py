@@ -60,7 +60,7 @@ class TestLoadWatcherInService(service_tests.ServiceTestCase):
             if time.monotonic() > deadline:
                 self.fail('no load for %s after 30 s' % host)
             time.sleep(0.05)
-        snapshot = self.scheduler.loop.host_manager.table.load
+        snapshot = self.scheduler.loop.load_provider.last
         self.assertIsNotNone(snapshot)
         self.assertIn(host, snapshot.hosts)
 

@@ -13,6 +13,9 @@
 #    under the License.
 
 
+from preemptible_sched.hosts import batch as host_batch
+from preemptible_sched import objects
+from preemptible_sched.scheduler import filters
 from preemptible_sched.scheduler.filters import load_threshold_filter
 from tests import base
 from tests import load_helpers as helpers
@@ -26,11 +29,34 @@ class TestLoadThresholdFilter(base.TestCase):
         self.flags(group='load_threshold', max_cpu_utilization=60.0)
 
     def _both(self, manager, spec):
+        """The mask over the table, checked against each host's view in
+        a batch of its own (as a displacement phase builds them).
+        """
         batch = manager.batch()
         mask = self.filter.filter_all(batch, spec).tolist()
-        self.assertEqual(mask, [self.filter.host_passes(view, spec)
-                                for view in batch.views()])
+        self.assertEqual(mask, [
+            bool(self.filter.filter_all(host_batch.HostBatch.of_views(
+                [view], manager.snapshot), spec)[0])
+            for view in batch.views()])
         return mask
+
+    def test_the_load_comes_from_the_pass(self):
+        manager = helpers.loaded_manager([
+            ('high', 4, 8192, helpers.cpu(99.0), [helpers.old_instance('c')]),
+        ])
+        spec = base.make_spec((1, 512, 0))
+        handler = filters.FilterHandler([self.filter])
+        batch = manager.batch()
+        batch.load = None
+        # The handler hands the pass's snapshot to the filter...
+        self.assertEqual(0, len(handler.filter_batch(
+            batch, spec, context=manager.context)))
+        # ...and without one (no load watcher), every host passes, one at
+        # a time too.
+        self.assertEqual(1, len(handler.filter_batch(
+            batch, spec, context=objects.PassContext())))
+        view = manager.batch().views()[0]
+        self.assertTrue(self.filter.host_passes(view, spec))
 
     def test_cap_on_predicted_cpu(self):
         manager = helpers.loaded_manager([

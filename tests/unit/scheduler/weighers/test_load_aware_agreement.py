@@ -19,6 +19,7 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
+from preemptible_sched.hosts import batch as host_batch
 from preemptible_sched.scheduler.filters import load_threshold_filter
 from preemptible_sched.scheduler.weighers import (
     load_variation_risk_balancing as lvrb)
@@ -87,5 +88,7 @@ class TestAgreement(base.TestCase):
         threshold = load_threshold_filter.LoadThresholdFilter()
         batch = manager.batch()
         self.assertEqual(threshold.filter_all(batch, spec).tolist(),
-                         [threshold.host_passes(view, spec)
+                         [bool(threshold.filter_all(
+                             host_batch.HostBatch.of_views(
+                                 [view], manager.snapshot), spec)[0])
                           for view in batch.views()])
