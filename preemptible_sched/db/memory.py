@@ -30,15 +30,13 @@ meant for the simulator, where the ORM's transaction per call was most of
 the run time. The service keeps the synchronous
 :class:`~preemptible_sched.db.api.Store`.
 
-Rows are plain objects holding their columns as the database stores them
-(floats, booleans, JSON as its text, decoded on each read), with the
-methods of the SQLAlchemy rows (:mod:`.memory_rows`). They are
+Rows are plain objects holding their columns as the database stores them,
+with the methods of the SQLAlchemy rows (:mod:`.memory_rows`). They are
 read-only: each change is made on a copy, installed with the other rows
 of the same call once all its checks passed, so a row a caller holds
-never changes under it (as a detached row does not) and a refused or
-failed call changes nothing. Decision and event ids are counted here as
-SQLite and MySQL count them (the largest plus one; a PostgreSQL sequence
-is not advanced by them).
+never changes under it and a refused or failed call changes nothing.
+Decision and event ids are counted as SQLite and MySQL count them (the
+largest plus one; a PostgreSQL sequence is not advanced by them).
 
 Events are written, never read back from memory: :meth:`list_events`
 flushes and asks the database. A store reads the database once its schema
@@ -142,7 +140,6 @@ class MemoryStore(api.Store):
             self.url = self.engine = None
             self.is_sqlite = False
             self._lock = contextlib.nullcontext()
-            self._term = self._deposed = None
         else:
             super().__init__(url, **engine_kw)
             metadata = sa.MetaData()
@@ -151,17 +148,15 @@ class MemoryStore(api.Store):
                 [batch.raw_table(models.Base.metadata.tables[name], metadata)
                  for name in memory_rows.ROWS],
                 batch_size, append_only=('events',), lock=self._lock)
-        # Its transactions are in memory, where nothing deadlocks; the
-        # journal is written behind them in batches of its own.
+        # In memory nothing deadlocks (the journal has its own batches).
         self.deadlock_retry = None
         self._guard = threading.RLock()
         self._clear()
 
     def __repr__(self):
-        if self.url is None:
-            return '<MemoryStore without a database>'
-        return '<MemoryStore %s>' % self.url.render_as_string(
-            hide_password=True)
+        return '<MemoryStore %s>' % ('without a database' if self.url is None
+                                     else self.url.render_as_string(
+                                         hide_password=True))
 
     @property
     def journaled(self):
@@ -206,11 +201,6 @@ class MemoryStore(api.Store):
             super().upgrade(revision)
             self._load()
 
-    def revision(self):
-        if self._writer is None:
-            return migration.head_revision()
-        return super().revision()
-
     def require_head(self):
         """:meth:`Store.require_head`; then read the database."""
         if self._writer is None:
@@ -253,7 +243,7 @@ class MemoryStore(api.Store):
                 self._next_id[name] = 1 + (connection.scalar(
                     sa.select(sa.func.max(column))) or 0)
 
-    def _journal(self, what):
+    def _journal(self, what):     # flush, or NoJournal without a database
         if self._writer is None:
             raise errors.NoJournal(
                 '%r keeps no journal: no %s to read' % (self, what))
