@@ -31,6 +31,7 @@ from oslo_utils import timeutils
 from oslo_utils import uuidutils
 
 from preemptible_sched.conf import nova as nova_opts
+from preemptible_sched.nova import commit
 from preemptible_sched.nova import config
 from preemptible_sched.nova import extra_specs
 from preemptible_sched.nova import host_states
@@ -184,9 +185,17 @@ def _terminate(manager, context, servers, victims, reason, now):
 
 
 def _over_watermark(manager, context, instances, expiring, now):
-    """The cheapest servers to terminate to restore the watermark."""
+    """The cheapest servers to terminate to restore the watermark.
+
+    The victims of earlier decisions still leaving (or deleted within
+    ``commit.RECENTLY_DELETED``) count as gone, their allocations too: Nova
+    may show such a server deleted while Placement still holds its room,
+    and a run in between must not terminate another server for it.
+    """
     capacity = dict.fromkeys(resource_classes.STANDARD, 0.0)
     used = dict.fromkeys(resource_classes.STANDARD, 0.0)
+    leaving = set(manager.journal.open_victims(
+        now - commit.RECENTLY_DELETED))
     try:
         for provider in manager.reader.compute_nodes(context):
             inventories = manager.reader.inventories(context, provider)
@@ -196,15 +205,20 @@ def _over_watermark(manager, context, instances, expiring, now):
                     capacity[standard] += (
                         (record['total'] - record.get('reserved', 0)) *
                         record.get('allocation_ratio', 1.0))
-            found = resource_classes.standard_amounts(
-                manager.reader.usages(context, provider))
-            for standard in resource_classes.STANDARD:
-                used[standard] += found[standard]
+            for consumer, amounts in manager.reader.allocations(
+                    context, provider).items():
+                if consumer in leaving:
+                    continue
+                found = resource_classes.standard_amounts(amounts)
+                for standard in resource_classes.STANDARD:
+                    used[standard] += found[standard]
     except placement.ReadFailed as error:
         LOG.warning('Watermark not checked: %s', error)
         return []
-    gone = {instance.id for instance, _reason in expiring}
+    gone = leaving | {instance.id for instance, _reason in expiring}
     for instance, _reason in expiring:
+        if instance.id in leaving:
+            continue        # its allocation is left out already
         used[resource_classes.VCPU] -= instance.resources.vcpus
         used[resource_classes.MEMORY_MB] -= instance.resources.memory_mb
     short = rules.shortfall(capacity, used, CONF.preemptible_sched.watermark)

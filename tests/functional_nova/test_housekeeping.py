@@ -17,6 +17,7 @@
 preemptible classes of the one-pass mode).
 """
 
+import fixtures
 from nova import context as nova_context
 from nova.limit import local as local_limit
 from nova.tests.functional.api import client
@@ -89,6 +90,26 @@ class TestWatermark(HousekeepingCase):
         # The headroom is back: the next run terminates nothing.
         self.run_housekeeping()
         self.assertEqual(2, len(self.terminated()))
+
+    def test_a_run_while_placement_still_holds_the_victims_room(self):
+        # Nova shows the victims deleted before Placement frees their
+        # room: a run in between terminates no other server for it.
+        spots = self.fill(test_manager.LAYOUT)
+        self.at(test_manager.NOW)
+        context = nova_context.get_admin_context()
+        reader = self.scheduler_service.manager.reader
+        held = {provider: reader.allocations(context, provider)
+                for provider in reader.compute_nodes(context)}
+        self.run_housekeeping()
+        for name in ('s2d', 's1d'):
+            self._wait_until_deleted(spots[name])
+        self.useFixture(fixtures.MockPatchObject(
+            reader, 'allocations',
+            side_effect=lambda context, provider: held[provider]))
+        self.run_housekeeping()
+        self.assertEqual([(spots['s2d']['id'], 'watermark'),
+                          (spots['s1d']['id'], 'watermark')],
+                         self.terminated())
 
 
 class TestPreemptibleQuota(base.NovaTestCase):
