@@ -31,6 +31,8 @@ line naming the extra.
 """
 
 import importlib
+import importlib.util
+import sys
 
 from preemptible_sched import exception
 
@@ -67,23 +69,51 @@ class _Missing:
                                      self._library, self._error)
 
 
-def optional_module(name):
-    """Module ``name`` (``'pyarrow.dataset'`` imports the package too), or
-    a stand-in whose every use raises :class:`MissingExtra` when the
-    library is not installed.
+class _Lazy:
+    """Stands for a library not imported yet: imported on first use (the
+    simulator does not pay for pyarrow's import when it reads no parquet,
+    nor a command for the libraries of another). When the import fails,
+    the use raises :class:`MissingExtra`.
     """
-    try:
-        return importlib.import_module(name)
-    except ImportError as error:
-        return _Missing(name.split('.')[0], error)
+
+    def __init__(self, name):
+        self._name = name
+        self._module = None
+
+    def __getattr__(self, attribute):
+        module = self._module
+        if module is None:
+            try:
+                module = importlib.import_module(self._name)
+            except ImportError as error:
+                module = _Missing(self._name.split('.')[0], error)
+            self._module = module
+        return getattr(module, attribute)
+
+
+def optional_module(name):
+    """Module ``name`` (``'pyarrow.dataset'`` imports the package too) when
+    it is imported already; else a stand-in that imports it on first use,
+    and whose every use raises :class:`MissingExtra` when the library is
+    not installed.
+    """
+    module = sys.modules.get(name)
+    return module if module is not None else _Lazy(name)
 
 
 def require(extra):
-    """Raise :class:`MissingExtra` unless every library of ``extra``
-    imports.
+    """Raise :class:`MissingExtra` unless every library of ``extra`` is
+    installed.
+
+    Installed is enough: the libraries are not imported here (see
+    :func:`optional_module`).
     """
     for library in EXTRAS[extra]:
         try:
-            importlib.import_module(library)
-        except ImportError as error:
+            found = importlib.util.find_spec(library)
+        except (ImportError, ValueError) as error:
             raise exception.MissingExtra(extra, library, error) from None
+        if found is None:
+            raise exception.MissingExtra(
+                extra, library,
+                ModuleNotFoundError('No module named %r' % library))

@@ -58,7 +58,6 @@ from preemptible_sched.db import api
 from preemptible_sched.db import batch
 from preemptible_sched.db import errors
 from preemptible_sched.db import memory_rows
-from preemptible_sched.db import migration
 from preemptible_sched.db import models
 from preemptible_sched.db import request_store
 
@@ -222,8 +221,8 @@ class MemoryStore(api.Store):
         """
         self._clear()
         self._writer.forget()
-        if migration.current_revision(self.engine) != \
-                migration.head_revision():
+        from preemptible_sched.db import migration  # alembic: see upgrade
+        if self.revision() != migration.head_revision():
             return
         with self._lock, self.engine.connect() as connection:
             for name in STATE_TABLES:

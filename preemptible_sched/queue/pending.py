@@ -166,6 +166,8 @@ class PendingQueue:
         self.sort_every_pass = sort_every_pass
         self.entries = {}
         self.arrivals = []
+        # Bumped whenever entries or arrivals change (see signature).
+        self._changes = 0
         self._sequence = itertools.count()
         #: entries waiting for dependencies, by sequence (stage T1)
         self.blocked = {}
@@ -190,9 +192,11 @@ class PendingQueue:
         self._class_numbers = replays.Numbering()
         self._keys = {} if getattr(policy, 'time_invariant', False) \
             else None
-        # With such keys, the ordered queue kept sorted as entries come
-        # and go: (key, the order it joined in) ascending, each beside its
-        # entry (a pass copies the list instead of sorting the queue).
+        # The ordered queue kept sorted as entries come and go, each entry
+        # beside its key: with such keys, by (key, the order it joined in)
+        # (a pass copies the list instead of sorting the queue); for a
+        # policy that orders the queue in every pass from the requests
+        # alone, by sequence (it is handed them in arrival order).
         self._sorted_keys = []
         self._sorted_entries = []
         self._joined = itertools.count()
@@ -223,6 +227,7 @@ class PendingQueue:
                                        overhead_s, reason, preempted,
                                        tuple(depends_on), work_s=work_s)
         self.arrivals.append(entry)
+        self._changes += 1
         return entry
 
     def admit(self, accept):
@@ -231,6 +236,7 @@ class PendingQueue:
         ended is held back (see :meth:`release`). Returns how many arrived.
         """
         arrivals, self.arrivals = self.arrivals, []
+        self._changes += bool(arrivals)
         for entry in arrivals:
             if not accept(entry):
                 continue
@@ -289,6 +295,7 @@ class PendingQueue:
     def _enter(self, entry):
         """``entry`` joins the ordered queue."""
         self.entries[entry.sequence] = entry
+        self._changes += 1
         kind = self._kinds[entry.sequence] = _kind(entry.spec)
         self._shapes[kind, entry.spec.resources] += 1
         klass = replays.sla_class(entry)
@@ -298,16 +305,18 @@ class PendingQueue:
             self._classes[entry.sequence] = (
                 self._class_numbers.take(klass), level, (level, entry.id),
                 entry.id)
-        if self._keys is not None:
-            # Equal keys keep the order they joined in, as a stable sort
-            # of the queue would.
-            item = (self.policy.sort_key(entry, None), next(self._joined))
-            self._keys[entry.sequence] = item
+        if self._entry_keys is not None:
+            self._entry_keys[entry.sequence] = self.policy.entry_key(entry)
+        else:
+            item = entry.sequence
+            if self._keys is not None:
+                # Equal keys keep the order they joined in, as a stable
+                # sort of the queue would.
+                item = (self.policy.sort_key(entry, None), next(self._joined))
+                self._keys[entry.sequence] = item
             at = bisect.bisect(self._sorted_keys, item)
             self._sorted_keys.insert(at, item)
             self._sorted_entries.insert(at, entry)
-        elif self._entry_keys is not None:
-            self._entry_keys[entry.sequence] = self.policy.entry_key(entry)
         shares = sla.sharing(entry.spec)
         if shares is not None:
             level, priority = shares
@@ -319,6 +328,7 @@ class PendingQueue:
         entry = self.entries.pop(sequence, None)
         if entry is None:
             return
+        self._changes += 1
         shares = self._shares.pop(sequence, None)
         if shares is not None:
             level, request_id, priority = shares
@@ -332,13 +342,13 @@ class PendingQueue:
         self._shapes[shape] -= 1
         if not self._shapes[shape]:
             del self._shapes[shape]
-        if self._keys is not None:
-            at = bisect.bisect_left(self._sorted_keys,
-                                    self._keys.pop(sequence))
+        if self._entry_keys is not None:
+            del self._entry_keys[sequence]
+        else:
+            at = bisect.bisect_left(self._sorted_keys, sequence if self._keys
+                                    is None else self._keys.pop(sequence))
             del self._sorted_keys[at]
             del self._sorted_entries[at]
-        elif self._entry_keys is not None:
-            del self._entry_keys[sequence]
 
     def sharing_priority(self, spec):
         """:func:`~preemptible_sched.service_classes.sla.queued_priority`
@@ -374,7 +384,10 @@ class PendingQueue:
         A policy whose keys do not depend on time
         (``time_invariant``) gave each entry its key when it joined, and
         the queue is kept in that order: the same order, without a sort
-        or a Python call per entry and pass.
+        or a Python call per entry and pass. Any other policy orders
+        the entries, handed over in arrival order, in every pass; it may
+        answer with a lazy sequence (``random`` does: a pass that stops
+        early never looks at the rest).
         """
         if self._keys is None:
             if self._entry_keys is not None:
@@ -382,7 +395,7 @@ class PendingQueue:
                 # their values are in the same order.
                 return self.policy.order(list(self.entries.values()), now,
                                          list(self._entry_keys.values()))
-            return self.policy.order(list(self.entries.values()), now)
+            return self.policy.order(list(self._sorted_entries), now)
         if self.sort_every_pass:
             entries, keys = self.entries, self._keys
             return [entries[sequence] for sequence
@@ -416,8 +429,10 @@ class PendingQueue:
             if entry.id == request_id:
                 del self.blocked[key]
                 self._unmet.pop(key, None)
+        arrivals = len(self.arrivals)
         self.arrivals = [entry for entry in self.arrivals
                          if entry.id != request_id]
+        self._changes += arrivals != len(self.arrivals)
 
     def __contains__(self, entry):
         return entry.sequence in self.entries
@@ -426,8 +441,11 @@ class PendingQueue:
         return len(self.entries) + len(self.arrivals) + len(self.blocked)
 
     def signature(self):
-        """What a pass depends on in the queue (for pass pruning)."""
-        return tuple(self.entries) + tuple(e.sequence for e in self.arrivals)
+        """What a pass depends on in the queue, for pass pruning: equal
+        only when no entry or arrival came or went in between (a counter:
+        not a copy of a long queue in every pass).
+        """
+        return self._changes
 
     def values(self):
         return (list(self.entries.values()) + list(self.arrivals) +

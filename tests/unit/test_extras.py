@@ -18,6 +18,8 @@ what stops with one line naming the extra.
 
 import configparser
 import os
+import subprocess
+import sys
 
 import fixtures
 
@@ -35,6 +37,25 @@ class TestOptionalModule(base.TestCase):
     def test_installed_library_is_the_module(self):
         import json
         self.assertIs(json, extras.optional_module('json'))
+
+    def test_library_not_imported_yet_is_imported_on_first_use(self):
+        self.useFixture(fixtures.MonkeyPatch('sys.modules', dict(sys.modules)))
+        sys.modules.pop('colorsys', None)
+        stand_in = extras.optional_module('colorsys')
+        self.assertNotIn('colorsys', sys.modules)
+        self.assertEqual((0.0, 0.0, 1.0), stand_in.rgb_to_hsv(1.0, 1.0, 1.0))
+        self.assertIn('colorsys', sys.modules)
+
+    def test_require_imports_nothing(self):
+        """A command checks its extra without paying for its imports."""
+        shown = subprocess.run(
+            [sys.executable, '-c',
+             'import sys; from preemptible_sched import extras; '
+             'extras.require("simulation"); '
+             'print(sorted(set(extras.EXTRAS["simulation"]) & '
+             'set(sys.modules)))'],
+            capture_output=True, text=True, check=True, timeout=120)
+        self.assertEqual('[]', shown.stdout.strip())
 
     def test_missing_library_raises_on_use_naming_the_extra(self):
         self.useFixture(extras_entry('nosuchlib_xyz', 'simulation'))

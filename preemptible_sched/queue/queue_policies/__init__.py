@@ -52,7 +52,10 @@ class BaseQueuePolicy:
         raise NotImplementedError()
 
     def order(self, requests, now):
-        """The pending requests, first to be considered first."""
+        """The pending ``requests`` (a list in arrival order), first to be
+        considered first: a list, or any sequence that can be measured,
+        indexed, sliced and iterated (the pass often stops after a few).
+        """
         return sorted(requests, key=lambda r: self.sort_key(r, now))
 
 

@@ -14,15 +14,12 @@
 
 """A random order, drawn again in every pass."""
 
-import operator
+import collections.abc
 
 import numpy
 
 from preemptible_sched.conf import CONF
 from preemptible_sched.queue import queue_policies as policies
-
-
-_ARRIVAL = operator.attrgetter('sequence')
 
 
 class RandomPolicy(policies.BaseQueuePolicy):
@@ -45,8 +42,34 @@ class RandomPolicy(policies.BaseQueuePolicy):
             abs(CONF.scheduler.random_seed)))
 
     def order(self, requests, now):
-        # In arrival order first, so that the permutation depends only on
-        # the seed and the requests, not on how the queue holds them.
-        arrived = sorted(requests, key=_ARRIVAL)
-        return [arrived[index]
-                for index in self.rng.permutation(len(arrived)).tolist()]
+        # The permutation is of the requests in arrival order (as the queue
+        # hands them over), so that it depends only on the seed and the
+        # requests. A pass on a full cloud looks at a few of thousands:
+        # the rest is never picked out.
+        return Permuted(requests, self.rng.permutation(len(requests)))
+
+
+class Permuted(collections.abc.Sequence):
+    """``requests`` in the order of ``positions`` (a numpy array of
+    indices), picked out only when read.
+    """
+
+    __slots__ = ('requests', 'positions')
+
+    def __init__(self, requests, positions):
+        self.requests = requests
+        self.positions = positions
+
+    def __len__(self):
+        return len(self.positions)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return Permuted(self.requests, self.positions[index])
+        return self.requests[self.positions[index]]
+
+    def __iter__(self):
+        return map(self.requests.__getitem__, self.positions.tolist())
+
+    def __repr__(self):
+        return 'Permuted(%r)' % list(self)

@@ -126,19 +126,43 @@ class TestPendingQueue(testtools.TestCase):
         self.assertFalse(queue.PendingQueue(fifo.FifoPolicy()))
 
     def test_signature_changes_with_arrivals_and_admissions(self):
-        empty = self.queue.signature()
+        seen = [self.queue.signature()]
+
+        def changed():
+            seen.append(self.queue.signature())
+            return seen[-1] != seen[-2]
+
+        self.queue.admit(lambda entry: True)       # nothing arrived
+        self.assertFalse(changed())
         self.queue.add(spec('a'), 0.0)
-        arrived = self.queue.signature()
+        self.assertTrue(changed())
         self.queue.admit(lambda entry: True)
-        admitted = self.queue.signature()
+        self.assertTrue(changed())
+        self.assertEqual(0, self.queue.release())
+        self.assertFalse(changed())
         self.queue.add(spec('b'), 0.0)
-        both = self.queue.signature()
-        self.assertEqual((), empty)
-        self.assertEqual((0,), arrived)
-        self.assertEqual((0,), admitted)
-        self.assertEqual((0, 1), both)
-        self.queue.remove_request('a')
-        self.assertEqual((1,), self.queue.signature())
+        self.assertTrue(changed())
+        self.queue.remove_request('nobody')
+        self.assertFalse(changed())
+        self.queue.remove_request('b')              # an arrival leaves
+        self.assertTrue(changed())
+        self.queue.remove(self.queue.entries[0])   # an entry leaves
+        self.assertTrue(changed())
+        self.queue.remove_request('a')              # gone already
+        self.assertFalse(changed())
+        self.assertEqual(len(seen), len(set(seen)) + 4)
+
+    def test_signature_changes_when_a_dependency_releases_an_entry(self):
+        self.queue.add(spec('a'), 0.0)
+        self.queue.add(spec('b'), 0.0, depends_on=['a'])
+        self.queue.admit(lambda entry: True)
+        self.queue.remove(self.queue.entries[0])
+        before = self.queue.signature()
+        self.queue.request_ended('a')
+        self.assertEqual(before, self.queue.signature())
+        self.assertEqual(1, self.queue.release())
+        self.assertEqual([1], list(self.queue.entries))
+        self.assertNotEqual(before, self.queue.signature())
 
 
 def pending(resources, **kw):
@@ -281,6 +305,13 @@ class _TiedKeys:
         return (-request.spec.priority,)
 
 
+class _HandedOver:
+    """A policy that orders in every pass, keeping what it is handed."""
+
+    def order(self, requests, now):
+        return requests
+
+
 #: Steps of a queue's life: (action, priority, which entry it acts on).
 _STEPS = st.lists(st.tuples(st.sampled_from(['add', 'held', 'end', 'remove',
                                              'order']),
@@ -305,8 +336,21 @@ class TestKeptOrder(testtools.TestCase):
         self._check(steps, queue.PendingQueue(_TiedKeys(),
                                               sort_every_pass=True))
 
-    def _check(self, steps, pending):
+    @settings(max_examples=100, deadline=None)
+    @given(_STEPS)
+    def test_a_policy_ordering_every_pass_gets_arrival_order(self, steps):
+        """Whatever order entries joined in (dependencies hold some
+        back), a policy that orders the queue in every pass gets it by
+        sequence: ``random`` permutes exactly that list.
+        """
+        self._check(steps, queue.PendingQueue(_HandedOver()),
+                    key=lambda entry: entry.sequence)
+
+    def _check(self, steps, pending, key=None):
         policy = pending.policy
+        if key is None:
+            def key(entry):
+                return policy.sort_key(entry, None)
         joined = []       # entries in the order they joined the queue
         names = iter(range(10 ** 6))
         for action, level, pick in steps:
@@ -330,8 +374,7 @@ class TestKeptOrder(testtools.TestCase):
                 if entry not in joined:
                     joined.append(entry)
             joined = [entry for entry in joined if entry in pending]
-            expected = sorted(joined,
-                              key=lambda entry: policy.sort_key(entry, None))
+            expected = sorted(joined, key=key)
             self.assertEqual([entry.sequence for entry in expected],
                              [entry.sequence for entry in
                               pending.order(0.0)])
