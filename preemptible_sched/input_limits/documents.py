@@ -151,9 +151,16 @@ def parse_yaml(text, source, max_depth=limits.MAX_NESTING):
     except yaml.YAMLError as error:
         mark = getattr(error, 'problem_mark', None)
         where = 'line %d' % (mark.line + 1) if mark else None
+        problem = getattr(error, 'problem', None) or error
+        if 'maximum nesting depth' in str(problem):
+            # PyYAML 6.0.4's scanner has a depth limit of its own, met
+            # while reading ahead of the events counted above.
+            raise exception.InvalidInput(
+                source, where,
+                'nested too deeply (limit %d levels)' % max_depth)
         raise exception.InvalidInput(
             source, where, 'malformed YAML: %s'
-            % limits.one_line(getattr(error, 'problem', None) or error, 200))
+            % limits.one_line(problem, 200))
     except RecursionError:
         raise exception.InvalidInput(
             source, None, 'nested too deeply (limit %d levels)' % max_depth)

@@ -150,14 +150,21 @@ class FilterHandler:
                 alive = None
             mask = numpy.asarray(host_filter.filter_all(batch, spec),
                                  dtype=bool)
-            rejected = ~mask if alive is None else alive & ~mask
-            if not rejected.any():
-                continue
+            # count_nonzero: a C call, where any() goes through Python
+            # (this runs per filter and decision).
+            if alive is None:
+                if numpy.count_nonzero(mask) == len(mask):
+                    continue
+                rejected, alive = ~mask, mask
+            else:
+                rejected = alive & ~mask
+                if not numpy.count_nonzero(rejected):
+                    continue
+                alive = alive & mask
             if verdicts is not None:
                 verdicts.record(host_filter.name, batch,
                                 numpy.flatnonzero(rejected))
-            alive = mask if alive is None else alive & mask
-            if not alive.any():
+            if not numpy.count_nonzero(alive):
                 break
         return batch if alive is None else batch.take(alive)
 

@@ -16,6 +16,8 @@
 (:mod:`preemptible_sched.input_limits.documents`).
 """
 
+import fixtures
+
 from preemptible_sched import exception
 from preemptible_sched import input_limits as limits
 from preemptible_sched.input_limits import documents
@@ -49,6 +51,21 @@ class TestDocuments(base.TestCase):
             error = self.assertRaises(exception.InvalidInput,
                                       documents.parse_yaml, text, 'f')
             self.assertIn(message, str(error))
+
+    def test_yaml_library_depth_limit_is_nesting_too(self):
+        """PyYAML 6.0.4's scanner stops a deep document itself, reading
+        ahead of the events this module counts: the same one line.
+        """
+        import yaml
+        refusal = yaml.scanner.ScannerError(
+            'while parsing a flow node', None,
+            'exceeded maximum nesting depth', None)
+        self.useFixture(fixtures.MockPatch('yaml.parse',
+                                           side_effect=refusal))
+        error = self.assertRaises(exception.InvalidInput,
+                                  documents.parse_yaml, '[[]]', 'f.yaml')
+        self.assertEqual('f.yaml: nested too deeply (limit %d levels)'
+                         % limits.MAX_NESTING, str(error))
 
     def test_alias_bomb(self):
         lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]']
