@@ -131,10 +131,15 @@ class FakeHost:
             self.finished.popitem(last=False)
 
     def used(self):
-        used = objects.Resources()
+        # Three running sums (in the order Resources.__add__ would add):
+        # this runs for every spawn, over every instance of the host.
+        vcpus = memory_mb = disk_gb = 0.0
         for fake in self.instances.values():
-            used = used + fake.instance.resources
-        return used
+            resources = fake.instance.resources
+            vcpus += resources.vcpus
+            memory_mb += resources.memory_mb
+            disk_gb += resources.disk_gb
+        return objects.Resources(vcpus, memory_mb, disk_gb)
 
     def shortage(self, resources):
         """Names of the resources ``resources`` does not fit in, or []."""

@@ -306,6 +306,44 @@ class TestUnreachableHosts(ReliabilityTestCase):
         self.assertEqual(('ended', None), (row.state, row.reason))
         self.assert_db_is_compute()
 
+    def gone_without_a_trace(self, dropped, action):
+        """``a`` runs; its host becomes unreachable; ``action(host)`` makes
+        it go there with report ``dropped`` lost, and the blade forgets how
+        it finished (rebuilt, or its memory overflowed); the host is back:
+        reconciliation has only the store. Returns the host.
+        """
+        self.submit('a', BLADE)
+        self.run_for(10)
+        host = self.loop.store.get_instance('a').host
+        self.loop.lifecycle.host_unreachable(host, self.clock.now())
+        self.driver.events = Dropper(self.driver.events, self.clock)
+        self.driver.events.drop.add(dropped)
+        action(host)
+        self.run_for(1)
+        self.driver.events = self.driver.events.target
+        self.driver._hosts[host].finished.clear()
+        self.assertEqual([], self.running_on(host))
+        self.loop.lifecycle.host_up(host, self.clock.now())
+        return host
+
+    def test_instance_gone_without_a_trace_is_lost_with_the_reason(self):
+        host = self.gone_without_a_trace(
+            'instance_failed',
+            lambda host: self.driver.crash_instance(host, 'a'))
+        row = self.loop.store.get_instance('a')
+        self.assertEqual(('error', 'gone from host %s while it was '
+                          'unreachable' % host), (row.state, row.reason))
+        self.assertEqual(self.clock.now(), row.ended_at)
+        self.assert_db_is_compute()
+
+    def test_deleted_instance_gone_without_a_trace_is_deleted(self):
+        self.gone_without_a_trace('instance_terminated',
+                                  lambda host: self.loop.delete('a'))
+        row = self.loop.store.get_instance('a')
+        self.assertEqual('deleted', row.state)
+        self.assertEqual(self.clock.now(), row.ended_at)
+        self.assert_db_is_compute()
+
     def test_host_not_registered_at_start_is_reconciled_not_lost(self):
         self.submit('vm', MEDIUM)
         self.run_for(10)
