@@ -22,6 +22,7 @@ database must agree with what the compute side runs.
 
 from preemptible_sched.loop import executor
 from tests.functional.loop import fixtures as loop_fixtures
+from tests.functional.loop import test_reliability as reliability
 
 Crash = loop_fixtures.Crash
 MEDIUM = loop_fixtures.MEDIUM
@@ -150,3 +151,33 @@ class TestCrashWithSeveralVictims(CrashSafetyTestCase):
         self.loop = self.new_loop()
         self.run_for(60)
         self.check_invariants(2)
+
+
+class TestVictimGoneWhileDown(CrashSafetyTestCase):
+
+    def test_victim_that_crashed_on_its_own_is_recorded_so(self):
+        # The scheduler dies right after journaling a decision; meanwhile
+        # its victim crashes by itself and the report is lost. The next
+        # process finds it gone, reads how from its host, records it
+        # failed (not ended, not terminated) and places the request.
+        self.fill()
+        self.crash_at('after_journal')
+        self.submit('vip', MEDIUM)
+        self.assertRaises(Crash, self.run_for, 60)
+        self.loop.stop()
+        [decision] = self.loop.store.unfinished_decisions()
+        [victim] = decision.victims
+        self.driver.events = reliability.Dropper(self.driver.events,
+                                                 self.clock)
+        self.driver.events.drop.add('instance_failed')
+        self.driver.crash_instance(decision.host, victim, 'kernel panic')
+        self.driver.events = self.driver.events.target
+        self.loop = self.new_loop()
+        self.run_for(60)
+        row = self.loop.store.get_instance(victim)
+        self.assertEqual(('error', 'kernel panic'), (row.state, row.reason))
+        self.assertNotIn(victim, self.driver.terminated)
+        self.assertEqual(('running', decision.host),
+                         (self.state('vip'),
+                          self.loop.store.get_instance('vip').host))
+        self.assertEqual([], self.loop.store.unfinished_decisions())

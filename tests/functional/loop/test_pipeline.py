@@ -160,6 +160,15 @@ class TestRequeueAcrossSpeeds(loop_fixtures.LoopTestCase):
     """
 
     def test_requeued_instance_runs_the_work_left_at_the_new_speed(self):
+        self.check_work_left()
+
+    def test_work_left_is_kept_across_a_restart(self):
+        """A scheduler restarted while the victim waits queues it again
+        with the work it did (recovery reads it from the store).
+        """
+        self.check_work_left(restart=True)
+
+    def check_work_left(self, restart=False):
         # Reference 2000 MHz; host-A runs at 4000 MHz, host-B at 1000.
         # Boot takes 2 s, terminations are immediate. 'bronze' (1000
         # reference s) runs on host-A from t = 2 (it would take 500 s);
@@ -197,6 +206,9 @@ class TestRequeueAcrossSpeeds(loop_fixtures.LoopTestCase):
         self.assertEqual(('pending', 1), (row.state, row.preemptions))
         self.assertAlmostEqual(250.0, row.running_s)
         self.assertAlmostEqual(500.0, row.work_s)
+        if restart:
+            self.loop.stop()
+            self.loop = self.new_loop()
         # Queued again with the work it did, as SRTF ranks it.
         queued = list(self.loop.queue.entries.values())
         queued += self.loop.queue.arrivals
@@ -208,6 +220,11 @@ class TestRequeueAcrossSpeeds(loop_fixtures.LoopTestCase):
         row = self.loop.store.get_instance('bronze')
         self.assertEqual(('running', 'host-B'), (row.state, row.host))
         self.assertAlmostEqual(404.0, row.started_at)
+        # Waited from 252 (displaced) to 402 (placed again): 402 s since
+        # it was created, less 250 s run and its first 2 s boot (the
+        # second boot, 402 to 404, counts once it is done).
+        self.assertAlmostEqual(4.0, row.overhead_s)
+        self.assertAlmostEqual(150.0, row.pending_s)
         self.run_for(1100)
         row = self.loop.store.get_instance('bronze')
         self.assertEqual('ended', row.state)

@@ -81,6 +81,25 @@ class ReliabilityTestCase(loop_fixtures.LoopTestCase):
         return sorted(row.id for row in self.loop.store.list_instances(
             host=host, states=('building', 'running', 'terminating')))
 
+    def two_borrowing_one_room(self):
+        """Both blades full ('spot', preemptible, and 'busy'); request 'r'
+        of two half blades is placed where 'spot' runs, its second
+        decision borrowing the first's victim (terminations take 20 s).
+        Returns that host.
+        """
+        self.flags(group='fake_driver', termination_seconds=20.0)
+        self.new_driver()
+        half = objects.Flavor('half', 4, 8000, 80)
+        self.submit('spot', BLADE, preemptible=True)
+        self.submit('busy', BLADE)
+        self.run_for(10)
+        spot_host = self.loop.store.get_instance('spot').host
+        self.multi('r', 2, half)
+        self.run_for(5)
+        self.assertEqual({spot_host}, {
+            self.loop.store.get_instance(i).host for i in ('r-0', 'r-1')})
+        return spot_host
+
     def assert_db_is_compute(self):
         for host in ('host-A', 'host-B')[:self.hosts]:
             self.assertEqual(self.running_on(host), self.db_on(host), host)
@@ -589,6 +608,68 @@ class TestNothingLeftBehind(ReliabilityTestCase):
         self.assert_db_is_compute()
 
 
+class TestBorrowedRoom(ReliabilityTestCase):
+
+    def test_both_instances_spawn_once_the_one_victim_is_gone(self):
+        # Two instances of one request are placed on host-A in the room
+        # one victim frees: the second decision borrows the first's
+        # victim. Neither boots before the victim is gone; both boot then,
+        # once each.
+        self.two_borrowing_one_room()
+        self.assertEqual([], [i for i in ('r-0', 'r-1')
+                              if i in self.driver.spawned])
+        self.assertEqual(1, len(self.loop.executor.borrowed))
+        self.run_for(30)
+        self.assertEqual('terminated', self.state('spot'))
+        self.assertEqual({}, self.loop.executor.borrowed)
+        self.assertEqual(['running', 'running'],
+                         [self.state(i) for i in ('r-0', 'r-1')])
+        self.assertEqual([1, 1], [self.driver.spawned.count(i)
+                                  for i in ('r-0', 'r-1')])
+        self.assert_db_is_compute()
+
+
+class TestCrashesWhileTerminating(ReliabilityTestCase):
+    """An instance that crashes while it is being terminated ends as
+    what its termination was for, with the crash's reason where it has
+    none of its own.
+    """
+
+    def setUp(self):
+        super().setUp()
+        self.flags(group='fake_driver', termination_seconds=20.0)
+        self.new_driver()
+
+    def test_victim_that_crashes_is_gone_with_its_reason(self):
+        self.submit('spot', BLADE, preemptible=True)
+        self.submit('busy', BLADE)
+        self.run_for(10)
+        host = self.loop.store.get_instance('spot').host
+        self.submit('normal', BLADE)
+        self.run_for(5)
+        self.assertEqual('terminating', self.state('spot'))
+        self.driver.crash_instance(host, 'spot', 'kernel panic')
+        self.run_for(30)
+        row = self.loop.store.get_instance('spot')
+        self.assertEqual(('error', 'kernel panic'), (row.state, row.reason))
+        self.assertEqual(('running', host),
+                         (self.state('normal'),
+                          self.loop.store.get_instance('normal').host))
+        self.assert_db_is_compute()
+
+    def test_deleted_instance_that_crashes_is_deleted(self):
+        self.submit('vm', BLADE)
+        self.run_for(10)
+        host = self.loop.store.get_instance('vm').host
+        self.loop.delete('vm')
+        self.run_for(5)
+        self.driver.crash_instance(host, 'vm', 'kernel panic')
+        self.run_for(30)
+        self.assertEqual('deleted', self.state('vm'))
+        self.assertEqual({}, self.loop.lifecycle.deleting)
+        self.assert_db_is_compute()
+
+
 class TestHostLostUnderOpenDecisions(ReliabilityTestCase):
 
     def test_each_instance_is_queued_once_when_its_host_goes_down(self):
@@ -597,17 +678,7 @@ class TestHostLostUnderOpenDecisions(ReliabilityTestCase):
         # decisions are given up once, and each instance waits once; it
         # used to be queued twice and placed twice (the scheduler crashed
         # with "already on host").
-        self.flags(group='fake_driver', termination_seconds=20.0)
-        self.new_driver()
-        half = objects.Flavor('half', 4, 8000, 80)
-        self.submit('spot', BLADE, preemptible=True)
-        self.submit('busy', BLADE)
-        self.run_for(10)
-        spot_host = self.loop.store.get_instance('spot').host
-        self.multi('r', 2, half)
-        self.run_for(5)
-        self.assertEqual({spot_host}, {
-            self.loop.store.get_instance(i).host for i in ('r-0', 'r-1')})
+        spot_host = self.two_borrowing_one_room()
         self.driver.host_down(spot_host)
         self.run_for(1)
         waiting = sorted(i for entry in self.loop.queue.values()

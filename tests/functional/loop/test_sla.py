@@ -162,8 +162,8 @@ class TestCopies(SLALoopTestCase):
         self.driver.host_down(lost_host)
         self.run_for(5)
         events = self.loop.store.list_events(kind='instance.copy_lost')
-        self.assertEqual([(lost_id, lost_host)],
-                         [(event.instance_id, event.host)
+        self.assertEqual([(lost_id, 'r', lost_host)],
+                         [(event.instance_id, event.request_id, event.host)
                           for event in events])
         rows = {row.id: row for row in self.copies('r')}
         # The other copy ran on meanwhile; the lost one runs again on the

@@ -122,6 +122,14 @@ class TestSizing(base.TestCase):
         self.queue.remove(self.queue.entries[1])          # a leaves
         check()
         self.assertEqual(2, self.queue.sharing_priority(first_p.spec))
+        # One of p's entries leaves: p's share still does not count for
+        # its other entry.
+        entries_of_p = [entry for entry in self.queue.entries.values()
+                        if entry.id == 'p']
+        self.assertEqual(2, len(entries_of_p))
+        self.queue.remove(entries_of_p[0])
+        check()
+        self.assertEqual(2, self.queue.sharing_priority(entries_of_p[1].spec))
         self.queue.remove_request('p')
         check()
         # A newcomer at premium reputation shares with x alone.
