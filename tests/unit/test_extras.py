@@ -39,8 +39,9 @@ class TestOptionalModule(base.TestCase):
         self.assertIs(json, extras.optional_module('json'))
 
     def test_library_not_imported_yet_is_imported_on_first_use(self):
-        self.useFixture(fixtures.MonkeyPatch('sys.modules', dict(sys.modules)))
-        sys.modules.pop('colorsys', None)
+        imported = sys.modules.pop('colorsys', None)
+        if imported is not None:
+            self.addCleanup(sys.modules.__setitem__, 'colorsys', imported)
         stand_in = extras.optional_module('colorsys')
         self.assertNotIn('colorsys', sys.modules)
         self.assertEqual((0.0, 0.0, 1.0), stand_in.rgb_to_hsv(1.0, 1.0, 1.0))
