@@ -56,6 +56,15 @@ ATTEMPTS = 3
 RECENTLY_DELETED = 3600.0
 
 
+def leaving_victims(journal, now):
+    """``{server uuid: host}`` of the victims no decision may choose
+    again at ``now``: those an open decision may still act on, and those
+    deleted within :data:`RECENTLY_DELETED` (see
+    :meth:`~preemptible_sched.nova.journal.Journal.open_victims`).
+    """
+    return journal.open_victims(now - RECENTLY_DELETED)
+
+
 class Stale(Exception):
     """A node changed between the reads a decision was made on and its
     commit: decide again from fresh reads.

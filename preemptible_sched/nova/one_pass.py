@@ -99,13 +99,12 @@ def decide(manager, context, spec_obj, instance_uuids, request, hosts,
     displaced.
     """
     strategy, leaving, servers = manager.fit_only, {}, {}
+    now = host_states.now()
     if short:
         strategy = manager.strategy
-        leaving = manager.journal.open_victims(
-            host_states.now() - commit.RECENTLY_DELETED)
+        leaving = commit.leaving_victims(manager.journal, now)
         servers = _servers_on(manager, context, short)
     call = manager._call(spec_obj, instance_uuids, strategy)
-    now = host_states.now()
     by_host = collections.defaultdict(dict)
     for server in servers.values():
         by_host[(server.host, server.node)][server.uuid] = server

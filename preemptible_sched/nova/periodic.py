@@ -194,8 +194,7 @@ def _over_watermark(manager, context, instances, expiring, now):
     """
     capacity = dict.fromkeys(resource_classes.STANDARD, 0.0)
     used = dict.fromkeys(resource_classes.STANDARD, 0.0)
-    leaving = set(manager.journal.open_victims(
-        now - commit.RECENTLY_DELETED))
+    leaving = set(commit.leaving_victims(manager.journal, now))
     try:
         for provider in manager.reader.compute_nodes(context):
             inventories = manager.reader.inventories(context, provider)

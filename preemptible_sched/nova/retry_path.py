@@ -91,7 +91,7 @@ def _read_candidates(manager, context, spec_obj, resources, wanted,
     providers = manager.reader.providers(context, resources)
     call = manager._call(spec_obj, instance_uuids, manager.strategy)
     now = host_states.now()
-    leaving = manager.journal.open_victims(now - commit.RECENTLY_DELETED)
+    leaving = commit.leaving_victims(manager.journal, now)
     servers = {}
     for host in manager.host_manager.get_host_states_by_uuids(
             context, sorted(providers), spec_obj):
