@@ -191,13 +191,14 @@ class DecisionJournalMixin:
 
     @deadlock.retried
     def confirm_termination(self, decision_id, victim_id, at,
-                            final_state='terminated'):
+                            final_state='terminated', ended_at=None):
         """Record that the compute side confirmed ``victim_id`` gone.
 
         In one transaction: the victim joins the decision's ``confirmed``
         list, its state becomes ``final_state`` (``terminated``, or
         ``preempted`` when its request may run it again) with
-        ``ended_at``, and an event ``decision.termination_confirmed`` is
+        ``ended_at`` (when the host says it went; ``at`` if not given),
+        and an event ``decision.termination_confirmed`` is
         recorded. A victim that left ``terminating`` by itself meanwhile
         (it ended) keeps its state. Confirming twice changes nothing.
         Returns the decision.
@@ -224,7 +225,7 @@ class DecisionJournalMixin:
             if (victim.state == 'terminating' and
                     victim.terminated_by == decision.id):
                 victim.state = final_state
-                victim.ended_at = at
+                victim.ended_at = at if ended_at is None else ended_at
                 victim.updated_at = at
                 victim.displaced_by = decision.id
             self._add_event(unit, 'decision.termination_confirmed', at,

@@ -194,8 +194,9 @@ class DecisionExecutor(deadline_checks.DeadlineChecks):
         if self.waiting.get(decision_id):
             self._arm('victims', decision_id, self._check_victims)
 
-    def victim_gone(self, host, instance_id):
-        """A victim is gone: confirm it; spawn once all are gone.
+    def victim_gone(self, host, instance_id, at=None):
+        """A victim is gone (at ``at``, when its host says): confirm it;
+        spawn once all are gone.
 
         Returns False when ``instance_id`` was no victim we wait for.
         """
@@ -205,7 +206,7 @@ class DecisionExecutor(deadline_checks.DeadlineChecks):
         else:
             return False
         waiting.discard(instance_id)
-        self.confirm(decision_id, instance_id)
+        self.confirm(decision_id, instance_id, at)
         self.events.notify('instance.terminated', {
             'instance_id': instance_id, 'host': host,
             'decision_id': decision_id})
@@ -266,13 +267,19 @@ class DecisionExecutor(deadline_checks.DeadlineChecks):
             self._arm('released', victim_id, self._check_released)
         return unconfirmed
 
-    def confirm(self, decision_id, victim_id):
-        """Record that a victim is gone (never terminate it again)."""
+    def confirm(self, decision_id, victim_id, ended_at=None):
+        """Record that a victim is gone (never terminate it again).
+
+        ``ended_at`` is when its host says it went (a report settled late,
+        by a deadline or on recovery); its run is accounted up to then, not
+        up to its confirmation. None, or a time after now: now.
+        """
         now = self._now()
+        ended = now if ended_at is None else min(ended_at, now)
         self.store.confirm_termination(
             decision_id, victim_id, now,
-            final_state=self.lifecycle.victim_final_state())
-        self.lifecycle.on_victim_gone(victim_id, now)
+            final_state=self.lifecycle.victim_final_state(), ended_at=ended)
+        self.lifecycle.on_victim_gone(victim_id, ended)
 
     def spawn(self, decision_id):
         """Spawn the decision's instance (its victims are all gone).

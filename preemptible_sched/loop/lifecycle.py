@@ -254,7 +254,7 @@ class Lifecycle(host_events.HostEvents, reconciliation.Reconciliation,
         if row.state == 'terminating':
             # A victim that ended on its own before its termination: gone
             # all the same.
-            self.executor.victim_gone(host, instance_id)
+            self.executor.victim_gone(host, instance_id, at)
         self.scheduling.request_pass()
 
     def instance_terminated(self, host, instance_id, at, boot=None):
@@ -263,7 +263,7 @@ class Lifecycle(host_events.HostEvents, reconciliation.Reconciliation,
         if row is None:
             return
         if row.state == 'terminating' and \
-                self.executor.victim_gone(host, instance_id):
+                self.executor.victim_gone(host, instance_id, at):
             pass
         elif instance_id in self.deleting:
             self.executor.settled(instance_id)
@@ -306,7 +306,7 @@ class Lifecycle(host_events.HostEvents, reconciliation.Reconciliation,
         if row.state == 'terminating':
             # A victim that crashed: gone all the same.
             self.finish(instance_id, 'error', at, reason=reason)
-            self.executor.victim_gone(host, instance_id)
+            self.executor.victim_gone(host, instance_id, at)
             self.scheduling.request_pass()
             return
         if row.decision_id is not None and row.state == 'building':

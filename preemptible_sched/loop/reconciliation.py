@@ -187,7 +187,7 @@ class Reconciliation:
             if record is not None:
                 self.replay(host, record)
             elif row.state == 'terminating' and \
-                    self.executor.victim_gone(host, row.id):
+                    self.executor.victim_gone(host, row.id, at):
                 continue
             elif row.id in self.deleting or row.state == 'terminating':
                 self.instance_terminated(host, row.id, at)

@@ -237,7 +237,8 @@ class Recovery:
                         release=False)
                 # Terminated before the crash, or ended by itself; only the
                 # report was lost. Record it, never terminate again.
-                executor.confirm(decision.id, victim_id)
+                executor.confirm(decision.id, victim_id,
+                                 None if record is None else record.ended_at)
             LOG.info('Recovering decision %s (%s): %d victim(s) left',
                      decision.id, decision.state, len(remaining))
             if remaining:

@@ -20,6 +20,8 @@ twice, no normal instance terminated, no host over capacity, and the
 database must agree with what the compute side runs.
 """
 
+import dataclasses
+
 from preemptible_sched.loop import executor
 from tests.functional.loop import fixtures as loop_fixtures
 from tests.functional.loop import test_reliability as reliability
@@ -71,9 +73,18 @@ class CrashSafetyTestCase(loop_fixtures.LoopTestCase):
         self.assertEqual(sorted(set(self.driver.terminated)),
                          sorted(self.driver.terminated))
         self.assertEqual(expected_victims, len(self.driver.terminated))
+        went = {record.id: record.ended_at
+                for host in ('host-A', 'host-B')
+                for record in self.driver.finished_instances(host)}
         for victim in self.driver.terminated:
-            self.assertTrue(store.get_instance(victim).preemptible)
-            self.assertEqual('terminated', self.state(victim))
+            row = store.get_instance(victim)
+            self.assertTrue(row.preemptible)
+            self.assertEqual('terminated', row.state)
+            # Its run ends when its host says it went, however late the
+            # scheduler learnt it.
+            self.assertEqual(went[victim], row.ended_at)
+            self.assertAlmostEqual(row.ended_at - row.started_at,
+                                   row.running_s)
         self.assertEqual([], self.driver.refused)
         for host in ('host-A', 'host-B'):
             reported = {r.id for r in self.driver.list_instances(host)}
@@ -89,6 +100,8 @@ class CrashSafetyTestCase(loop_fixtures.LoopTestCase):
         confirmations = store.list_events(
             kind='decision.termination_confirmed')
         self.assertEqual(expected_victims, len(confirmations))
+        # Nothing is awaited any more.
+        self.assertEqual([], list(self.loop.executor.deadlines))
 
 
 class TestCrashBetweenJournalAndSpawn(CrashSafetyTestCase):
@@ -181,3 +194,96 @@ class TestVictimGoneWhileDown(CrashSafetyTestCase):
                          (self.state('vip'),
                           self.loop.store.get_instance('vip').host))
         self.assertEqual([], self.loop.store.unfinished_decisions())
+
+
+class TestHostUnreachableAtRestart(CrashSafetyTestCase):
+
+    def test_spawn_on_it_waits_for_its_reports(self):
+        # The scheduler dies right after spawning 'vip'; the next process
+        # cannot ask that host at start-up. The spawn is watched, not
+        # rolled back, and its deadline, passed while the host is away,
+        # waits on: it runs where it was sent, and only once.
+        self.flags(group='scheduler', compute_deadline=60.0)
+        self.fill()
+        self.crash_at('after_spawn')
+        self.submit('vip', MEDIUM)
+        self.assertRaises(Crash, self.run_for, 60)
+        self.loop.stop()
+        [decision] = self.loop.store.unfinished_decisions()
+        specs = self.driver.host_specs
+        self.driver.host_specs = lambda: [
+            dataclasses.replace(spec, up=spec.name != decision.host)
+            for spec in specs()]
+        self.loop = self.new_loop()
+        # Its boot's report is lost too: only asking the host can tell.
+        self.driver.events = reliability.Dropper(self.loop.lifecycle,
+                                                 self.clock)
+        self.driver.events.drop.add('instance_started')
+        self.run_for(150)
+        self.assertEqual([], self.loop.store.list_events(
+            kind='decision.rolled_back'))
+        self.assertEqual('building', self.state('vip'))
+        [booted] = [report for report in self.driver.list_instances(
+            decision.host) if report.id == 'vip']
+        self.loop.lifecycle.host_up(decision.host, self.clock.now())
+        self.run_for(60)
+        row = self.loop.store.get_instance('vip')
+        self.assertEqual(('running', decision.host, booted.started_at),
+                         (row.state, row.host, row.started_at))
+        self.assertEqual(1, self.driver.spawned.count('vip'))
+        self.assertEqual('done',
+                         self.loop.store.get_decision(decision.id).state)
+        self.assertEqual([], list(self.loop.executor.deadlines))
+
+
+class TestTerminationsResumedAtRestart(loop_fixtures.LoopTestCase):
+    """The scheduler dies between journaling that a request ends and
+    terminating what it runs: the next process terminates it.
+    """
+
+    def setUp(self):
+        super().setUp()
+        self.flags(group='fake_driver', boot_times_hot=[30.0],
+                   boot_times_cold=[30.0])
+        self.loop.stop()
+        self.driver = loop_fixtures.CountingDriver(self.clock, seed=1)
+        self.loop = self.new_loop()
+
+    def crash_in_terminate(self, end):
+        def crash(host, instance_id):
+            raise Crash('terminate')
+        self.driver.terminate = crash
+        self.assertRaises(Crash, end)
+        del self.driver.terminate
+        self.loop.stop()
+        self.loop = self.new_loop()
+        self.run_for(30)
+
+    def assert_gone(self, instance_id, state, reason=None):
+        row = self.loop.store.get_instance(instance_id)
+        self.assertEqual((state, reason), (row.state, row.reason))
+        self.assertEqual([instance_id], self.driver.terminated)
+        self.assertEqual([], self.driver.list_instances('host-A'))
+        self.assertEqual({}, self.loop.host_manager.host_states[
+            'host-A'].instances)
+
+    def test_deleted_running_instance(self):
+        self.submit('a')
+        self.run_for(40)
+        self.assertEqual('running', self.state('a'))
+        self.crash_in_terminate(lambda: self.loop.delete('a'))
+        self.assert_gone('a', 'deleted')
+
+    def test_deleted_building_instance(self):
+        self.submit('a')
+        self.run_for(5)
+        self.assertEqual('building', self.state('a'))
+        self.crash_in_terminate(lambda: self.loop.delete('a'))
+        self.assert_gone('a', 'deleted')
+
+    def test_instance_of_a_failed_request(self):
+        self.submit('a')
+        self.run_for(40)
+        self.crash_in_terminate(
+            lambda: self.loop.fail_request('a', 'its dependency failed'))
+        self.assert_gone('a', 'error', 'request a failed')

@@ -237,8 +237,9 @@ class TestTerminationFailures(EventsTestCase):
         self.run_for(5)       # three failed attempts, 0.5 s each
         decision = self.loop.store.get_decision(2)
         self.assertEqual('rolled_back', decision.state)
-        self.assertIn('spot0', decision.reason)
-        self.assertIn('injected termination failure', decision.reason)
+        self.assertEqual('termination of spot0 on %s failed: injected '
+                         'termination failure' % decision.host,
+                         decision.reason)
         self.assertEqual(1, self.loop.store.get_request('normal').attempts)
         # The request comes back with that reason, and gives up on it.
         row = self.row('normal')

@@ -103,6 +103,19 @@ class ReliabilityTestCase(loop_fixtures.LoopTestCase):
     def assert_db_is_compute(self):
         for host in ('host-A', 'host-B')[:self.hosts]:
             self.assertEqual(self.running_on(host), self.db_on(host), host)
+        self.assert_settled()
+
+    def assert_settled(self):
+        """No deadline is left armed for what is settled: none for a
+        decision or a deletion, a spawn's only while it builds (the look
+        whether a given-up victim went after all may still be due).
+        """
+        building = {row.id for row in self.loop.store.list_instances(
+            states=('building',))}
+        self.assertEqual([], sorted(
+            (kind, key) for kind, key in self.loop.executor.deadlines
+            if kind != 'released' and not (
+                kind == 'spawn' and key in building)))
 
 
 class TestOneStateMachine(ReliabilityTestCase):
@@ -173,10 +186,75 @@ class TestOneBlade(ReliabilityTestCase):
         ignored = self.loop.store.list_events(kind='instance.report_ignored')
         self.assertEqual(['instance_failed'],
                          [event.payload['event'] for event in ignored])
+        self.assertEqual('vm', ignored[0].payload['instance_id'])
+        self.assertRegex(ignored[0].payload['why'],
+                         r'^it is about boot \d+, the instance is now boot '
+                         r'\d+$')
         # The host is full in the books too: nothing else lands there.
         self.submit('other', MEDIUM)
         self.run_for(30)
         self.assertEqual([], self.driver.refused[1:])
+
+    def test_duplicate_start_report_is_ignored(self):
+        events = Dropper(self.loop.lifecycle, self.clock)
+        self.driver.events = events
+        events.duplicate_after['instance_started'] = 5.0
+        self.submit('vm', BLADE)
+        self.run_for(30)
+        row = self.loop.store.get_instance('vm')
+        self.assertEqual('running', row.state)
+        self.assertLess(row.started_at, 5.0)
+        [ignored] = self.loop.store.list_events(
+            kind='instance.report_ignored')
+        self.assertEqual(
+            ('instance_started', 'vm', 'running', 'host-A', None),
+            tuple(ignored.payload[key] for key in (
+                'event', 'instance_id', 'state', 'placed_on', 'why')))
+        self.assertEqual(1, len(self.loop.store.list_events(
+            kind='instance.started')))
+
+    def booted_unreported(self, termination_seconds):
+        """'spot' (preemptible) booted, its report lost: the scheduler
+        takes it for building. Returns the :class:`Dropper` of reports.
+        """
+        self.flags(group='fake_driver',
+                   termination_seconds=termination_seconds)
+        self.new_driver()
+        events = Dropper(self.loop.lifecycle, self.clock)
+        self.driver.events = events
+        events.drop.add('instance_started')
+        self.submit('spot', BLADE, preemptible=True)
+        self.run_for(10)
+        self.assertEqual('building', self.state('spot'))
+        return events
+
+    def test_victim_whose_start_is_reported_late_counts_its_run(self):
+        # 'spot' booted but its report is late: it is taken for building
+        # when 'vip' displaces it. The report then arrives during its
+        # termination: the run it stands for counts, and 'spot' is not
+        # taken for running (no start event, its termination goes on).
+        self.booted_unreported(termination_seconds=20.0)
+        [report] = self.driver.list_instances('host-A')
+        self.submit('vip', BLADE)
+        self.run_for(1)
+        self.assertEqual('terminating', self.state('spot'))
+        self.loop.lifecycle.instance_started('host-A', 'spot',
+                                             report.started_at,
+                                             boot=report.boot)
+        row = self.loop.store.get_instance('spot')
+        self.assertEqual(('terminating', report.started_at),
+                         (row.state, row.started_at))
+        self.run_for(30)
+        row = self.loop.store.get_instance('spot')
+        self.assertEqual('terminated', row.state)
+        self.assertAlmostEqual(row.ended_at - report.started_at,
+                               row.running_s)
+        self.assertGreater(row.running_s, 20.0)
+        self.assertEqual('running', self.state('vip'))
+        self.assertEqual(['vip'], [
+            event.payload['instance_id'] for event in
+            self.loop.store.list_events(kind='instance.started')])
+        self.assertEqual(['spot'], self.driver.terminated)
 
     def test_duplicate_termination_report_leaves_a_requeued_victim_alone(
             self):
@@ -209,6 +287,7 @@ class TestOneBlade(ReliabilityTestCase):
         self.assertEqual('terminated', self.state('spot'))
         self.assertEqual('running', self.state('normal'))
         self.assertEqual(['spot'], self.driver.terminated)
+        self.assert_db_is_compute()
 
     def test_lost_confirmation_is_settled_by_its_deadline(self):
         self.submit('spot', BLADE, preemptible=True)
@@ -220,8 +299,71 @@ class TestOneBlade(ReliabilityTestCase):
         self.run_for(120)
         self.assertEqual('terminated', self.state('spot'))
         self.assertEqual('running', self.state('normal'))
-        # Terminated once: the deadline found it gone and confirmed it.
+        # Terminated once: the deadline found it gone and confirmed it,
+        # as of when the host says it went.
         self.assertEqual(['spot'], self.driver.terminated)
+        record = self.driver.finished_instances('host-A')[0]
+        self.assertEqual(('spot', 'terminated'), (record.id, record.state))
+        self.assertLess(record.ended_at, 20.0)
+        self.assertEqual(record.ended_at,
+                         self.loop.store.get_instance('spot').ended_at)
+        self.assert_db_is_compute()
+
+    def test_victim_settled_from_the_host_memory_counts_its_run(self):
+        # 'spot' booted, its report lost, and was displaced (taken for
+        # building); the report of its termination is lost too. The
+        # deadline finds it gone and replays what its host remembers: it
+        # started, then it was terminated; its run counts from one to the
+        # other.
+        events = self.booted_unreported(termination_seconds=5.0)
+        events.drop.add('instance_terminated')
+        self.submit('normal', BLADE)
+        self.run_for(120)
+        [record] = self.driver.finished_instances('host-A')
+        self.assertEqual(('spot', 'terminated'), (record.id, record.state))
+        row = self.loop.store.get_instance('spot')
+        self.assertEqual(('terminated', record.started_at, record.ended_at),
+                         (row.state, row.started_at, row.ended_at))
+        self.assertAlmostEqual(record.ended_at - record.started_at,
+                               row.running_s)
+        self.assertGreater(row.running_s, 5.0)
+        self.assertEqual('running', self.state('normal'))
+        self.assertEqual(['spot'], self.driver.terminated)
+
+    def lose_deletion_report(self):
+        """'vm' runs; its deletion goes through, the report is lost.
+        Returns when it was asked.
+        """
+        self.submit('vm', BLADE)
+        self.run_for(10)
+        self.driver.events = Dropper(self.loop.lifecycle, self.clock)
+        self.driver.events.drop.add('instance_terminated')
+        asked = self.clock.now()
+        self.loop.delete('vm')
+        self.run_for(5)
+        self.assertEqual([], self.running_on('host-A'))
+        self.assertEqual('running', self.state('vm'))
+        return asked
+
+    def test_lost_deletion_report_is_settled_as_the_host_remembers(self):
+        asked = self.lose_deletion_report()
+        self.run_for(120)
+        row = self.loop.store.get_instance('vm')
+        self.assertEqual('deleted', row.state)
+        self.assertAlmostEqual(asked + 0.5, row.ended_at)
+        self.assertEqual({}, self.loop.lifecycle.deleting)
+        self.assertEqual(['vm'], self.driver.terminated)
+        self.assert_db_is_compute()
+
+    def test_deletion_gone_without_a_trace_is_settled_by_its_deadline(self):
+        asked = self.lose_deletion_report()
+        self.driver._hosts['host-A'].finished.clear()
+        self.run_for(120)
+        row = self.loop.store.get_instance('vm')
+        self.assertEqual('deleted', row.state)
+        self.assertAlmostEqual(asked + 60.0, row.ended_at)
+        self.assertEqual({}, self.loop.lifecycle.deleting)
+        self.assert_db_is_compute()
 
 
 class TestAllOrNothing(ReliabilityTestCase):
@@ -297,6 +439,8 @@ class TestUnreachableHosts(ReliabilityTestCase):
         host = self.loop.store.get_instance('a').host
         self.loop.lifecycle.host_unreachable(host, self.clock.now())
         self.assertEqual('running', self.state('a'))
+        [event] = self.loop.store.list_events(kind='host.unreachable')
+        self.assertEqual({'host': host}, event.payload)
         # While it is away 'a' dies there unseen.
         events = self.driver.events
         self.driver.events = Dropper(events, self.clock)
@@ -361,6 +505,56 @@ class TestUnreachableHosts(ReliabilityTestCase):
         row = self.loop.store.get_instance('a')
         self.assertEqual('deleted', row.state)
         self.assertEqual(self.clock.now(), row.ended_at)
+        self.assert_db_is_compute()
+
+    def away_while_building(self, dropped):
+        """'a' builds (30 s) when its host becomes unreachable; report
+        ``dropped`` of 'a' is then lost. Returns the host.
+        """
+        self.flags(group='fake_driver', boot_times_hot=[30.0],
+                   boot_times_cold=[30.0])
+        self.new_driver()
+        self.submit('a', BLADE)
+        self.run_for(5)
+        host = self.loop.store.get_instance('a').host
+        self.loop.lifecycle.host_unreachable(host, self.clock.now())
+        self.driver.events = Dropper(self.driver.events, self.clock)
+        self.driver.events.drop.add(dropped)
+        return host
+
+    def test_building_instance_found_running_started_when_it_booted(self):
+        # 'a' boots while its host is away and the report is lost: when
+        # the host is back, 'a' runs since its boot, not since then.
+        host = self.away_while_building('instance_started')
+        self.run_for(40)
+        self.driver.events = self.driver.events.target
+        self.assertEqual('building', self.state('a'))
+        [report] = self.driver.list_instances(host)
+        self.assertLess(report.started_at, self.clock.now() - 5.0)
+        self.loop.lifecycle.host_up(host, self.clock.now())
+        row = self.loop.store.get_instance('a')
+        self.assertEqual(('running', report.started_at),
+                         (row.state, row.started_at))
+        self.assertEqual(1, self.driver.spawned.count('a'))
+        self.assert_db_is_compute()
+
+    def test_building_instance_gone_without_a_trace_is_placed_again(self):
+        host = self.away_while_building('instance_failed')
+        self.driver.crash_instance(host, 'a')
+        self.run_for(1)
+        self.driver.events = self.driver.events.target
+        self.driver._hosts[host].finished.clear()
+        back = self.clock.now()
+        self.loop.lifecycle.host_up(host, back)
+        [failed] = self.loop.store.list_events(kind='instance.failed')
+        self.assertEqual(('a', 'not on host %s when it was asked' % host),
+                         (failed.payload['instance_id'],
+                          failed.payload['reason']))
+        self.run_for(60)
+        row = self.loop.store.get_instance('a')
+        self.assertEqual('running', row.state)
+        self.assertEqual(2, self.driver.spawned.count('a'))
+        self.assertEqual(1, self.loop.store.get_request('a').attempts)
         self.assert_db_is_compute()
 
     def test_host_not_registered_at_start_is_reconciled_not_lost(self):
@@ -626,6 +820,39 @@ class TestBorrowedRoom(ReliabilityTestCase):
                          [self.state(i) for i in ('r-0', 'r-1')])
         self.assertEqual([1, 1], [self.driver.spawned.count(i)
                                   for i in ('r-0', 'r-1')])
+        self.assert_db_is_compute()
+
+    def test_giving_up_another_decision_leaves_the_borrower_alone(self):
+        # 'r' borrows on the blade of 'spot0'; 'q' displaces 'spot1' on
+        # the other blade and is deleted before that victim goes: giving
+        # 'q' up concerns none of the room 'r' waits for.
+        self.flags(group='fake_driver', termination_seconds=20.0)
+        self.new_driver()
+        half = objects.Flavor('half', 4, 8000, 80)
+        self.submit('spot0', BLADE, preemptible=True)
+        self.submit('spot1', BLADE, preemptible=True)
+        self.run_for(10)
+        self.multi('r', 2, half)
+        self.run_for(1)
+        self.assertEqual(1, len(self.loop.executor.borrowed))
+        self.submit('q', BLADE)
+        self.run_for(1)
+        q_decision = self.loop.store.get_instance('q').decision_id
+        self.assertIsNotNone(q_decision)
+        self.loop.delete('q')
+        self.assertEqual([q_decision], [
+            event.payload['decision_id'] for event in
+            self.loop.store.list_events(kind='decision.rolled_back')])
+        self.run_for(60)
+        hosts = {self.loop.store.get_instance(i).host for i in ('r-0', 'r-1')}
+        self.assertEqual(1, len(hosts))
+        self.assertEqual(['running', 'running'],
+                         [self.state(i) for i in ('r-0', 'r-1')])
+        self.assertEqual([1, 1], [self.driver.spawned.count(i)
+                                  for i in ('r-0', 'r-1')])
+        self.assertEqual(['done', 'done'], [
+            self.loop.store.get_decision(self.loop.store.get_instance(
+                i).decision_id).state for i in ('r-0', 'r-1')])
         self.assert_db_is_compute()
 
 

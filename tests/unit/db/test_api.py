@@ -650,6 +650,21 @@ class StoreBehaviour:
                          [(e.instance_id, e.payload['state'])
                           for e in events])
 
+    def test_confirm_termination_when_the_host_says_it_went(self):
+        # A confirmation settled late (its report lost): the victim ended
+        # when its host says, the decision moved when it was confirmed.
+        self.add_running('p')
+        self.add_pending('new')
+        decision_id = self.journal(['p'])
+        decision = self.store.confirm_termination(decision_id, 'p', T0 + 90,
+                                                  ended_at=T0 + 31)
+        self.assertEqual(T0 + 90, decision.updated_at)
+        victim = self.store.get_instance('p')
+        self.assertEqual(('terminated', T0 + 31),
+                         (victim.state, victim.ended_at))
+        [event] = self.store.list_events('decision.termination_confirmed')
+        self.assertEqual(T0 + 90, event.at)
+
     def test_confirm_termination_is_idempotent(self):
         self.add_running('p')
         self.add_pending('new')
