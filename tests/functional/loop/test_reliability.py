@@ -81,11 +81,11 @@ class ReliabilityTestCase(loop_fixtures.LoopTestCase):
         return sorted(row.id for row in self.loop.store.list_instances(
             host=host, states=('building', 'running', 'terminating')))
 
-    def two_borrowing_one_room(self):
+    def two_borrowing_one_room(self, failed_terminations=0):
         """Both blades full ('spot', preemptible, and 'busy'); request 'r'
         of two half blades is placed where 'spot' runs, its second
-        decision borrowing the first's victim (terminations take 20 s).
-        Returns that host.
+        decision borrowing the first's victim (terminations take 20 s,
+        the first ``failed_terminations`` fail). Returns that host.
         """
         self.flags(group='fake_driver', termination_seconds=20.0)
         self.new_driver()
@@ -94,6 +94,7 @@ class ReliabilityTestCase(loop_fixtures.LoopTestCase):
         self.submit('busy', BLADE)
         self.run_for(10)
         spot_host = self.loop.store.get_instance('spot').host
+        self.driver.fail_next_terminations(failed_terminations)
         self.multi('r', 2, half)
         self.run_for(5)
         self.assertEqual({spot_host}, {
@@ -244,6 +245,10 @@ class TestOneBlade(ReliabilityTestCase):
         row = self.loop.store.get_instance('spot')
         self.assertEqual(('terminating', report.started_at),
                          (row.state, row.started_at))
+        # Its boot counts as overhead, as for any instance that started.
+        self.assertAlmostEqual(report.started_at - row.scheduled_at,
+                               row.overhead_s)
+        self.assertGreater(row.overhead_s, 1.0)
         self.run_for(30)
         row = self.loop.store.get_instance('spot')
         self.assertEqual('terminated', row.state)
@@ -329,6 +334,64 @@ class TestOneBlade(ReliabilityTestCase):
         self.assertGreater(row.running_s, 5.0)
         self.assertEqual('running', self.state('normal'))
         self.assertEqual(['spot'], self.driver.terminated)
+
+    def test_victim_gone_without_a_trace_is_confirmed_by_its_deadline(
+            self):
+        # The victim's termination report is lost and its host forgets
+        # it: the deadline, finding it gone, confirms it then.
+        events = Dropper(self.loop.lifecycle, self.clock)
+        self.driver.events = events
+        self.submit('spot', BLADE, preemptible=True)
+        self.run_for(10)
+        events.drop.add('instance_terminated')
+        asked = self.clock.now()
+        self.submit('normal', BLADE)
+        self.run_for(5)
+        self.driver._hosts['host-A'].finished.clear()
+        self.run_for(120)
+        row = self.loop.store.get_instance('spot')
+        self.assertEqual('terminated', row.state)
+        self.assertAlmostEqual(asked + 60.0, row.ended_at, places=3)
+        self.assertEqual('running', self.state('normal'))
+        self.assertEqual(['spot'], self.driver.terminated)
+        self.assert_db_is_compute()
+
+    def test_late_start_report_of_an_earlier_boot_is_ignored(self):
+        # 'vm' starts, its report held back; it crashes, taken for
+        # building, and is placed again on the blade. The first boot's
+        # start report then arrives: it is about the old boot and changes
+        # nothing.
+        self.flags(group='fake_driver', boot_times_hot=[20.0],
+                   boot_times_cold=[20.0])
+        self.new_driver()
+        events = Dropper(self.loop.lifecycle, self.clock)
+        self.driver.events = events
+        events.drop.add('instance_started')
+        self.submit('vm', BLADE)
+        self.run_for(25)
+        self.assertEqual('building', self.state('vm'))
+        [booted] = self.driver.list_instances('host-A')
+        self.driver.crash_instance('host-A', 'vm')
+        self.run_for(5)
+        again = self.loop.store.get_instance('vm')
+        self.assertEqual('building', again.state)
+        self.assertNotEqual(booted.boot, again.decision_id)
+        self.loop.lifecycle.instance_started('host-A', 'vm',
+                                             booted.started_at,
+                                             boot=booted.boot)
+        [ignored] = self.loop.store.list_events(
+            kind='instance.report_ignored')
+        self.assertEqual(('instance_started', 'vm', 'building'),
+                         tuple(ignored.payload[key] for key in (
+                             'event', 'instance_id', 'state')))
+        self.assertEqual('it is about boot %d, the instance is now boot %d'
+                         % (booted.boot, again.decision_id),
+                         ignored.payload['why'])
+        self.assertEqual('building', self.state('vm'))
+        self.run_for(30)
+        self.assertEqual('running', self.state('vm'))
+        self.assertEqual(2, self.driver.spawned.count('vm'))
+        self.assert_db_is_compute()
 
     def lose_deletion_report(self):
         """'vm' runs; its deletion goes through, the report is lost.
@@ -427,6 +490,25 @@ class TestDeadlines(ReliabilityTestCase):
         self.run_for(30)
         self.assertEqual(['vm'], lost)
         self.assertEqual('running', self.state('vm'))
+        self.assert_db_is_compute()
+
+    def test_spawn_still_building_at_its_deadline_is_awaited(self):
+        # A boot slower than the deadline: the host, asked, says it
+        # builds; the next deadline is armed and the start report ends it.
+        self.flags(group='fake_driver', boot_times_hot=[100.0],
+                   boot_times_cold=[100.0])
+        self.new_driver()
+        self.submit('vm', MEDIUM)
+        self.run_for(61)
+        self.assertEqual('building', self.state('vm'))
+        self.assertEqual([('spawn', 'vm')],
+                         list(self.loop.executor.deadlines))
+        self.run_for(60)
+        row = self.loop.store.get_instance('vm')
+        self.assertEqual('running', row.state)
+        self.assertAlmostEqual(100.0, row.started_at - row.scheduled_at,
+                               places=3)
+        self.assertEqual(1, self.driver.spawned.count('vm'))
         self.assert_db_is_compute()
 
 
@@ -854,6 +936,24 @@ class TestBorrowedRoom(ReliabilityTestCase):
             self.loop.store.get_decision(self.loop.store.get_instance(
                 i).decision_id).state for i in ('r-0', 'r-1')])
         self.assert_db_is_compute()
+
+    def test_borrower_gives_up_with_the_decision_it_borrows_from(self):
+        # The one victim cannot be terminated: the decision it belongs to
+        # is rolled back, and so is the one borrowing its room, saying
+        # why; both instances wait again, the victim runs on.
+        host = self.two_borrowing_one_room(failed_terminations=10)
+        first, second = (self.loop.store.get_instance(i).decision_id
+                         for i in ('r-0', 'r-1'))
+        self.run_for(120)
+        lender = self.loop.store.get_decision(first)
+        borrower = self.loop.store.get_decision(second)
+        self.assertEqual(('rolled_back', 'rolled_back'),
+                         (lender.state, borrower.state))
+        self.assertEqual('the room it waited for on %s stays taken (%s)'
+                         % (host, lender.reason), borrower.reason)
+        self.assertEqual('running', self.state('spot'))
+        self.assertEqual([], [i for i in ('r-0', 'r-1')
+                              if i in self.driver.spawned])
 
 
 class TestCrashesWhileTerminating(ReliabilityTestCase):
