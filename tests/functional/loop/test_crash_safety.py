@@ -65,6 +65,20 @@ class CrashSafetyTestCase(loop_fixtures.LoopTestCase):
         self.loop = self.new_loop()
         self.run_for(60)
 
+    def crash_after_journal(self):
+        """Both blades full; the scheduler dies right after journaling the
+        decision placing 'vip' (a medium) over one victim. Returns the
+        decision and its victim.
+        """
+        self.fill()
+        self.crash_at('after_journal')
+        self.submit('vip', MEDIUM)
+        self.assertRaises(Crash, self.run_for, 60)
+        self.loop.stop()
+        [decision] = self.loop.store.unfinished_decisions()
+        [victim] = decision.victims
+        return decision, victim
+
     def check_invariants(self, expected_victims):
         store = self.loop.store
         self.assertEqual('running', self.state('vip'))
@@ -131,6 +145,18 @@ class TestCrashBetweenJournalAndSpawn(CrashSafetyTestCase):
         self.submit_and_crash('after_spawn')
         self.check_invariants(1)
 
+    def test_interrupted_victim_is_held_for_its_request_on_restart(self):
+        # Rebuilt from the journal, the victim whose termination the crash
+        # interrupted keeps its room for 'vip' and is no candidate victim
+        # for anyone else.
+        decision, victim = self.crash_after_journal()
+        self.loop = self.new_loop()
+        books = self.loop.host_manager.host_states[decision.host]
+        self.assertEqual({victim: 'vip'}, books.terminating)
+        self.assertNotIn(victim, books.preemptible_instances)
+        self.run_for(60)
+        self.check_invariants(1)
+
 
 class TestCrashWithSeveralVictims(CrashSafetyTestCase):
     """A large request needs two medium victims on one blade."""
@@ -173,13 +199,7 @@ class TestVictimGoneWhileDown(CrashSafetyTestCase):
         # its victim crashes by itself and the report is lost. The next
         # process finds it gone, reads how from its host, records it
         # failed (not ended, not terminated) and places the request.
-        self.fill()
-        self.crash_at('after_journal')
-        self.submit('vip', MEDIUM)
-        self.assertRaises(Crash, self.run_for, 60)
-        self.loop.stop()
-        [decision] = self.loop.store.unfinished_decisions()
-        [victim] = decision.victims
+        decision, victim = self.crash_after_journal()
         self.driver.events = reliability.Dropper(self.driver.events,
                                                  self.clock)
         self.driver.events.drop.add('instance_failed')
