@@ -85,6 +85,11 @@ submit / simulate (traced)
     whole simulated run, the loop's construction included). ``modules``
     is the number of distinct modules whose code ran; ``both_ways`` the
     pairs of distinct modules each calling the other.
+    *simulate_event*: the same run, each event of the virtual clock (one
+    ``step``: the request's arrival with the pass it triggers, a spawn's
+    end, a utilisation sample...) traced on its own; the event crossing
+    the most modules is reported, with every event's count
+    (``modules_per_event``).
     ``decision_modules`` (submit only) are the modules that ran, less
     plugins (the modules of every namespace's package as found for
     plugin_packages, and their sub-modules) and less the plumbing
@@ -502,6 +507,39 @@ def trace_simulate(package=PACKAGE):
     return trace, result
 
 
+def trace_simulate_events(package=PACKAGE):
+    """Trace every event of the simulator's run of a one-request
+    workload on its own; return the traces, in the clock's order.
+    """
+    _configure()
+    from preemptible_sched.compute import fake_config
+    from preemptible_sched import objects
+    from preemptible_sched.simulation import runner
+    from preemptible_sched.simulation.traces import records
+
+    traces = []
+
+    class EventTraced(runner.Simulation):
+
+        def _drive(self):
+            step = self.clock.step
+
+            def traced_step(until):
+                with CallTrace(package) as trace:
+                    stepped = step(until)
+                if stepped:
+                    traces.append(trace)
+                return stepped
+
+            self.clock.step = traced_step
+            super()._drive()
+
+    items = [records.WorkloadItem('traced-request', 0.0, 60.0,
+                                  objects.Resources(1, 512, 1))]
+    EventTraced(items, fake_config.default_hosts()[:2]).run()
+    return traces
+
+
 def decision_modules(modules, plugin_rows, package=PACKAGE):
     """``modules`` less plugins and plumbing (see the module's
     docstring).
@@ -547,6 +585,14 @@ def measure(root, package=PACKAGE, traced=True):
         report['submit']['decision_module_names'] = decisions
         simulate, _result = trace_simulate(package)
         report['simulate'] = simulate.summary()
+        events = trace_simulate_events(package)
+        widest = max(range(len(events)),
+                     key=lambda index: len(events[index].modules))
+        report['simulate_event'] = events[widest].summary()
+        report['simulate_event'].update(
+            {'event': widest + 1, 'events': len(events),
+             'modules_per_event': [len(trace.modules)
+                                   for trace in events]})
     return report
 
 
@@ -569,9 +615,11 @@ def table(report):
     if 'submit' in report:
         rows.append(('non-plugin decision modules on the submit path',
                      report['submit']['decision_modules']))
-        rows.append(('modules crossed by submit -> spawn / one simulate',
+        rows.append(('modules crossed by submit -> spawn / whole simulation',
                      '%d / %d' % (report['submit']['modules'],
                                   report['simulate']['modules'])))
+        rows.append(('modules crossed by the widest simulated event',
+                     report['simulate_event']['modules']))
         rows.append(('pairs calling both ways: submit / simulate',
                      '%d / %d' % (report['submit']['both_ways'],
                                   report['simulate']['both_ways'])))

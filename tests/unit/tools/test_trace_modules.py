@@ -294,3 +294,24 @@ class TestCallTrace(base.TestCase):
                        'preemptible_sched.loop.recovery'):
             self.assertIn(module, trace.modules)
         self.assertGreater(len(trace.modules), 10)
+
+    def test_simulate_events(self):
+        # Each event of the run is traced on its own: the events together
+        # cross part of what the whole run crosses (not the loop's
+        # building or the accounting at the end), and
+        # the arrival's event (the submit and its pass) crosses the loop,
+        # the scheduler and the simulator.
+        events = trace_modules.trace_simulate_events()
+        whole, result = trace_modules.trace_simulate()
+        self.assertEqual(result.events, len(events))
+        union = set().union(*(trace.modules for trace in events))
+        self.assertLessEqual(union, whole.modules)
+        arrival = [trace for trace in events
+                   if 'preemptible_sched.scheduler.filter_scheduler'
+                   in trace.modules]
+        self.assertTrue(arrival)
+        for module in ('preemptible_sched.simulation.runner',
+                       'preemptible_sched.loop.scheduler_loop'):
+            self.assertIn(module, arrival[0].modules)
+        self.assertLess(max(len(trace.modules) for trace in events),
+                        len(whole.modules))
