@@ -67,6 +67,7 @@ elsewhere).
 """
 
 import dataclasses
+import functools
 import random
 
 from preemptible_sched import clock as clock_mod
@@ -211,9 +212,10 @@ class FakeDriver(fake_faults.FailureInjection,
     def terminate(self, host, instance_id):
         """Terminate ``instance_id``; see :class:`ComputeDriver`.
 
-        An absent instance is answered at once: with how it finished
-        (``instance_ended``, ``instance_failed`` or ``instance_terminated``
-        of its boot) if the host remembers it, else ``instance_terminated``.
+        An absent instance is answered at once: with how and when it
+        finished (``instance_ended``, ``instance_failed`` or
+        ``instance_terminated`` of its boot, at the time it finished) if the
+        host remembers it, else ``instance_terminated`` (now).
         An
         unknown or down host is answered ``termination_failed`` at once:
         the compute side cannot confirm anything (a host that went down has
@@ -313,13 +315,14 @@ class FakeDriver(fake_faults.FailureInjection,
             self._report('instance_terminated', host, instance_id)
         elif record.state == 'ended':
             self._report('instance_ended', host, instance_id,
-                         boot=record.boot)
+                         boot=record.boot, at=record.ended_at)
         elif record.state == 'failed':
             self._report('instance_failed', host, instance_id,
-                         record.reason or 'failed', boot=record.boot)
+                         record.reason or 'failed', boot=record.boot,
+                         at=record.ended_at)
         else:
             self._report('instance_terminated', host, instance_id,
-                         boot=record.boot)
+                         boot=record.boot, at=record.ended_at)
 
     def _take_injected(self, fake_host, counter):
         """Use up one injected failure, the host's own first."""
@@ -335,18 +338,22 @@ class FakeDriver(fake_faults.FailureInjection,
         return self.clock.call_later(delay, callback, *args,
                                      priority=clock_mod.URGENT)
 
-    def _report(self, event, host, *args, boot=None):
-        """Deliver ``events.<event>(host, ..., at, ...)`` soon."""
-        self._later(0.0, self._report_now, event, host, *args, boot)
+    def _report(self, event, host, *args, boot=None, at=None):
+        """Deliver ``events.<event>(host, ..., at, ...)`` soon; ``at`` is
+        now unless given (what the host remembers of an earlier event).
+        """
+        self._later(0.0, functools.partial(self._report_now, boot=boot,
+                                           at=at), event, host, *args)
 
     def _report_boot(self, event, host, instance_id, reason, instance):
-        self._report_now(event, host, instance_id, reason, instance.boot)
+        self._report_now(event, host, instance_id, reason,
+                         boot=instance.boot)
 
-    def _report_now(self, event, host, instance_id=None, *rest):
+    def _report_now(self, event, host, instance_id=None, *rest, boot=None,
+                    at=None):
         # Looked up now: the scheduler loop may replace ``events``.
         event = getattr(self.events, event)
-        at = self.clock.now()
-        *rest, boot = rest if rest else (None,)
+        at = self.clock.now() if at is None else at
         if instance_id is None:
             event(host, at)
         elif boot is None:

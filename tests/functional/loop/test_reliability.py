@@ -101,6 +101,18 @@ class ReliabilityTestCase(loop_fixtures.LoopTestCase):
             self.loop.store.get_instance(i).host for i in ('r-0', 'r-1')})
         return spot_host
 
+    def displacing_spot(self, request='normal', flavor=BLADE):
+        """'spot' (preemptible) fills the blade; ``request`` displaces it,
+        whose termination takes 20 s. Returns as it is terminating.
+        """
+        self.flags(group='fake_driver', termination_seconds=20.0)
+        self.new_driver()
+        self.submit('spot', BLADE, preemptible=True)
+        self.run_for(10)
+        self.submit(request, flavor)
+        self.run_for(5)
+        self.assertEqual('terminating', self.state('spot'))
+
     def assert_db_is_compute(self):
         for host in ('host-A', 'host-B')[:self.hosts]:
             self.assertEqual(self.running_on(host), self.db_on(host), host)
@@ -294,6 +306,32 @@ class TestOneBlade(ReliabilityTestCase):
         self.assertEqual(['spot'], self.driver.terminated)
         self.assert_db_is_compute()
 
+    def test_termination_failure_of_another_boot_is_ignored(self):
+        # 'spot' is terminating for 'normal' when a termination failure
+        # about another boot of it arrives (a late report of an earlier
+        # placement): it changes nothing, the termination goes on.
+        self.displacing_spot()
+        row = self.loop.store.get_instance('spot')
+        other_boot = row.decision_id + 100
+        self.loop.lifecycle.termination_failed(
+            'host-A', 'spot', self.clock.now(), 'lost', boot=other_boot)
+        [ignored] = self.loop.store.list_events(
+            kind='instance.report_ignored')
+        self.assertEqual(
+            ('termination_failed', 'spot', 'terminating',
+             'it is about boot %d, the instance is now boot %d' % (
+                 other_boot, row.decision_id)),
+            tuple(ignored.payload[key] for key in (
+                'event', 'instance_id', 'state', 'why')))
+        decision = self.loop.store.get_instance('normal').decision_id
+        self.assertEqual('terminating',
+                         self.loop.store.get_decision(decision).state)
+        self.run_for(30)
+        self.assertEqual('terminated', self.state('spot'))
+        self.assertEqual('running', self.state('normal'))
+        self.assertEqual(['spot'], self.driver.terminated)
+        self.assert_db_is_compute()
+
     def test_lost_confirmation_is_settled_by_its_deadline(self):
         self.submit('spot', BLADE, preemptible=True)
         self.run_for(10)
@@ -426,6 +464,26 @@ class TestOneBlade(ReliabilityTestCase):
         self.assertEqual('deleted', row.state)
         self.assertAlmostEqual(asked + 60.0, row.ended_at)
         self.assertEqual({}, self.loop.lifecycle.deleting)
+        self.assert_db_is_compute()
+
+    def test_deleted_instance_that_had_ended_unreported_is_settled(self):
+        # 'vm' ends on its own, the report is lost; its deletion asked
+        # afterwards is answered with how it finished: it ended then,
+        # and its deletion is settled at once (no deadline left to fire).
+        self.submit('vm', BLADE, duration=20.0)
+        self.run_for(10)
+        started = self.loop.store.get_instance('vm').started_at
+        self.driver.events = Dropper(self.loop.lifecycle, self.clock)
+        self.driver.events.drop.add('instance_ended')
+        self.run_for(30)
+        self.assertEqual('running', self.state('vm'))
+        self.loop.delete('vm')
+        self.run_for(1)
+        row = self.loop.store.get_instance('vm')
+        self.assertEqual('ended', row.state)
+        self.assertAlmostEqual(started + 20.0, row.ended_at)
+        self.assertEqual({}, self.loop.lifecycle.deleting)
+        self.assertEqual([], self.driver.terminated)
         self.assert_db_is_compute()
 
 
@@ -820,13 +878,7 @@ class TestNothingLeftBehind(ReliabilityTestCase):
         # A normal request terminates a preemptible instance and is
         # deleted before the termination is confirmed; the confirmation
         # is lost: the victim's host is asked, and the row follows it.
-        self.flags(group='fake_driver', termination_seconds=20.0)
-        self.new_driver()
-        self.submit('spot', BLADE, preemptible=True)
-        self.run_for(10)
-        self.submit('normal', BLADE)
-        self.run_for(5)
-        self.assertEqual('terminating', self.state('spot'))
+        self.displacing_spot()
         self.driver.events = Dropper(self.loop.lifecycle, self.clock)
         self.driver.events.drop.add('instance_terminated')
         self.loop.delete('normal')

@@ -62,12 +62,7 @@ class TestFailedRequest(reliability.ReliabilityTestCase):
         # 'vip' is placed where 'spot' runs and waits for it to go (20 s);
         # meanwhile the request fails: its decision is given up, the
         # victim already asked to go goes, and nothing is spawned.
-        self.flags(group='fake_driver', termination_seconds=20.0)
-        self.new_driver()
-        self.submit('spot', BLADE, preemptible=True)
-        self.run_for(10)
-        self.submit('vip', BLADE)
-        self.run_for(5)
+        self.displacing_spot('vip')
         row = self.loop.store.get_instance('vip')
         self.assertEqual('pending', row.state)
         self.assertIsNotNone(row.decision_id)
@@ -81,3 +76,34 @@ class TestFailedRequest(reliability.ReliabilityTestCase):
         self.assertNotIn('vip', self.driver.spawned)
         self.assertEqual([], self.loop.store.unfinished_decisions())
         self.assert_db_is_compute()
+
+    def requeued_victim_of(self, end):
+        """'spot' is displaced by 'normal' (``on_victim = requeue``); while
+        its termination runs, its request ends by ``end('spot')``. Returns
+        its row once the termination is confirmed.
+        """
+        self.flags(group='scheduler', on_victim='requeue')
+        self.displacing_spot()
+        end('spot')
+        self.assertEqual('terminating', self.state('spot'))
+        self.run_for(60)
+        self.assertEqual('running', self.state('normal'))
+        self.assertEqual(['spot'], self.driver.terminated)
+        self.assertEqual(['spot', 'normal'], self.driver.spawned)
+        self.assertEqual([], list(self.loop.queue.entries))
+        self.assert_db_is_compute()
+        return self.loop.store.get_instance('spot')
+
+    def test_displaced_instance_of_a_failed_request_is_not_queued_again(
+            self):
+        # Its displacement is confirmed after its request failed: it ends
+        # in error with its request's reason instead of waiting again.
+        row = self.requeued_victim_of(
+            lambda request: self.loop.fail_request(request, 'cancelled'))
+        self.assertEqual(('error', 'cancelled'), (row.state, row.reason))
+        self.assertEqual('failed', self.request_status('spot'))
+
+    def test_displaced_instance_of_a_deleted_request_is_deleted(self):
+        row = self.requeued_victim_of(self.loop.delete)
+        self.assertEqual('deleted', row.state)
+        self.assertEqual('deleted', self.request_status('spot'))

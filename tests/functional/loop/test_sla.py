@@ -343,3 +343,40 @@ class TestRerank(SLALoopTestCase):
         first, later = self.first_started()
         self.assertEqual({'a2', 'a3'}, first)
         self.assertEqual({'a0', 'a1'}, later)
+
+
+class TestLostCopyWhenNoHostIsLeft(SLALoopTestCase):
+    """A lost copy that no host can take waits for one even when requests
+    that find no host fail (``on_no_valid_host = fail``): it was running,
+    and its request is served meanwhile by its other copies.
+    """
+
+    def setUp(self):
+        super().setUp()
+        self.flags(group='scheduler', on_no_valid_host='fail')
+        self.loop.stop()
+        self.loop = self.new_loop()
+
+    def test_waits_for_a_host_then_runs_again(self):
+        self.loop.submit(request('r', 'advanced', replicas='premium',
+                                 sequential_s=6000.0))
+        self.run_for(5)
+        copies = {row.id: row.host for row in self.loop.store.list_instances(
+            request_id='r')}
+        self.assertEqual({'h1', 'h2', 'h3'}, set(copies.values()))
+        lost_id = [name for name, where in copies.items()
+                   if where == 'h1'][0]
+        self.driver.host_down('h1')
+        self.run_for(30)
+        # The two high hosts left hold a copy each: the lost one waits.
+        self.assertEqual('pending', self.request_status('r'))
+        self.assertEqual(('pending', None),
+                         (self.state(lost_id),
+                          self.loop.store.get_instance(lost_id).host))
+        self.driver.host_up('h1')
+        self.run_for(30)
+        rows = {row.id: row for row in self.loop.store.list_instances(
+            request_id='r')}
+        self.assertEqual({'running'}, {row.state for row in rows.values()})
+        self.assertEqual('h1', rows[lost_id].host)
+        self.assertNotEqual('failed', self.request_status('r'))

@@ -635,8 +635,10 @@ class TestFinishedInstances(FakeDriverTestCase):
         for instance_id in ('ends', 'fails', 'never'):
             self.driver.terminate('host-A', instance_id)
         self.clock.run(until=21)
-        self.assertEqual([('ended', 'host-A', 'ends', 20, 7),
-                          ('failed', 'host-A', 'fails', 20, 8),
+        # Answered at 20, each at the time it finished ('ends' ended at
+        # 15, 'fails' failed its boot at 5); the unknown one now.
+        self.assertEqual([('ended', 'host-A', 'ends', 15.0, 7),
+                          ('failed', 'host-A', 'fails', 5.0, 8),
                           ('terminated', 'host-A', 'never', 20, None)],
                          self.events.log)
 
