@@ -237,6 +237,26 @@ class TestPass(StageStatsTestCase):
                           (7, 70.0, 'T4', 1, 2), (7, 70.0, 'T4', 1, 4)],
                          [row[:5] for row in self.stats.passes])
 
+    def test_laps_outside_a_pass_join_their_stage(self):
+        # A lone lap of a reference stage and of another stage: each
+        # keeps its code, and the summary counts them with the laps of
+        # the same stage in passes.
+        self.lap('T4', 1, wall=0.5)
+        self.lap('X9', 2, wall=0.25)
+        self.stats.begin_pass(1, 5.0)
+        self.lap('T4', 3, wall=0.25)
+        self.lap('X9', 4, wall=0.125)
+        self.stats.end_pass()
+        self.lap('X9', 8, wall=1.0)
+        self.assertEqual(['T4', 'X9', 'T4', 'X9', 'X9'],
+                         [row[2] for row in self.stats.passes])
+        summary = self.stats.summary_ms()
+        self.assertEqual(
+            {'T4': (2, 4, 750.0), 'X9': (3, 14, 1375.0)},
+            {stage: (entry['passes'], entry['input_size'],
+                     entry['total_ms'])
+             for stage, entry in summary.items()})
+
     def test_a_stage_outside_the_reference_list_is_recorded(self):
         self.stats.begin_pass(1, 0.0)
         self.lap('X1', 2)
