@@ -83,6 +83,16 @@ class TestHandCases(base.TestCase):
                                  (2, 0, 0), BLADE)
         self.assertEqual((0, 1), chosen)
 
+    def test_free_victims_tied_on_cost_by_the_tie_rules(self):
+        # All free: two victims are needed either way; of the pairs, the
+        # ones that free exactly the three vCPUs needed beat the pair of
+        # large ones, and the smallest ids win among them.
+        large, small = (2, 100, 0), (1, 100, 0)
+        ids = ['y', 'z', 'b', 'a']
+        chosen = selector.select([large, large, small, small], [0] * 4,
+                                 ids, (3, 0, 0), BLADE)
+        self.assertEqual(['a', 'y'], sorted(ids[i] for i in chosen))
+
     def test_fractional_cpus(self):
         quarter = (0.25, 100, 0)
         chosen = selector.select([quarter] * 8, [1] * 8,
