@@ -279,7 +279,6 @@ class PendingRequest:
     submitted_at: float
     sequence: int
     duration: typing.Optional[float] = None
-    image: typing.Optional[str] = None
     attempts: int = 0
     running_s: float = 0.0
     overhead_s: float = 0.0

@@ -174,12 +174,12 @@ class Recovery:
                     self.queue.add(dataclasses.replace(
                         spec, num_instances=1, instance_ids=(row.id,)),
                         request.submitted_at, request.duration_s,
-                        request.image, request.attempts, row.running_s,
+                        request.attempts, row.running_s,
                         row.overhead_s, preempted=True, work_s=row.work_s)
             if fresh:
                 self.queue.add(dataclasses.replace(
                     spec, num_instances=len(fresh), instance_ids=tuple(fresh)),
-                    request.submitted_at, request.duration_s, request.image,
+                    request.submitted_at, request.duration_s,
                     request.attempts)
 
     def mark_placed(self, now):

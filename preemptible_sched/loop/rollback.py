@@ -54,8 +54,8 @@ class Rollback:
         return self._requeue.add(
             dataclasses.replace(spec, num_instances=1,
                                 instance_ids=(instance_id,)),
-            request.submitted_at, request.duration_s, request.image,
-            attempts, row.running_s, row.overhead_s, reason, preempted,
+            request.submitted_at, request.duration_s, attempts,
+            row.running_s, row.overhead_s, reason, preempted,
             work_s=row.work_s)
 
     # -- decisions given up and victims gone ---------------------------------

@@ -188,7 +188,7 @@ class SchedulerLoop(request_ends.RequestEnds, wait_reasons.WaitReasons,
             spec.instance_id(i) for i in range(spec.num_instances)))
         self.store.add_request(spec, now, duration_s=duration, image=image)
         self.queue.expect(spec.id, spec.num_instances)
-        self.queue.add(spec, now, duration, image, depends_on=depends_on)
+        self.queue.add(spec, now, duration, depends_on=depends_on)
         self.notify('request.submitted', {'request_id': spec.id})
         self.request_pass()
         return spec.id

@@ -211,8 +211,7 @@ class PendingQueue:
         self._share_total = collections.Counter()
         self._share_of_request = collections.Counter()
 
-    def add(self, spec, submitted_at, duration=None, image=None,
-            attempts=0, running_s=0.0, overhead_s=0.0, reason=None,
+    def add(self, spec, submitted_at, duration=None, attempts=0, running_s=0.0, overhead_s=0.0, reason=None,
             preempted=False, depends_on=(), work_s=None):
         """A request arrives; the next pass admits it.
 
@@ -223,7 +222,7 @@ class PendingQueue:
         """
         entry = objects.PendingRequest(spec, submitted_at,
                                        next(self._sequence), duration,
-                                       image, attempts, running_s,
+                                       attempts, running_s,
                                        overhead_s, reason, preempted,
                                        tuple(depends_on), work_s=work_s)
         self.arrivals.append(entry)

@@ -307,3 +307,40 @@ class TestTerminationsResumedAtRestart(loop_fixtures.LoopTestCase):
         self.crash_in_terminate(
             lambda: self.loop.fail_request('a', 'its dependency failed'))
         self.assert_gone('a', 'error', 'request a failed')
+
+
+class TestQueueRebuiltAtRestart(CrashSafetyTestCase):
+    """What waits in the queue is rebuilt from the database at a restart,
+    each request with what it was submitted with (its image: the fake
+    driver boots anything else from its default image).
+    """
+
+    def test_waiting_and_displaced_instances_keep_their_image(self):
+        self.flags(group='scheduler', on_victim='requeue',
+                   on_no_valid_host='wait')
+        self.fill()
+        # 'late' (preemptible) finds no room; 'vip' displaces a
+        # preemptible medium, which waits again, displaced.
+        self.submit('late', MEDIUM, True)
+        self.submit('vip', MEDIUM)
+        self.run_for(60)
+        self.assertEqual('running', self.state('vip'))
+        [displaced] = [row for row in self.loop.store.list_instances(
+            states=('pending',)) if row.preemptions]
+        self.assertEqual('pending', self.state('late'))
+        self.loop.stop()
+        self.loop = self.new_loop()
+        self.run_for(60)
+        self.assertEqual(
+            {'late', displaced.id},
+            {entry.id for entry in self.loop.queue.entries.values()})
+        # Room for both: the two normal instances go.
+        self.loop.delete('n0')
+        self.loop.delete('n1')
+        self.run_for(120)
+        self.assertEqual('running', self.state('late'))
+        self.assertEqual('running', self.state(displaced.id))
+        self.assertEqual(1, self.loop.store.get_instance(
+            displaced.id).preemptions)
+        self.assertEqual({'cirros'}, self.driver.images('host-A') |
+                         self.driver.images('host-B'))

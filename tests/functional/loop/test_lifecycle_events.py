@@ -370,7 +370,7 @@ class TestSpawnFailures(EventsTestCase):
     def test_failed_boot_goes_back_to_the_queue_as_it_came(self):
         # Journaled at 10, the boot fails at 10.5: the instance is
         # unclaimed, has 0.5 s more overhead, and its request waits again
-        # with its submission time, duration and image.
+        # with its submission time and duration.
         self.run_for(10)
         self.submit('vm', duration=30.0)
         self.run_for(0.5)
@@ -383,11 +383,10 @@ class TestSpawnFailures(EventsTestCase):
         self.assertAlmostEqual(0.5, row.overhead_s)
         (entry,) = self.loop.queue.values()
         self.assertEqual(
-            ('vm', ('vm',), 1, 10.0, 30.0, 'cirros', 1, 0.0,
-             'kernel panic', False),
+            ('vm', ('vm',), 1, 10.0, 30.0, 1, 0.0, 'kernel panic', False),
             (entry.id, tuple(entry.spec.instance_ids),
              entry.spec.num_instances, entry.submitted_at, entry.duration,
-             entry.image, entry.attempts, entry.running_s, entry.reason,
+             entry.attempts, entry.running_s, entry.reason,
              entry.preempted))
 
     def test_one_instance_of_a_request_goes_back_alone(self):

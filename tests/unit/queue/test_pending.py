@@ -41,19 +41,18 @@ class TestPendingQueue(testtools.TestCase):
 
     def test_add_keeps_everything_the_request_carries(self):
         entry = self.queue.add(spec('a'), 12.0, duration=30.0,
-                               image='cirros', attempts=2, running_s=4.0,
-                               overhead_s=1.5, reason='why',
-                               preempted=True)
+                               attempts=2, running_s=4.0, overhead_s=1.5,
+                               reason='why', preempted=True)
         self.assertEqual(
-            ('a', 12.0, 0, 30.0, 'cirros', 2, 4.0, 1.5, 'why', True),
+            ('a', 12.0, 0, 30.0, 2, 4.0, 1.5, 'why', True),
             (entry.id, entry.submitted_at, entry.sequence, entry.duration,
-             entry.image, entry.attempts, entry.running_s, entry.overhead_s,
+             entry.attempts, entry.running_s, entry.overhead_s,
              entry.reason, entry.preempted))
 
     def test_defaults_of_a_fresh_request(self):
         entry = self.queue.add(spec('a'), 1.0)
-        self.assertEqual((None, None, 0, 0.0, 0.0, None, False),
-                         (entry.duration, entry.image, entry.attempts,
+        self.assertEqual((None, 0, 0.0, 0.0, None, False),
+                         (entry.duration, entry.attempts,
                           entry.running_s, entry.overhead_s, entry.reason,
                           entry.preempted))
 
