@@ -211,8 +211,9 @@ class PendingQueue:
         self._share_total = collections.Counter()
         self._share_of_request = collections.Counter()
 
-    def add(self, spec, submitted_at, duration=None, attempts=0, running_s=0.0, overhead_s=0.0, reason=None,
-            preempted=False, depends_on=(), work_s=None):
+    def add(self, spec, submitted_at, duration=None, attempts=0,
+            running_s=0.0, overhead_s=0.0, reason=None, preempted=False,
+            depends_on=(), work_s=None):
         """A request arrives; the next pass admits it.
 
         ``depends_on`` names the requests that must have ended before it
