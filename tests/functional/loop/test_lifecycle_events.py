@@ -366,6 +366,9 @@ class TestSpawnFailures(EventsTestCase):
         row = self.row('vm')
         self.assertEqual(('running', 2.5), (row.state, row.started_at))
         self.assertAlmostEqual(2.5, row.overhead_s)
+        # The books the strategies read say so too.
+        self.assertEqual(row.overhead_s, self.loop.host_manager.host_states[
+            row.host].instances['vm'].overhead_s)
 
     def test_failed_boot_goes_back_to_the_queue_as_it_came(self):
         # Journaled at 10, the boot fails at 10.5: the instance is
@@ -398,6 +401,11 @@ class TestSpawnFailures(EventsTestCase):
         self.assertEqual(('r', 1, ('r-1',)),
                          (entry.id, entry.spec.num_instances,
                           tuple(entry.spec.instance_ids)))
+        # Its sibling starting does not make the request placed while
+        # 'r-1' waits.
+        self.loop.lifecycle.instance_started('host-A', 'r-0', 0.5)
+        self.assertEqual('running', self.row('r-0').state)
+        self.assertEqual('pending', self.request_status('r'))
 
     def test_given_up_after_max_attempts_with_the_last_reason(self):
         self.flags(group='scheduler', max_attempts=1)

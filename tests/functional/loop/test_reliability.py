@@ -113,6 +113,22 @@ class ReliabilityTestCase(loop_fixtures.LoopTestCase):
         self.run_for(5)
         self.assertEqual('terminating', self.state('spot'))
 
+    def unanswered(self, times=1):
+        """The next ``times`` questions of what a host runs go unanswered
+        (the host cannot be reached for them); returns the list of hosts
+        that were asked in vain.
+        """
+        asked = []
+        answer = self.driver.list_instances
+
+        def list_instances(host):
+            if len(asked) < times:
+                asked.append(host)
+                raise TimeoutError('no answer from %s' % host)
+            return answer(host)
+        self.driver.list_instances = list_instances
+        return asked
+
     def assert_db_is_compute(self):
         for host in ('host-A', 'host-B')[:self.hosts]:
             self.assertEqual(self.running_on(host), self.db_on(host), host)
@@ -174,8 +190,10 @@ class TestOneStateMachine(ReliabilityTestCase):
         self.assertEqual(('running', host),
                          (self.state('vm'),
                           self.loop.store.get_instance('vm').host))
-        strays = self.loop.store.list_events(kind='instance.stray')
-        self.assertEqual([other], [event.host for event in strays])
+        [stray] = self.loop.store.list_events(kind='instance.stray')
+        self.assertEqual(
+            {'instance_id': 'vm', 'host': other, 'state': 'running',
+             'placed_on': host, 'request_id': 'vm'}, stray.payload)
 
 
 class TestOneBlade(ReliabilityTestCase):
@@ -261,6 +279,9 @@ class TestOneBlade(ReliabilityTestCase):
         self.assertAlmostEqual(report.started_at - row.scheduled_at,
                                row.overhead_s)
         self.assertGreater(row.overhead_s, 1.0)
+        # The books the strategies read say so too.
+        self.assertEqual(row.overhead_s, self.loop.host_manager.host_states[
+            'host-A'].instances['spot'].overhead_s)
         self.run_for(30)
         row = self.loop.store.get_instance('spot')
         self.assertEqual('terminated', row.state)
@@ -332,6 +353,32 @@ class TestOneBlade(ReliabilityTestCase):
         self.assertEqual(['spot'], self.driver.terminated)
         self.assert_db_is_compute()
 
+    def test_decision_on_a_host_gone_unreachable_is_given_up(self):
+        # 'normal' waits for 'spot' to go when the blade stops answering:
+        # its decision is given up and it waits again; the termination
+        # goes through unseen. The blade back, 'spot' is found gone and
+        # 'normal' is placed there again.
+        self.displacing_spot()
+        decision = self.loop.store.get_instance('normal').decision_id
+        self.driver.events = Dropper(self.loop.lifecycle, self.clock)
+        self.driver.events.drop.add('instance_terminated')
+        self.loop.lifecycle.host_unreachable('host-A', self.clock.now())
+        row = self.loop.store.get_decision(decision)
+        self.assertEqual(('rolled_back', 'host host-A is unreachable'),
+                         (row.state, row.reason))
+        self.assertEqual(('pending', None), (
+            self.state('normal'),
+            self.loop.store.get_instance('normal').host))
+        self.run_for(60)
+        self.assertEqual([], self.running_on('host-A'))
+        self.assertEqual('pending', self.state('normal'))
+        self.loop.lifecycle.host_up('host-A', self.clock.now())
+        self.run_for(30)
+        self.assertEqual('terminated', self.state('spot'))
+        self.assertEqual('running', self.state('normal'))
+        self.assertEqual(['spot'], self.driver.terminated)
+        self.assert_db_is_compute()
+
     def test_lost_confirmation_is_settled_by_its_deadline(self):
         self.submit('spot', BLADE, preemptible=True)
         self.run_for(10)
@@ -348,6 +395,29 @@ class TestOneBlade(ReliabilityTestCase):
         record = self.driver.finished_instances('host-A')[0]
         self.assertEqual(('spot', 'terminated'), (record.id, record.state))
         self.assertLess(record.ended_at, 20.0)
+        self.assertEqual(record.ended_at,
+                         self.loop.store.get_instance('spot').ended_at)
+        self.assert_db_is_compute()
+
+    def test_lost_confirmation_is_asked_again_when_unanswered(self):
+        # The host does not answer when the deadline asks: it is asked
+        # again at the next one, and the victim is confirmed then, as of
+        # when the host says it went.
+        self.submit('spot', BLADE, preemptible=True)
+        self.run_for(10)
+        events = Dropper(self.loop.lifecycle, self.clock)
+        self.driver.events = events
+        events.drop.add('instance_terminated')
+        asked = self.unanswered()
+        self.submit('normal', BLADE)
+        self.run_for(100)
+        self.assertEqual(['host-A'], asked)
+        self.assertEqual('terminating', self.state('spot'))
+        self.run_for(60)
+        self.assertEqual('terminated', self.state('spot'))
+        self.assertEqual('running', self.state('normal'))
+        self.assertEqual(['spot'], self.driver.terminated)
+        record = self.driver.finished_instances('host-A')[0]
         self.assertEqual(record.ended_at,
                          self.loop.store.get_instance('spot').ended_at)
         self.assert_db_is_compute()
@@ -607,6 +677,26 @@ class TestUnreachableHosts(ReliabilityTestCase):
         self.loop.lifecycle.host_up(host, self.clock.now())
         row = self.loop.store.get_instance('a')
         self.assertEqual(('ended', None), (row.state, row.reason))
+        self.assert_db_is_compute()
+
+    def test_host_back_from_down_with_its_instance_terminates_it(self):
+        # The blade was taken for down (cut off, not dead): its instance
+        # was lost with it in the books, and runs on there. Back, the
+        # blade is reconciled: that instance is a stray, terminated.
+        self.submit('a', BLADE)
+        self.run_for(10)
+        host = self.loop.store.get_instance('a').host
+        self.loop.lifecycle.host_down(host, self.clock.now())
+        self.assertEqual('error', self.state('a'))
+        self.assertEqual(['a'], self.running_on(host))
+        self.loop.lifecycle.host_up(host, self.clock.now())
+        self.run_for(5)
+        self.assertEqual(['a'], self.driver.terminated)
+        [stray] = self.loop.store.list_events(kind='instance.stray')
+        self.assertEqual(
+            {'instance_id': 'a', 'host': host, 'state': 'error',
+             'placed_on': host, 'request_id': 'a'}, stray.payload)
+        self.assertEqual('error', self.state('a'))
         self.assert_db_is_compute()
 
     def gone_without_a_trace(self, dropped, action):
@@ -884,6 +974,22 @@ class TestNothingLeftBehind(ReliabilityTestCase):
         self.loop.delete('normal')
         self.run_for(30)
         self.assertEqual([], self.running_on('host-A'))
+        self.run_for(60)
+        self.assertEqual('terminated', self.state('spot'))
+        self.assert_db_is_compute()
+
+    def test_given_up_victim_is_asked_about_again_when_unanswered(self):
+        # As above, and its host does not answer the first look: it is
+        # looked at again, and the row follows the host then.
+        self.displacing_spot()
+        self.driver.events = Dropper(self.loop.lifecycle, self.clock)
+        self.driver.events.drop.add('instance_terminated')
+        asked = self.unanswered()
+        self.loop.delete('normal')
+        self.run_for(90)
+        self.assertEqual(['host-A'], asked)
+        self.assertEqual([], self.running_on('host-A'))
+        self.assertEqual('running', self.state('spot'))
         self.run_for(60)
         self.assertEqual('terminated', self.state('spot'))
         self.assert_db_is_compute()
