@@ -153,6 +153,24 @@ class TestStages(loop_fixtures.LoopTestCase):
         self.assertEqual('queue order (J3/T2)', summary['T2']['name'])
         self.assertEqual(list(summary)[:3], ['J2', 'T2', 'T1'])
 
+    def test_input_sizes_of_a_pass(self):
+        # 'c' waits for 'a' to end: the first pass admits three requests,
+        # holds one back in T1, orders and places the other two.
+        self.submit('a', duration=30.0)
+        self.submit('b')
+        self.loop.submit(objects.RequestSpec('c', MEDIUM.resources),
+                         depends_on=('a',))
+        self.run_for(5)
+        rows = self.loop.stats.rows()
+        first = {row[2]: row[3:5] for row in rows if row[0] == rows[0][0]}
+        self.assertEqual((1, 3), first['J2'])
+        self.assertEqual((1, 1), first['T1'])
+        self.assertEqual((1, 2), first['T2'])
+        self.assertEqual((2, 2), first['T4'])
+        self.assertEqual('pending', self.state('c'))
+        self.run_for(60)
+        self.assertEqual('running', self.state('c'))
+
 
 class TestRequeueAcrossSpeeds(loop_fixtures.LoopTestCase):
     """The remaining run time of a requeued instance, in reference

@@ -262,6 +262,25 @@ class TestNoHostOfTheCategoryUp(SLALoopTestCase):
             self.assertIsNone(self.loop.store.get_request(name).reason)
         self.assertEqual(2, len(self.warnings()))
 
+    def test_said_again_when_it_waits_again(self):
+        # Placed once its host is back, then lost with it: it waits for
+        # the same reason again, and says so again.
+        self.loop.submit(request('b', 'best_effort',
+                                 reputation='best_effort',
+                                 sequential_s=6000.0))
+        self.run_for(5)
+        self.driver.host_up('l1')
+        self.run_for(5)
+        self.assertEqual('l1', self.instance('b').host)
+        self.assertIsNone(self.loop.store.get_request('b').reason)
+        self.driver.host_down('l1')
+        self.run_for(5)
+        request_row = self.loop.store.get_request('b')
+        self.assertEqual(('pending', self.WHY),
+                         (request_row.status, request_row.reason))
+        self.assertEqual(['Request b waits: %s' % self.WHY] * 2,
+                         self.warnings())
+
     def test_fails_with_the_reason(self):
         self.flags(group='scheduler', on_no_valid_host='fail')
         self.loop.submit(request('b', 'best_effort',
