@@ -1044,6 +1044,15 @@ class TestNothingLeftBehind(ReliabilityTestCase):
 
 class TestBorrowedRoom(ReliabilityTestCase):
 
+    def assert_both_boot_once_the_victim_is_gone(self):
+        self.run_for(30)
+        self.assertEqual('terminated', self.state('spot'))
+        self.assertEqual({}, self.loop.executor.borrowed)
+        self.assertEqual(['running', 'running'],
+                         [self.state(i) for i in ('r-0', 'r-1')])
+        self.assertEqual([1, 1], [self.driver.spawned.count(i)
+                                  for i in ('r-0', 'r-1')])
+
     def test_both_instances_spawn_once_the_one_victim_is_gone(self):
         # Two instances of one request are placed on host-A in the room
         # one victim frees: the second decision borrows the first's
@@ -1053,13 +1062,19 @@ class TestBorrowedRoom(ReliabilityTestCase):
         self.assertEqual([], [i for i in ('r-0', 'r-1')
                               if i in self.driver.spawned])
         self.assertEqual(1, len(self.loop.executor.borrowed))
-        self.run_for(30)
-        self.assertEqual('terminated', self.state('spot'))
-        self.assertEqual({}, self.loop.executor.borrowed)
-        self.assertEqual(['running', 'running'],
-                         [self.state(i) for i in ('r-0', 'r-1')])
-        self.assertEqual([1, 1], [self.driver.spawned.count(i)
-                                  for i in ('r-0', 'r-1')])
+        self.assert_both_boot_once_the_victim_is_gone()
+        self.assert_db_is_compute()
+
+    def test_borrowed_room_is_waited_for_after_a_restart(self):
+        # The same, the scheduler restarted while the victim goes: the
+        # recovered borrower waits for the room again, nothing boots
+        # early (a spawn refused for want of room would show it).
+        self.two_borrowing_one_room()
+        self.loop.stop()
+        self.loop = self.new_loop()
+        self.assertEqual(1, len(self.loop.executor.borrowed))
+        self.assert_both_boot_once_the_victim_is_gone()
+        self.assertEqual([], self.driver.refused)
         self.assert_db_is_compute()
 
     def test_giving_up_another_decision_leaves_the_borrower_alone(self):
