@@ -977,6 +977,8 @@ class TestNothingLeftBehind(ReliabilityTestCase):
         self.run_for(60)
         self.assertEqual('terminated', self.state('spot'))
         self.assert_db_is_compute()
+        # The look at it was taken: nothing is left to fire.
+        self.assertEqual({}, self.loop.executor.deadlines)
 
     def test_given_up_victim_is_asked_about_again_when_unanswered(self):
         # As above, and its host does not answer the first look: it is
