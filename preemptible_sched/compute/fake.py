@@ -214,8 +214,8 @@ class FakeDriver(fake_faults.FailureInjection,
 
         An absent instance is answered at once: with how and when it
         finished (``instance_ended``, ``instance_failed`` or
-        ``instance_terminated`` of its boot, at the time it finished) if the
-        host remembers it, else ``instance_terminated`` (now).
+        ``instance_terminated`` of its boot) if the host remembers it, else
+        ``instance_terminated`` (now).
         An
         unknown or down host is answered ``termination_failed`` at once:
         the compute side cannot confirm anything (a host that went down has
@@ -339,9 +339,7 @@ class FakeDriver(fake_faults.FailureInjection,
                                      priority=clock_mod.URGENT)
 
     def _report(self, event, host, *args, boot=None, at=None):
-        """Deliver ``events.<event>(host, ..., at, ...)`` soon; ``at`` is
-        now unless given (what the host remembers of an earlier event).
-        """
+        """Deliver ``events.<event>(host, ..., at, ...)`` soon (at now)."""
         self._later(0.0, functools.partial(self._report_now, boot=boot,
                                            at=at), event, host, *args)
 
