@@ -97,6 +97,7 @@ class CrashSafetyTestCase(loop_fixtures.LoopTestCase):
             # Its run ends when its host says it went, however late the
             # scheduler learnt it.
             self.assertEqual(went[victim], row.ended_at)
+            self.assertEqual(row.ended_at, row.updated_at)
             self.assertAlmostEqual(row.ended_at - row.started_at,
                                    row.running_s)
         self.assertEqual([], self.driver.refused)

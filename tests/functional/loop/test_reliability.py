@@ -238,11 +238,49 @@ class TestOneBlade(ReliabilityTestCase):
         [ignored] = self.loop.store.list_events(
             kind='instance.report_ignored')
         self.assertEqual(
-            ('instance_started', 'vm', 'running', 'host-A', None),
+            ('instance_started', 'vm', 'host-A', 'running', 'host-A', None),
             tuple(ignored.payload[key] for key in (
-                'event', 'instance_id', 'state', 'placed_on', 'why')))
+                'event', 'instance_id', 'host', 'state', 'placed_on',
+                'why')))
         self.assertEqual(1, len(self.loop.store.list_events(
             kind='instance.started')))
+
+    def test_duplicate_start_report_of_a_victim_is_ignored(self):
+        # 'spot' started; its start report comes again while it is being
+        # terminated: its run still counts from its start.
+        self.displacing_spot()
+        row = self.loop.store.get_instance('spot')
+        self.loop.lifecycle.instance_started('host-A', 'spot',
+                                             self.clock.now(),
+                                             boot=row.decision_id)
+        [ignored] = self.loop.store.list_events(
+            kind='instance.report_ignored')
+        self.assertEqual(('instance_started', 'spot', 'terminating'),
+                         tuple(ignored.payload[key] for key in (
+                             'event', 'instance_id', 'state')))
+        self.assertEqual(row.started_at, self.loop.store.get_instance(
+            'spot').started_at)
+        self.run_for(30)
+        row = self.loop.store.get_instance('spot')
+        self.assertEqual('terminated', row.state)
+        self.assertAlmostEqual(row.ended_at - row.started_at, row.running_s)
+        self.assert_db_is_compute()
+
+    def test_report_made_before_the_placement_is_ignored(self):
+        # A failure report with no boot, made before 'vm' was placed on
+        # this host (about an earlier placement): it changes nothing.
+        self.run_for(10)
+        self.submit('vm', BLADE)
+        self.run_for(30)
+        row = self.loop.store.get_instance('vm')
+        self.loop.lifecycle.instance_failed('host-A', 'vm', 4.5, 'old news')
+        [ignored] = self.loop.store.list_events(
+            kind='instance.report_ignored')
+        self.assertEqual(
+            'it was made at 4.500, before the instance was placed at '
+            '%.3f' % row.scheduled_at, ignored.payload['why'])
+        self.assertEqual('running', self.state('vm'))
+        self.assert_db_is_compute()
 
     def booted_unreported(self, termination_seconds):
         """'spot' (preemptible) booted, its report lost: the scheduler
@@ -273,8 +311,9 @@ class TestOneBlade(ReliabilityTestCase):
                                              report.started_at,
                                              boot=report.boot)
         row = self.loop.store.get_instance('spot')
-        self.assertEqual(('terminating', report.started_at),
-                         (row.state, row.started_at))
+        self.assertEqual(('terminating', report.started_at,
+                          report.started_at),
+                         (row.state, row.started_at, row.updated_at))
         # Its boot counts as overhead, as for any instance that started.
         self.assertAlmostEqual(report.started_at - row.scheduled_at,
                                row.overhead_s)
@@ -963,6 +1002,7 @@ class TestNothingLeftBehind(ReliabilityTestCase):
         self.run_for(60)
         self.assertEqual('deleted', self.state('vm'))
         self.assertEqual([], self.running_on('host-A'))
+        self.assert_db_is_compute()
 
     def test_victim_of_a_given_up_decision_is_not_left_running(self):
         # A normal request terminates a preemptible instance and is
@@ -979,6 +1019,23 @@ class TestNothingLeftBehind(ReliabilityTestCase):
         self.assert_db_is_compute()
         # The look at it was taken: nothing is left to fire.
         self.assertEqual({}, self.loop.executor.deadlines)
+
+    def test_given_up_victim_gone_without_a_trace_is_terminated(self):
+        # As above, and the host forgot how it went: it is terminated as
+        # of the look that found it gone.
+        self.displacing_spot()
+        self.driver.events = Dropper(self.loop.lifecycle, self.clock)
+        self.driver.events.drop.add('instance_terminated')
+        given_up = self.clock.now()
+        self.loop.delete('normal')
+        self.run_for(30)
+        self.assertEqual([], self.running_on('host-A'))
+        self.driver._hosts['host-A'].finished.clear()
+        self.run_for(60)
+        row = self.loop.store.get_instance('spot')
+        self.assertEqual(('terminated', given_up + 60.0),
+                         (row.state, row.ended_at))
+        self.assert_db_is_compute()
 
     def test_given_up_victim_is_asked_about_again_when_unanswered(self):
         # As above, and its host does not answer the first look: it is
@@ -1154,6 +1211,9 @@ class TestCrashesWhileTerminating(ReliabilityTestCase):
         self.run_for(30)
         row = self.loop.store.get_instance('spot')
         self.assertEqual(('error', 'kernel panic'), (row.state, row.reason))
+        [gone] = self.loop.store.list_events(kind='instance.terminated')
+        self.assertEqual(('spot', host), (gone.payload['instance_id'],
+                                          gone.payload['host']))
         self.assertEqual(('running', host),
                          (self.state('normal'),
                           self.loop.store.get_instance('normal').host))

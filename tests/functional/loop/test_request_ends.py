@@ -38,6 +38,9 @@ class TestFailedRequest(reliability.ReliabilityTestCase):
         row = self.loop.store.get_instance('a')
         self.assertEqual(('error', 'request a failed: its workflow was '
                           'cancelled'), (row.state, row.reason))
+        decision = self.loop.store.get_decision(row.decision_id)
+        self.assertEqual(('failed', row.reason),
+                         (decision.state, decision.reason))
         self.assertEqual('failed', self.request_status('a'))
         self.assertEqual(['a'], self.driver.terminated)
         self.assertEqual([], self.running_on('host-A'))

@@ -126,7 +126,10 @@ class TestModes(SchedulerTestCase):
                                    side_effect=AssertionError('filtered')):
                 decision = sched.select_destinations(spec(too_large))
             self.assertFalse(decision.placed)
-            self.assertIn('larger than every host', decision.reason)
+            self.assertEqual(
+                'No host can take request req: an instance (vcpus 8, '
+                'memory_mb 32768, disk_gb 40) is larger than every host.',
+                decision.reason)
             self.assertEqual(['p1'], list(
                 sched.host_manager.host_states['h2'].instances))
 

@@ -92,6 +92,12 @@ class TestHandCases(base.TestCase):
         chosen = selector.select([large, large, small, small], [0] * 4,
                                  ids, (3, 0, 0), BLADE)
         self.assertEqual(['a', 'y'], sorted(ids[i] for i in chosen))
+        # The large ones named first: the pair of them still loses on
+        # excess, before the ids are looked at.
+        ids = ['a', 'b', 'y', 'z']
+        chosen = selector.select([large, large, small, small], [0] * 4,
+                                 ids, (3, 0, 0), BLADE)
+        self.assertEqual(['a', 'y'], sorted(ids[i] for i in chosen))
 
     def test_fractional_cpus(self):
         quarter = (0.25, 100, 0)
@@ -131,7 +137,35 @@ def problems(draw):
     return resources, costs, ids, need
 
 
+@st.composite
+def tied_problems(draw):
+    """Few distinct sizes and costs, whole needs: many sets tie on cost,
+    count or excess, so the tie rules and the bounds' handling of ties
+    decide.
+    """
+    k = draw(st.integers(2, 9))
+    resources = draw(st.lists(st.sampled_from(
+        [SMALL, MEDIUM, LARGE, (2, 1000, 0), (1, 1000, 0)]),
+        min_size=k, max_size=k))
+    costs = draw(st.lists(st.sampled_from([0, 1, 2, 3, 60]),
+                          min_size=k, max_size=k))
+    ids = draw(st.lists(st.text('abcxyz', min_size=1, max_size=2),
+                        min_size=k, max_size=k, unique=True))
+    need = (draw(st.integers(0, 7)), draw(st.sampled_from(
+        [0, 1000, 3000, 9000])), draw(st.sampled_from([0, 50])))
+    return resources, costs, ids, need
+
+
 class TestAgainstOracle(base.TestCase):
+
+    @settings(max_examples=300, deadline=None)
+    @given(tied_problems())
+    def test_ties_are_broken_as_trying_every_subset_does(self, problem):
+        resources, costs, ids, need = problem
+        self.assertEqual(
+            oracles.independent_brute_force(resources, costs, ids, need,
+                                            BLADE),
+            selector.select(resources, costs, ids, need, BLADE))
 
     @settings(max_examples=400, deadline=None)
     @given(problems())
