@@ -23,6 +23,7 @@ database must agree with what the compute side runs.
 import dataclasses
 
 from preemptible_sched.loop import executor
+from preemptible_sched import objects
 from tests.functional.loop import fixtures as loop_fixtures
 from tests.functional.loop import test_reliability as reliability
 
@@ -345,3 +346,40 @@ class TestQueueRebuiltAtRestart(CrashSafetyTestCase):
             displaced.id).preemptions)
         self.assertEqual({'cirros'}, self.driver.images('host-A') |
                          self.driver.images('host-B'))
+
+
+class TestBooksRebuiltAtRestart(CrashSafetyTestCase):
+    """The books a restarted loop rebuilds from the database are the ones
+    the loop kept: what the strategies, weighers and filters read of each
+    instance (its size, kind, class, group, flavor and account).
+    """
+
+    FIELDS = ('resources', 'preemptible', 'started_at', 'flavor',
+              'service_class', 'priority', 'group', 'running_s',
+              'overhead_s', 'running_since', 'expected_vcpus')
+
+    def books(self):
+        return {
+            (host, instance_id): tuple(getattr(instance, field)
+                                       for field in self.FIELDS)
+            for host, state in self.loop.host_manager.host_states.items()
+            for instance_id, instance in state.instances.items()}
+
+    def test_restart_rebuilds_the_same_books(self):
+        self.flags(group='scheduler', on_victim='requeue')
+        self.fill()
+        # A server group's member, and a displaced instance placed again
+        # with the run it had.
+        self.loop.submit(objects.RequestSpec(
+            'grouped', MEDIUM.resources, False, flavor=MEDIUM.name,
+            group='g1', service_class='gold', priority=3.0),
+            image='cirros')
+        self.run_for(60)
+        self.loop.delete('n0')
+        self.run_for(60)
+        kept = self.books()
+        self.assertTrue(any(row[6] == 'g1' for row in kept.values()))
+        self.assertTrue(any(row[7] > 0 for row in kept.values()))
+        self.loop.stop()
+        self.loop = self.new_loop()
+        self.assertEqual(kept, self.books())

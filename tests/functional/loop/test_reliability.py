@@ -163,6 +163,8 @@ class TestOneStateMachine(ReliabilityTestCase):
         self.submit('normal', BLADE)
         self.run_for(5)
         self.assertEqual('terminated', self.state('spot-a'))
+        # Its spawn will never be answered: nothing waits for it.
+        self.assertNotIn(('spawn', 'spot-a'), self.loop.executor.deadlines)
         self.loop.stop()
         self.loop = self.new_loop()
         self.run_for(120)
@@ -264,6 +266,20 @@ class TestOneBlade(ReliabilityTestCase):
         row = self.loop.store.get_instance('spot')
         self.assertEqual('terminated', row.state)
         self.assertAlmostEqual(row.ended_at - row.started_at, row.running_s)
+        self.assert_db_is_compute()
+
+    def test_a_decision_given_up_is_never_spawned(self):
+        self.displacing_spot()
+        decision_id = self.loop.store.get_instance('normal').decision_id
+        self.loop.delete('normal')
+        self.assertEqual('rolled_back', self.loop.store.get_decision(
+            decision_id).state)
+        # The room freed late, say: asked to spawn it, the executor does
+        # not.
+        self.loop.executor.spawn(decision_id)
+        self.run_for(60)
+        self.assertNotIn('normal', self.driver.spawned)
+        self.assertEqual('deleted', self.state('normal'))
         self.assert_db_is_compute()
 
     def test_report_made_before_the_placement_is_ignored(self):
@@ -1287,3 +1303,11 @@ class TestHostLostUnderOpenDecisions(ReliabilityTestCase):
         self.assertEqual(['vm'], self.driver.spawned)
         self.assertEqual('running', self.state('vm'))
         self.assertEqual([], self.driver.refused)
+        # Nor once it is done (the instance runs).
+        self.assertEqual('done', self.loop.store.get_decision(
+            decision_id).state)
+        self.loop.executor.spawn(decision_id)
+        self.run_for(30)
+        self.assertEqual(['vm'], self.driver.spawned)
+        self.assertEqual([], self.driver.refused)
+        self.assert_db_is_compute()
