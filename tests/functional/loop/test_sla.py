@@ -70,6 +70,12 @@ class TestSizingInTheLoop(SLALoopTestCase):
         cores = {name: self.instance(name).vcpus
                  for name in ('c1', 'c2', 'c3')}
         self.assertEqual({'c1': 9, 'c2': 6, 'c3': 3}, cores)
+        # One pass; its T1 ran four times: the release of dependent
+        # requests (none held: input 0) and the sizing of each request
+        # (input 1 each).
+        rows = self.loop.stats.rows()
+        self.assertEqual([(4, 3)], [row[3:5] for row in rows
+                                    if row[2] == 'T1'])
         # Bin packing: c3 goes where c2 left 3 cores, not to an idle host.
         self.assertEqual(self.instance('c2').host, self.instance('c3').host)
         self.assertNotEqual(self.instance('c1').host,
@@ -230,6 +236,7 @@ class TestNoHostOfTheCategoryUp(SLALoopTestCase):
             level=logging.WARNING))
         self.driver.host_down('l1')
         self.run_for(1)
+        self.passes_before = self.loop.passes
 
     def warnings(self):
         return [line for line in self.log.output.splitlines()
@@ -261,6 +268,25 @@ class TestNoHostOfTheCategoryUp(SLALoopTestCase):
             self.assertEqual('l1', self.instance(name).host)
             self.assertIsNone(self.loop.store.get_request(name).reason)
         self.assertEqual(2, len(self.warnings()))
+
+    def test_the_pass_goes_on_past_it(self):
+        # The request no host of its category can take does not hold up
+        # the others of the same pass: sized on its category's hosts
+        # (none up), it cannot be sized, and the pass goes on. 'b' ranks
+        # first (premium but for its reputation).
+        self.flags(group='sla', reference_cores='per_category')
+        self.loop.submit(request('b', 'premium', replicas='premium',
+                                 reputation='best_effort'))
+        for index in range(3):
+            self.loop.submit(request('p%d' % index, 'best_effort',
+                                     satisfaction='best_effort'))
+        self.run_for(1)
+        self.assertEqual(1, self.loop.passes - self.passes_before)
+        self.assertEqual({None}, {row.host for row in
+                                  self.loop.store.list_instances(
+                                      request_id='b')})
+        self.assertEqual(['building'] * 3,
+                         [self.state('p%d' % index) for index in range(3)])
 
     def test_said_again_when_it_waits_again(self):
         # Placed once its host is back, then lost with it: it waits for
