@@ -217,6 +217,25 @@ class TestVictimGoneWhileDown(CrashSafetyTestCase):
                           self.loop.store.get_instance('vip').host))
         self.assertEqual([], self.loop.store.unfinished_decisions())
 
+    def test_victim_that_ended_on_its_own_is_recorded_so(self):
+        # The same, its victim reaching its end by itself: recorded ended.
+        decision, victim = self.crash_after_journal()
+        self.driver.events = reliability.Dropper(self.driver.events,
+                                                 self.clock)
+        self.driver.events.drop.add('instance_ended')
+        fake_host = self.driver._hosts[decision.host]
+        self.driver._ended(fake_host, fake_host.instances[victim])
+        self.driver.events = self.driver.events.target
+        self.loop = self.new_loop()
+        self.run_for(60)
+        row = self.loop.store.get_instance(victim)
+        self.assertEqual(('ended', None), (row.state, row.reason))
+        self.assertNotIn(victim, self.driver.terminated)
+        self.assertEqual(('running', decision.host),
+                         (self.state('vip'),
+                          self.loop.store.get_instance('vip').host))
+        self.assertEqual([], self.loop.store.unfinished_decisions())
+
 
 class TestHostUnreachableAtRestart(CrashSafetyTestCase):
 
@@ -346,6 +365,33 @@ class TestQueueRebuiltAtRestart(CrashSafetyTestCase):
             displaced.id).preemptions)
         self.assertEqual({'cirros'}, self.driver.images('host-A') |
                          self.driver.images('host-B'))
+
+    def test_displaced_instance_of_a_pair_waits_alone(self):
+        self.flags(group='scheduler', on_victim='requeue',
+                   on_no_valid_host='wait')
+        self.loop.stop()
+        self.loop = self.new_loop()
+        blade = objects.Flavor('blade', 8, 16000, 160)
+        self.loop.submit(objects.RequestSpec(
+            'pair', blade.resources, True, flavor=blade.name,
+            num_instances=2), image='cirros')
+        self.run_for(30)
+        self.submit('vip', blade)
+        self.run_for(60)
+        [displaced] = self.loop.store.list_instances(states=('pending',))
+        self.loop.stop()
+        self.loop = self.new_loop()
+        self.run_for(1)
+        [entry] = self.loop.queue.entries.values()
+        self.assertEqual((1, (displaced.id,)), (
+            entry.spec.num_instances, tuple(entry.spec.instance_ids)))
+        self.loop.delete('vip')
+        self.run_for(60)
+        rows = self.loop.store.list_instances(request_id='pair')
+        self.assertEqual(['running', 'running'],
+                         [row.state for row in rows])
+        self.assertEqual(2, self.driver.spawned.count(displaced.id))
+        self.assertEqual([], self.driver.refused)
 
 
 class TestBooksRebuiltAtRestart(CrashSafetyTestCase):
