@@ -153,6 +153,20 @@ class TestStages(loop_fixtures.LoopTestCase):
         self.assertEqual('queue order (J3/T2)', summary['T2']['name'])
         self.assertEqual(list(summary)[:3], ['J2', 'T2', 'T1'])
 
+    def test_events_of_one_instant_make_one_pass(self):
+        # 'a' arrives, and in the same instant, after it, 'b': the pass
+        # 'a' asked for runs after every event of the instant, once.
+        def arrive():
+            self.submit('a')
+            self.clock.call_later(0, self.submit, 'b')
+        self.run_for(1)
+        passes = self.loop.passes
+        self.clock.call_later(0, arrive)
+        self.run_for(0.1)
+        self.assertEqual(1, self.loop.passes - passes)
+        self.assertEqual(['building', 'building'],
+                         [self.state('a'), self.state('b')])
+
     def test_input_sizes_of_a_pass(self):
         # 'c' waits for 'a' to end: the first pass admits three requests,
         # holds one back in T1, orders and places the other two.
