@@ -417,7 +417,6 @@ class FilterScheduler:
         else:
             # Every host on its full view, planned on in the weighers'
             # order until one has a plan.
-            planned = None
             weighed = passed.on_view(True)
         ranking, first = self._rank(weighed, spec, context)
         no_plan = prefer = fits = None

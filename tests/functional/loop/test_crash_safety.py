@@ -22,6 +22,7 @@ database must agree with what the compute side runs.
 
 import dataclasses
 
+from preemptible_sched import compute
 from preemptible_sched.loop import executor
 from preemptible_sched import objects
 from tests.functional.loop import fixtures as loop_fixtures
@@ -457,3 +458,50 @@ class TestUnaccountedAtRestart(CrashSafetyTestCase):
         self.assertEqual([], self.driver.terminated)
         self.assertEqual([], self.loop.store.list_events(
             kind='instance.stray'))
+
+
+class TestSpawnFoundRunningAtRestart(CrashSafetyTestCase):
+    """The scheduler died right after a spawn, and the instance started
+    while it was down: recovery finds it running and records its start as
+    its host tells it.
+    """
+
+    def crash_after_spawn_and_wait(self, skew=0.0):
+        self.crash_at('after_spawn')
+        self.submit('vm', MEDIUM)
+        self.assertRaises(Crash, self.run_for, 60)
+        # The process is gone: its reports go nowhere until another starts.
+        self.loop.stop()
+        self.driver.events = compute.ComputeEvents()
+        scheduled = self.loop.store.get_instance('vm').scheduled_at
+        self.run_for(30)            # it boots in 2 s, unseen
+        self.assertEqual('building', self.loop.store.get_instance('vm').state)
+        self.assertEqual(['spawning'], [
+            d.state for d in self.loop.store.unfinished_decisions()])
+        answer = self.driver.list_instances
+
+        def skewed(host):
+            return [dataclasses.replace(
+                report, started_at=report.started_at - skew)
+                if report.started_at is not None else report
+                for report in answer(host)]
+        self.driver.list_instances = skewed
+        self.loop = self.new_loop()
+        row = self.loop.store.get_instance('vm')
+        self.assertEqual('running', row.state)
+        self.assertEqual(1, len(self.driver.spawned))
+        self.assertEqual([], self.loop.store.unfinished_decisions())
+        self.assertEqual([], self.loop.store.list_events(
+            kind='instance.report_ignored'))
+        return scheduled, row
+
+    def test_its_start_is_when_its_host_says(self):
+        scheduled, row = self.crash_after_spawn_and_wait()
+        self.assertEqual(scheduled + 2.0, row.started_at)
+
+    def test_a_start_skewed_before_its_placement_is_taken_at_it(self):
+        # The host's clock, moved to ours, puts the start 1000 s before
+        # the placement: the report names the current boot, so the start
+        # is taken as the placement's time, not as a stale report.
+        scheduled, row = self.crash_after_spawn_and_wait(skew=1000.0)
+        self.assertEqual(scheduled, row.started_at)

@@ -185,6 +185,29 @@ class TestStages(loop_fixtures.LoopTestCase):
         self.run_for(60)
         self.assertEqual('running', self.state('c'))
 
+    def test_t1_after_a_failure_takes_what_is_left_of_the_order(self):
+        # The blade is taken whole; 'x' (whole), 'y' (medium) and 'z'
+        # (whole) arrive together and wait, in that order (FIFO). 'x'
+        # fails: T1 sees the two after it and drops 'z' (not smaller than
+        # 'x'); 'y' fails: T1 sees nothing after it. T1 of that pass: the
+        # release (nothing blocked) and those two laps, 0 + 2 + 0.
+        self.flags(group='scheduler', on_no_valid_host='wait',
+                   queue_policy='fifo')
+        self.submit('blocker', WHOLE, duration=100)
+        self.run_for(5)
+        self.assertEqual('running', self.state('blocker'))
+        rows_before = len(self.loop.stats.rows())
+        self.submit('x', WHOLE)
+        self.submit('y')
+        self.submit('z', WHOLE)
+        self.run_for(1)
+        rows = self.loop.stats.rows()[rows_before:]
+        first = {row[2]: row[3:5] for row in rows if row[0] == rows[0][0]}
+        self.assertEqual((1, 3), first['T2'])
+        self.assertEqual((3, 2), first['T1'])
+        self.assertEqual(['pending'] * 3,
+                         [self.state(name) for name in 'xyz'])
+
 
 class TestRequeueAcrossSpeeds(loop_fixtures.LoopTestCase):
     """The remaining run time of a requeued instance, in reference

@@ -109,6 +109,25 @@ class TestLoad(base.TestCase):
                          (error.group, error.option, error.names))
         self.assertIn('dual_state', error.valid)
 
+    def test_from_another_configuration_errors_name_its_group(self):
+        # Nova's path: the strategy configured from Nova's options, an
+        # error naming the option where Nova's operator sets it.
+        strategy = preemption.load('qos', conf=base.CONF,
+                                   group='preemptible_scheduler')
+        self.assertIsInstance(strategy, qos.QoSStrategy)
+        self.assertEqual('qos', strategy.name)
+        error = self.assertRaises(exception.UnknownPlugin, preemption.load,
+                                  'eager', conf=base.CONF,
+                                  group='preemptible_scheduler')
+        self.assertEqual(
+            ('preemptible_scheduler', 'preemption_strategy', ['eager']),
+            (error.group, error.option, error.names))
+        error = self.assertRaises(exception.InvalidInput, preemption.load,
+                                  '', conf=base.CONF,
+                                  group='preemptible_scheduler')
+        self.assertEqual('[preemptible_scheduler] preemption_strategy',
+                         error.source)
+
 
 class _Ordered(preemption.ClassBasedStrategy):
     """Keeps the candidates in the order given (most worth keeping
