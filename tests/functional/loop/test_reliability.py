@@ -477,6 +477,22 @@ class TestOneBlade(ReliabilityTestCase):
                          self.loop.store.get_instance('spot').ended_at)
         self.assert_db_is_compute()
 
+    def test_slow_termination_confirmed_after_an_unanswered_deadline(self):
+        # The termination takes 80 s, past the 60 s deadline, when the
+        # host does not answer: asked again later, but the confirmation
+        # comes first, and nothing is left awaited once it has.
+        self.flags(group='fake_driver', termination_seconds=80.0)
+        self.new_driver()
+        self.submit('spot', BLADE, preemptible=True)
+        self.run_for(10)
+        asked = self.unanswered()
+        self.submit('normal', BLADE)
+        self.run_for(75)
+        self.assertEqual(['host-A'], asked)
+        self.assertEqual('terminating', self.state('spot'))
+        self.run_for(20)
+        self.assert_spot_gave_way()
+
     def test_victim_settled_from_the_host_memory_counts_its_run(self):
         # 'spot' booted, its report lost, and was displaced (taken for
         # building); the report of its termination is lost too. The
@@ -1018,6 +1034,29 @@ class TestNothingLeftBehind(ReliabilityTestCase):
         self.run_for(60)
         self.assertEqual('deleted', self.state('vm'))
         self.assertEqual([], self.running_on('host-A'))
+        self.assert_db_is_compute()
+
+    def test_deleted_while_building_its_confirmation_lost(self):
+        # Deleted while it boots, terminated at once, the report of it
+        # lost and its host remembering nothing of it (its agent
+        # restarted): the spawn no longer awaited, the deletion's deadline
+        # settles it as deleted (not as a spawn that went unanswered).
+        self.flags(group='fake_driver', boot_times_hot=[30.0],
+                   boot_times_cold=[30.0])
+        self.new_driver()
+        self.driver.finished_instances = lambda host: []
+        self.submit('vm', MEDIUM)
+        self.run_for(5)
+        events = Dropper(self.loop.lifecycle, self.clock)
+        self.driver.events = events
+        events.drop.add('instance_terminated')
+        self.loop.delete('vm')
+        self.run_for(120)
+        row = self.loop.store.get_instance('vm')
+        self.assertEqual(('deleted', None), (row.state, row.reason))
+        self.assertEqual(['vm'], self.driver.terminated)
+        self.assertEqual([], self.loop.store.list_events(
+            kind='instance.failed'))
         self.assert_db_is_compute()
 
     def test_victim_of_a_given_up_decision_is_not_left_running(self):

@@ -307,6 +307,23 @@ class TestNoHostOfTheCategoryUp(SLALoopTestCase):
         self.assertEqual(['Request b waits: %s' % self.WHY] * 2,
                          self.warnings())
 
+    def test_deleted_or_failed_while_it_waits_nothing_is_kept(self):
+        # The reasons said are kept for the requests that wait, not for
+        # the ones deleted or failed meanwhile (a long-running service
+        # would keep them all).
+        for name in ('b', 'c'):
+            self.loop.submit(request(name, 'best_effort',
+                                     reputation='best_effort',
+                                     sequential_s=6000.0))
+        self.run_for(5)
+        self.assertEqual({'b', 'c'}, set(self.loop._waiting_why))
+        self.loop.delete('b')
+        self.loop.fail_request('c', 'given up by its owner')
+        self.assertEqual({}, self.loop._waiting_why)
+        self.assertEqual(('deleted', 'failed'), (
+            self.loop.store.get_request('b').status,
+            self.loop.store.get_request('c').status))
+
     def test_fails_with_the_reason(self):
         self.flags(group='scheduler', on_no_valid_host='fail')
         self.loop.submit(request('b', 'best_effort',
