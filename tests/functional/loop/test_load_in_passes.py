@@ -66,12 +66,21 @@ class TestLoadInThePassContext(fixtures.LoopTestCase):
         self.assertEqual(first, self.host_of('r2'))
 
     def test_the_filter_reads_the_snapshot_of_the_pass(self):
+        self.check_the_hot_host_is_left_out(preemptible=False)
+
+    def test_so_does_the_fit_phase(self):
+        # Preemptible requests are filtered on the full view (the FIT
+        # phase; a normal request's is the DISPLACE phase, on the view
+        # without preemptible instances).
+        self.check_the_hot_host_is_left_out(preemptible=True)
+
+    def check_the_hot_host_is_left_out(self, preemptible):
         provider = self.loop.load_provider = HotHosts(self.driver)
-        self.submit('r1')
+        self.submit('r1', preemptible=preemptible)
         first = self.host_of('r1')
         self.assertIsNotNone(first)
         provider.hot = {first}
-        self.submit('r2')
+        self.submit('r2', preemptible=preemptible)
         second = self.host_of('r2')
         self.assertIsNotNone(second)
         self.assertNotEqual(first, second)
