@@ -256,6 +256,26 @@ class TestOneBlade(ReliabilityTestCase):
         self.assertEqual(1, len(self.loop.store.list_events(
             kind='instance.started')))
 
+    def test_duplicate_end_report_is_ignored(self):
+        # The end of 'vm' is reported twice: the copy finds it ended and
+        # is recorded as ignored, for no reason but its state.
+        events = Dropper(self.loop.lifecycle, self.clock)
+        self.driver.events = events
+        events.duplicate_after['instance_ended'] = 5.0
+        self.submit('vm', BLADE, duration=10)
+        self.run_for(30)
+        row = self.loop.store.get_instance('vm')
+        self.assertEqual(('ended', 12.0), (row.state, row.ended_at))
+        [ignored] = self.loop.store.list_events(
+            kind='instance.report_ignored')
+        self.assertEqual(
+            ('instance_ended', 'vm', 'host-A', 'ended', 'host-A', None),
+            tuple(ignored.payload[key] for key in (
+                'event', 'instance_id', 'host', 'state', 'placed_on',
+                'why')))
+        self.assertEqual(1, len(self.loop.store.list_events(
+            kind='instance.ended')))
+
     def test_duplicate_start_report_of_a_victim_is_ignored(self):
         # 'spot' started; its start report comes again while it is being
         # terminated: its run still counts from its start.
