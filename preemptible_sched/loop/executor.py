@@ -88,9 +88,9 @@ class DecisionExecutor(deadline_checks.DeadlineChecks):
     def _now(self):
         return self.scheduling.now()
 
-    def _crash(self, point, **context):
+    def _crash(self, point):
         if self.crash_hook is not None:
-            self.crash_hook(point, **context)
+            self.crash_hook(point)
 
     # -- deadlines -------------------------------------------------------
 
@@ -134,7 +134,7 @@ class DecisionExecutor(deadline_checks.DeadlineChecks):
             strategy=self.strategy.name,
             explanation=selection.explanation())
         self.lifecycle.on_journaled(pending, selection, decision_id)
-        self._crash('after_journal', decision_id=decision_id)
+        self._crash('after_journal')
         self.borrow(decision_id, selection.host, pending.id, victims)
         if not victims:
             if decision_id not in self.borrowed:
@@ -154,7 +154,7 @@ class DecisionExecutor(deadline_checks.DeadlineChecks):
                 'decision_id': decision_id,
                 'terminate_at': now +
                 CONF.preemptible.termination_grace_seconds})
-        self._crash('after_notice', decision_id=decision_id)
+        self._crash('after_notice')
         self.waiting[decision_id] = set(victims)
         self.scheduling.call_later(CONF.preemptible.termination_grace_seconds,
                                    self.terminate, decision_id)
@@ -210,8 +210,7 @@ class DecisionExecutor(deadline_checks.DeadlineChecks):
         self.events.notify('instance.terminated', {
             'instance_id': instance_id, 'host': host,
             'decision_id': decision_id})
-        self._crash('after_termination', decision_id=decision_id,
-                    instance_id=instance_id)
+        self._crash('after_termination')
         ready = []
         if not waiting:
             del self.waiting[decision_id]
@@ -305,7 +304,7 @@ class DecisionExecutor(deadline_checks.DeadlineChecks):
                 reason='instance %s is %s, no longer this decision\'s to '
                        'spawn' % (row.id, row.state))
             return
-        self._crash('before_spawn', decision_id=decision_id)
+        self._crash('before_spawn')
         now = self._now()
         self.store.set_decision_state(decision_id, 'spawning', now)
         self.store.update_instance(decision.instance_id, at=now,
@@ -321,7 +320,7 @@ class DecisionExecutor(deadline_checks.DeadlineChecks):
         self._arm('spawn', decision.instance_id, self._check_spawn)
         self.compute.spawn(decision.host, instance, image=request.image,
                            duration=duration)
-        self._crash('after_spawn', decision_id=decision_id)
+        self._crash('after_spawn')
 
     def terminate_own(self, host, instance_id, final_state, reason=None):
         """Terminate an instance for its own request (deleted, or failed

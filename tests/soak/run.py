@@ -293,7 +293,7 @@ class Run:
         for call in deferred:
             self.clock.call_soon(*call, priority=clock_mod.URGENT)
 
-    def _crash_hook(self, where, **context):
+    def _crash_hook(self, where):
         if self._strike('crash_at_point', self.scenario.faults.crash_point_p) \
                 and self.crashes < self.scenario.faults.max_crashes:
             raise Crash('crash_at_point', where)

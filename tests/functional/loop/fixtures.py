@@ -89,7 +89,7 @@ class LoopTestCase(base.TestCase):
         store.upgrade()
         loop = scheduler_loop.SchedulerLoop(self.clock, self.driver, store)
         if crash_at:
-            def hook(where, **context):
+            def hook(where):
                 if where == crash_at:
                     raise Crash(where)
             loop.executor.crash_hook = hook

@@ -50,7 +50,7 @@ class CrashSafetyTestCase(loop_fixtures.LoopTestCase):
     def crash_at(self, point, occurrence=1):
         seen = []
 
-        def hook(where, **context):
+        def hook(where):
             if where == point:
                 seen.append(where)
                 if len(seen) == occurrence:

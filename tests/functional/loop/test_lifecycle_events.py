@@ -567,7 +567,7 @@ class TestRecoveredSpawn(EventsTestCase):
                          started[3:])
 
     @staticmethod
-    def crash_after_spawn(where, **context):
+    def crash_after_spawn(where):
         if where == 'after_spawn':
             raise loop_fixtures.Crash(where)
 

@@ -330,7 +330,7 @@ class TestRestart(PassTestCase):
         self.submit('q3', preemptible=True)
         self.run_for(5)
 
-        def crash(where, **context):
+        def crash(where):
             if where == 'after_termination':
                 raise loop_fixtures.Crash(where)
         self.loop.executor.crash_hook = crash
