@@ -1032,6 +1032,53 @@ class TestFinishedInstancesAreRemembered(ReliabilityTestCase):
         self.assertIn('no answer to its spawn', reasons[1])
 
 
+class TestInstanceMovedOnBehindItsDecision(ReliabilityTestCase):
+    """The journal shows a decision's instance no longer pending for it
+    (ended by another scheduler process, or by an operator's repair of the
+    database): the decision never spawns it.
+    """
+
+    hosts = 1
+
+    def moved_on(self):
+        """'normal' waits for 'spot' to go (20 s); meanwhile its row is
+        ended in the journal, behind the decision's back.
+        """
+        self.displacing_spot()
+        decision_id = self.loop.store.get_instance('normal').decision_id
+        self.loop.store.update_instance('normal', at=self.clock.now(),
+                                        state='error', reason='repaired')
+        return decision_id
+
+    def test_its_spawn_is_refused(self):
+        decision_id = self.moved_on()
+        self.run_for(60)
+        decision = self.loop.store.get_decision(decision_id)
+        self.assertEqual(
+            ('failed', "instance normal is error, no longer this "
+                       "decision's to spawn"),
+            (decision.state, decision.reason))
+        self.assertEqual(['spot'], self.driver.spawned)
+        self.assertEqual('terminated', self.state('spot'))
+        self.assertEqual([], self.loop.store.unfinished_decisions())
+
+    def test_recovery_gives_it_up(self):
+        # Found so at a restart: given up, its victim (asked to go
+        # already) goes all the same, and nothing is spawned.
+        decision_id = self.moved_on()
+        self.loop.stop()
+        self.loop = self.new_loop()
+        decision = self.loop.store.get_decision(decision_id)
+        self.assertEqual(('rolled_back', 'instance normal is error'),
+                         (decision.state, decision.reason))
+        self.run_for(60)
+        self.assertEqual(['spot'], self.driver.spawned)
+        self.assertEqual(('error', 'repaired'), (
+            self.state('normal'),
+            self.loop.store.get_instance('normal').reason))
+        self.assertEqual([], self.loop.store.unfinished_decisions())
+
+
 class TestNothingLeftBehind(ReliabilityTestCase):
     """Decisions given up, deletions and crashes leave no row behind."""
 
