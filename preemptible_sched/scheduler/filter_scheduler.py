@@ -424,11 +424,11 @@ class FilterScheduler:
             fits = weighed.fits(spec.resources)
             # A host the request fits as it is gets the empty plan: the
             # strategy's answer there, without its per-host state. And the
-            # hosts it fits come first only if the first drawn is not one.
+            # hosts it fits come first (after the first drawn, if it is
+            # one: see _candidates).
             no_plan = strategy.empty_plan_where_it_fits and not explain
-            first_fits = no_plan and first is not None and fits[first]
-            prefer = (fits if not first_fits and
-                      CONF.scheduler.terminate_only_when_needed else None)
+            prefer = fits if CONF.scheduler.terminate_only_when_needed \
+                else None
         choice = None
         with (contextlib.nullcontext() if by_score else
               context.stopwatch('T10', len(weighed))):

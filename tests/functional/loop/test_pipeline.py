@@ -20,6 +20,8 @@ victims cannot be terminated, the remaining duration of a requeued
 instance, and the stage records.
 """
 
+import time
+
 from preemptible_sched import objects
 from tests.functional.loop import fixtures as loop_fixtures
 
@@ -207,6 +209,21 @@ class TestStages(loop_fixtures.LoopTestCase):
         self.assertEqual((3, 2), first['T1'])
         self.assertEqual(['pending'] * 3,
                          [self.state(name) for name in 'xyz'])
+
+
+    def test_decision_latencies_are_each_decisions_own(self):
+        # One latency per decision (the simulator's scheduling latency
+        # percentiles), each within the time the test took.
+        begun = time.perf_counter()
+        self.submit('a')
+        self.submit('b')
+        self.run_for(5)
+        took = time.perf_counter() - begun
+        latencies = self.loop.stats.decisions
+        self.assertEqual(2, len(latencies))
+        for seconds in latencies:
+            self.assertGreater(seconds, 0.0)
+            self.assertLess(seconds, took)
 
 
 class TestRequeueAcrossSpeeds(loop_fixtures.LoopTestCase):
