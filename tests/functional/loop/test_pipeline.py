@@ -210,7 +210,6 @@ class TestStages(loop_fixtures.LoopTestCase):
         self.assertEqual(['pending'] * 3,
                          [self.state(name) for name in 'xyz'])
 
-
     def test_decision_latencies_are_each_decisions_own(self):
         # One latency per decision (the simulator's scheduling latency
         # percentiles), each within the time the test took.
