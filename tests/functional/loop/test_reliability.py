@@ -1062,20 +1062,39 @@ class TestInstanceMovedOnBehindItsDecision(ReliabilityTestCase):
         self.assertEqual('terminated', self.state('spot'))
         self.assertEqual([], self.loop.store.unfinished_decisions())
 
-    def test_recovery_gives_it_up(self):
-        # Found so at a restart: given up, its victim (asked to go
-        # already) goes all the same, and nothing is spawned.
-        decision_id = self.moved_on()
+    def test_recovery_gives_it_up_and_recovers_the_others(self):
+        # Two blades, two spot instances displaced by two normal ones; the
+        # first decision's instance is found ended at a restart: given up,
+        # its victim (asked to go already) goes all the same, nothing is
+        # spawned for it, and the second decision is carried out.
+        self.flags(group='fake_driver', host_count=2,
+                   termination_seconds=20.0)
+        self.new_driver()
+        for name in ('spot-0', 'spot-1'):
+            self.submit(name, BLADE, preemptible=True)
+        self.run_for(10)
+        for name in ('normal-0', 'normal-1'):
+            self.submit(name, BLADE)
+        self.run_for(5)
+        first, second = sorted(
+            (self.loop.store.get_instance(name).decision_id, name)
+            for name in ('normal-0', 'normal-1'))
+        self.loop.store.update_instance(first[1], at=self.clock.now(),
+                                        state='error', reason='repaired')
         self.loop.stop()
         self.loop = self.new_loop()
-        decision = self.loop.store.get_decision(decision_id)
-        self.assertEqual(('rolled_back', 'instance normal is error'),
+        decision = self.loop.store.get_decision(first[0])
+        self.assertEqual(('rolled_back', 'instance %s is error' % first[1]),
                          (decision.state, decision.reason))
         self.run_for(60)
-        self.assertEqual(['spot'], self.driver.spawned)
         self.assertEqual(('error', 'repaired'), (
-            self.state('normal'),
-            self.loop.store.get_instance('normal').reason))
+            self.state(first[1]),
+            self.loop.store.get_instance(first[1]).reason))
+        self.assertEqual('running', self.state(second[1]))
+        self.assertEqual(['spot-0', 'spot-1', second[1]],
+                         self.driver.spawned)
+        self.assertEqual(['terminated', 'terminated'],
+                         [self.state('spot-%d' % i) for i in range(2)])
         self.assertEqual([], self.loop.store.unfinished_decisions())
 
 
@@ -1375,6 +1394,17 @@ class TestHostLostUnderOpenDecisions(ReliabilityTestCase):
         self.assertEqual(1, self.driver.spawned.count('r-1'))
         self.assert_db_is_compute()
 
+    def restart_after_the_spawn_of(self, name):
+        """The scheduler crashes right after it sent the spawn of
+        ``name`` (a medium) and starts again.
+        """
+        self.loop.stop()
+        self.loop = self.new_loop(crash_at='after_spawn')
+        self.submit(name, MEDIUM)
+        self.assertRaises(loop_fixtures.Crash, self.run_for, 5)
+        self.loop.stop()
+        self.loop = self.new_loop()
+
     def test_spawn_still_on_its_way_after_a_restart_is_not_sent_twice(self):
         # The crashed scheduler's spawn reaches the host only after the
         # restarted one recovered the decision: it waits for it (its
@@ -1383,18 +1413,36 @@ class TestHostLostUnderOpenDecisions(ReliabilityTestCase):
         spawn = self.driver.spawn
         self.driver.spawn = lambda host, instance, **kw: \
             self.clock.call_later(20, lambda: spawn(host, instance, **kw))
-        self.loop.stop()
-        self.loop = self.new_loop(crash_at='after_spawn')
-        self.submit('vm', MEDIUM)
-        self.assertRaises(loop_fixtures.Crash, self.run_for, 5)
-        self.loop.stop()
-        self.loop = self.new_loop()
+        self.restart_after_the_spawn_of('vm')
         self.run_for(60)
         self.assertEqual('running', self.state('vm'))
         self.assertEqual(1, self.driver.spawned.count('vm'))
         self.assertEqual([], self.loop.store.list_events(
             kind='instance.stray'))
         self.assertEqual([], self.driver.refused)
+
+    def test_spawn_lost_before_a_restart_is_placed_again_by_its_deadline(
+            self):
+        # The crashed scheduler's spawn never reached the host: the
+        # restarted one waits for it until its deadline, then places the
+        # instance again, and it runs.
+        spawn = self.driver.spawn
+        lost = []
+
+        def lose_first(host, instance, **kw):
+            if not lost:
+                lost.append(instance.id)
+                return
+            spawn(host, instance, **kw)
+        self.driver.spawn = lose_first
+        self.restart_after_the_spawn_of('vm')
+        self.run_for(30)
+        self.assertEqual('building', self.state('vm'))
+        self.run_for(60)
+        self.assertEqual(['vm'], lost)
+        self.assertEqual('running', self.state('vm'))
+        self.assertEqual([], self.loop.store.unfinished_decisions())
+        self.assert_db_is_compute()
 
     def test_a_decision_is_spawned_once(self):
         # Asked twice (the room it waited for freed twice over, say), the
