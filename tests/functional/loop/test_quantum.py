@@ -65,6 +65,16 @@ class TestQuantum(fixtures.LoopTestCase):
                          self.admitted)
         self.assertEqual(1.0, self.loop.store.get_instance('a').started_at)
 
+    def test_arrival_at_a_slot_booked_after_it_is_received_by_it(self):
+        # 'b' (at 5) books the pass at 11; 'c', arranged at 6 to arrive
+        # at 11, is received by that pass all the same: a pass runs after
+        # every event of its instant, whenever they were booked.
+        self.submit_at(5.0, 'b')
+        self.clock.call_at(6.0, self.submit_at, 11.0, 'c')
+        self.run_for(25)
+        self.assertEqual({'b': (11.0, 11.0), 'c': (11.0, 11.0)},
+                         self.admitted)
+
     def test_no_passes_while_nothing_waits_or_runs(self):
         self.submit_at(2.0, 'a', duration=5.0)
         self.run_for(100)
