@@ -61,6 +61,26 @@ class TestFailedRequest(reliability.ReliabilityTestCase):
         self.assertNotIn('w', self.driver.spawned)
         self.assertEqual([], self.loop.store.unfinished_decisions())
 
+    def test_failed_or_deleted_once_is_ended_once(self):
+        # Failing it again, or failing a deleted request, changes nothing:
+        # the first end and its reason stand, told once.
+        self.submit('busy', BLADE, duration=100.0)
+        self.submit('w', MEDIUM)
+        self.submit('d', MEDIUM)
+        self.run_for(10)
+        self.loop.fail_request('w', 'no longer wanted')
+        self.loop.delete('d')
+        self.loop.fail_request('w', 'again')
+        self.loop.fail_request('d', 'after its deletion')
+        self.assertEqual(
+            [('failed', 'no longer wanted'), ('deleted', None)],
+            [(row.status, row.reason) for row in (
+                self.loop.store.get_request('w'),
+                self.loop.store.get_request('d'))])
+        self.assertEqual(['w'], [
+            event.request_id for event in
+            self.loop.store.list_events(kind='request.failed')])
+
     def test_claimed_instance_gives_its_decision_up(self):
         # 'vip' is placed where 'spot' runs and waits for it to go (20 s);
         # meanwhile the request fails: its decision is given up, the

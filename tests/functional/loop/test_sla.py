@@ -307,6 +307,26 @@ class TestNoHostOfTheCategoryUp(SLALoopTestCase):
         self.assertEqual(['Request b waits: %s' % self.WHY] * 2,
                          self.warnings())
 
+    def test_reason_cleared_when_it_no_longer_holds(self):
+        # 'b' needs more memory than any host has: it waits, first for
+        # its category's host, then, that host back, for room it will not
+        # find there either. The first reason is said, then withdrawn.
+        self.loop.submit(objects.RequestSpec(
+            'b', objects.Resources(0, 100000, 0), sequential_s=90.0,
+            user='u', sla=objects.SLALevels('best_effort', 'best_effort',
+                                            'best_effort', 'best_effort')))
+        self.run_for(5)
+        self.assertEqual(('pending', self.WHY),
+                         (self.loop.store.get_request('b').status,
+                          self.loop.store.get_request('b').reason))
+        self.driver.host_up('l1')
+        self.run_for(5)
+        request_row = self.loop.store.get_request('b')
+        self.assertEqual(('pending', None),
+                         (request_row.status, request_row.reason))
+        self.assertEqual({}, self.loop._waiting_why)
+        self.assertEqual(1, len(self.warnings()))
+
     def test_deleted_or_failed_while_it_waits_nothing_is_kept(self):
         # The reasons said are kept for the requests that wait, not for
         # the ones deleted or failed meanwhile (a long-running service
