@@ -269,12 +269,23 @@ class TestOneBlade(ReliabilityTestCase):
         [ignored] = self.loop.store.list_events(
             kind='instance.report_ignored')
         self.assertEqual(
-            ('instance_ended', 'vm', 'host-A', 'ended', 'host-A', None),
+            ('instance_ended', 'vm', 'host-A', 'ended', 'host-A', 'vm',
+             None),
             tuple(ignored.payload[key] for key in (
                 'event', 'instance_id', 'host', 'state', 'placed_on',
-                'why')))
+                'request_id', 'why')))
         self.assertEqual(1, len(self.loop.store.list_events(
             kind='instance.ended')))
+
+    def test_spawn_failed_for_good_leaves_nothing_awaited(self):
+        # Its spawn fails and the request gives up (one attempt): the
+        # spawn's deadline goes with the answer.
+        self.flags(group='scheduler', max_attempts=1)
+        self.driver.fail_next_spawns(1)
+        self.submit('vm', BLADE)
+        self.run_for(5)
+        self.assertEqual('error', self.state('vm'))
+        self.assert_db_is_compute()
 
     def test_duplicate_start_report_of_a_victim_is_ignored(self):
         # 'spot' started; its start report comes again while it is being
