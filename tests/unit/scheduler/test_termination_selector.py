@@ -106,6 +106,23 @@ class TestHandCases(base.TestCase):
                                  (0.75, 0, 0), BLADE)
         self.assertEqual(3, len(chosen))
 
+    def test_equal_cost_fewer_victims_when_small_groups_come_first(self):
+        # 7 vCPUs: {large 4, free medium, free unit} and {two mediums at
+        # 3 and 1, free medium, free unit} both cost 4; three victims beat
+        # four. The cheap small groups are explored first, so the count
+        # bound must take the largest sizes first to be a bound at all
+        # (found by comparing a mutant with the oracle on random problems;
+        # the Hypothesis tests missed it).
+        resources = [(1, 1000, 0), (2, 1000, 0), (2, 4096, 40),
+                     (2, 4096, 40), (1, 2048, 20), (4, 8192, 80)]
+        costs = [0, 1, 0, 3, 2, 4]
+        ids = ['i7', 'i5', 'i6', 'i1', 'i4', 'i2']
+        need = (7, 1000, 0)
+        chosen = selector.select(resources, costs, ids, need, BLADE)
+        self.assertEqual(['i2', 'i6', 'i7'], [ids[i] for i in chosen])
+        self.assertEqual(oracles.independent_brute_force(
+            resources, costs, ids, need, BLADE), chosen)
+
     def test_brute_force_agrees_with_oracle(self):
         resources = [SMALL, MEDIUM, LARGE, MEDIUM, SMALL]
         costs = [5, 3, 9, 3, 1]
