@@ -1476,3 +1476,23 @@ class TestHostLostUnderOpenDecisions(ReliabilityTestCase):
         self.assertEqual(['vm'], self.driver.spawned)
         self.assertEqual([], self.driver.refused)
         self.assert_db_is_compute()
+
+    def test_a_failed_decision_is_not_spawned(self):
+        # Its spawn failed (the instance went back to the queue and was
+        # placed again): asked again, the executor leaves it as it was.
+        self.driver.fail_next_spawns(1)
+        self.submit('vm', MEDIUM)
+        self.run_for(30)
+        self.assertEqual('running', self.state('vm'))
+        [failed, done] = [self.loop.store.get_decision(event.payload[
+            'decision_id']) for event in self.loop.store.list_events(
+                kind='decision.journaled')]
+        self.assertEqual(('failed', 'injected boot failure', 'done'),
+                         (failed.state, failed.reason, done.state))
+        self.loop.executor.spawn(failed.id)
+        self.run_for(30)
+        self.assertEqual(['vm', 'vm'], self.driver.spawned)
+        again = self.loop.store.get_decision(failed.id)
+        self.assertEqual(('failed', 'injected boot failure'),
+                         (again.state, again.reason))
+        self.assert_db_is_compute()
