@@ -44,7 +44,9 @@ class TestLoad(base.TestCase):
         for name in (None, ''):
             error = self.assertRaises(exception.InvalidInput, policies.load,
                                       name)
-            self.assertEqual('[scheduler] queue_policy', error.source)
+            # The operator's one line: the option, and what it lacks.
+            self.assertEqual('[scheduler] queue_policy: must name a queue '
+                             'policy', str(error))
             self.assertNotIsInstance(error, exception.UnknownPlugin)
 
     def test_unknown_name_names_the_option(self):

@@ -97,8 +97,8 @@ class TestLoad(base.TestCase):
         for name in (None, '', '  '):
             error = self.assertRaises(exception.InvalidInput,
                                       preemption.load, name)
-            self.assertEqual('[scheduler] preemption_strategy',
-                             error.source)
+            self.assertEqual('[scheduler] preemption_strategy: must name '
+                             'a preemption strategy', str(error))
             # Empty, not an unknown name.
             self.assertNotIsInstance(error, exception.UnknownPlugin)
 
