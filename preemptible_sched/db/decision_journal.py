@@ -289,11 +289,13 @@ class DecisionJournalMixin:
 
         In one transaction: the decision becomes ``rolled_back``; the
         victims whose termination is not confirmed run on (``running``,
-        ``terminated_by`` cleared); the new instance is unclaimed
-        (``pending``, no host, no decision); the request is pending again
-        (unless it was deleted or failed meanwhile); an event
-        ``decision.rolled_back`` is recorded. Rolling back twice changes
-        nothing; a decision that is done or failed is refused.
+        ``terminated_by`` cleared); the new instance, if still pending or
+        building for it, is unclaimed (``pending``, no host, no decision)
+        and its request is pending again (unless it was deleted or failed
+        meanwhile); an instance that moved on (ended behind the
+        decision's back) stays as it is. An event ``decision.rolled_back``
+        is recorded. Rolling back twice changes nothing; a decision that is
+        done or failed is refused.
         """
         with self._changes() as unit:
             decision, request, rows = self._decision_rows(unit, decision_id)
@@ -313,15 +315,16 @@ class DecisionJournalMixin:
                     victim.updated_at = at
                     restored.append(victim_id)
             instance = rows[decision.instance_id]
-            if instance.decision_id == decision.id:
+            if instance.decision_id == decision.id and \
+                    instance.state in ('pending', 'building'):
                 instance.host = None
                 instance.decision_id = None
                 instance.scheduled_at = None
                 instance.state = 'pending'
                 instance.updated_at = at
-            if request.status not in ('deleted', 'failed'):
-                request.status = 'pending'
-                request.updated_at = at
+                if request.status not in ('deleted', 'failed'):
+                    request.status = 'pending'
+                    request.updated_at = at
             decision.state = 'rolled_back'
             decision.reason = reason
             decision.updated_at = at

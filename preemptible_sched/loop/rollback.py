@@ -73,7 +73,12 @@ class Rollback:
             return
         unconfirmed = self.executor.forget(decision.id)
         self.store.roll_back_decision(decision.id, self._now(), reason)
-        self.on_rolled_back(decision, reason, requeue)
+        # The journal unclaims the instance only if it still waited for
+        # this decision (pending or building); one that moved on (ended
+        # behind the decision's back) keeps it, and is not queued again.
+        unclaimed = self.store.get_instance(
+            decision.instance_id).decision_id is None
+        self.on_rolled_back(decision, reason, requeue and unclaimed)
         # Decisions of the same request placed in the room these victims
         # would have freed: it stays taken.
         for other in self.executor.borrowers_of(unconfirmed):
@@ -82,7 +87,9 @@ class Rollback:
                          % (decision.host, reason), requeue)
 
     def on_rolled_back(self, decision, reason, requeue=True):
-        """The decision is undone in the store: mirror it in memory."""
+        """The decision is undone in the store: mirror it in memory, and
+        queue its instance again if ``requeue``.
+        """
         now = self._now()
         confirmed = set(self.store.get_decision(decision.id).confirmed or ())
         if decision.instance_id in self.hosts.instance_hosts:

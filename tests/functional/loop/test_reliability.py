@@ -1077,9 +1077,8 @@ class TestInstanceMovedOnBehindItsDecision(ReliabilityTestCase):
         # Two blades, two spot instances displaced by two normal ones; the
         # first decision's instance is found ended at a restart: given up,
         # its victim (asked to go already) goes all the same, nothing is
-        # spawned for it, and the second decision is carried out. (The
-        # journal's roll back still puts that instance back to pending,
-        # queued by no one: see issue 27's note.)
+        # spawned for it and it stays as it ended, and the second decision
+        # is carried out.
         self.flags(group='fake_driver', host_count=2,
                    termination_seconds=20.0)
         self.new_driver()
@@ -1105,6 +1104,27 @@ class TestInstanceMovedOnBehindItsDecision(ReliabilityTestCase):
                          self.driver.spawned)
         self.assertEqual(['terminated', 'terminated'],
                          [self.state('spot-%d' % i) for i in range(2)])
+        row = self.loop.store.get_instance(first[1])
+        self.assertEqual(('error', 'repaired', first[0]),
+                         (row.state, row.reason, row.decision_id))
+        self.assertEqual([], self.loop.store.unfinished_decisions())
+
+    def test_decision_given_up_live_leaves_it_as_it_ended(self):
+        # Its host goes down and comes back while the decision waits for
+        # its victim: the decision is rolled back and its instance, which
+        # ended behind its back, is neither queued nor spawned again.
+        decision_id = self.moved_on()
+        self.loop.lifecycle.host_down('host-A', self.clock.now())
+        decision = self.loop.store.get_decision(decision_id)
+        self.assertEqual(('rolled_back', 'host host-A went down'),
+                         (decision.state, decision.reason))
+        self.loop.lifecycle.host_up('host-A', self.clock.now())
+        self.run_for(120)
+        self.assertEqual(['spot'], self.driver.spawned)
+        row = self.loop.store.get_instance('normal')
+        self.assertEqual(('error', 'repaired', decision_id),
+                         (row.state, row.reason, row.decision_id))
+        self.assertEqual(0, len(self.loop.queue))
         self.assertEqual([], self.loop.store.unfinished_decisions())
 
 

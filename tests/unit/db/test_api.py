@@ -794,6 +794,23 @@ class StoreBehaviour:
         self.assertEqual('deleted', self.store.get_request('new').status)
         self.assertEqual('running', self.store.get_instance('p').state)
 
+    def test_roll_back_never_brings_an_ended_instance_back(self):
+        # The decision's instance ended behind its back (another process,
+        # a repair): rolled back, the victim runs on, and the instance
+        # and its request stay as they are.
+        self.add_running('p')
+        self.add_pending('new')
+        decision_id = self.journal(['p'])
+        self.store.update_instance('new', at=T0 + 30, state='error',
+                                   reason='repaired')
+        self.store.set_request_status('new', 'placed', T0 + 30)
+        self.store.roll_back_decision(decision_id, T0 + 40, 'moved on')
+        new = self.store.get_instance('new')
+        self.assertEqual(('error', 'repaired', decision_id),
+                         (new.state, new.reason, new.decision_id))
+        self.assertEqual('placed', self.store.get_request('new').status)
+        self.assertEqual('running', self.store.get_instance('p').state)
+
     def test_roll_back_is_one_transaction(self):
         self.add_running('p')
         self.add_pending('new')
