@@ -95,10 +95,10 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The hostile servers and answers are the tests' own.
 sys.path.insert(0, REPO)
 
-from preemptible_sched.cmd import scheduler as scheduler_cmd  # noqa: E402
+from preemptible_sched.cmd import serving  # noqa: E402
 
 # Before oslo.messaging is imported (it prints eventlet's warning).
-scheduler_cmd.quiet_eventlet()
+serving.quiet_eventlet()
 
 import oslo_messaging  # noqa: E402
 

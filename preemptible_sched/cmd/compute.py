@@ -28,7 +28,7 @@ import sys
 
 from oslo_config import cfg
 
-from preemptible_sched.cmd import scheduler
+from preemptible_sched.cmd import serving
 
 #: Drivers an agent can run: they must be able to own one given host.
 AGENT_DRIVERS = ('fake',)
@@ -69,10 +69,10 @@ def _build(conf):
 
 
 def main(argv=None):
-    scheduler.quiet_eventlet()
-    return scheduler.serve('preemptible-compute',
-                           sys.argv[1:] if argv is None else argv, _build,
-                           cli_opts, validate=_validate, database=False)
+    serving.quiet_eventlet()
+    return serving.serve('preemptible-compute',
+                         sys.argv[1:] if argv is None else argv, _build,
+                         cli_opts, validate=_validate, database=False)
 
 
 if __name__ == '__main__':

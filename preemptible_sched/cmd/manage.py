@@ -46,7 +46,7 @@ from oslo_config import cfg
 
 from preemptible_sched.cmd import common
 from preemptible_sched.cmd import journal as journal_cmd
-from preemptible_sched.cmd import scheduler as scheduler_cmd
+from preemptible_sched.cmd import serving
 from preemptible_sched.conf import checks
 from preemptible_sched.conf import CONF
 from preemptible_sched.conf import config_files
@@ -200,7 +200,7 @@ def main(argv=None):
     command = cfg.SubCommandOpt('category', title='Categories',
                                 handler=_add_parsers)
     # The database wait imports oslo.messaging (preemptible_sched.service).
-    scheduler_cmd.quiet_eventlet()
+    serving.quiet_eventlet()
     nova_files = config_files.nova_files(argv)
     conf = nova_journal.make_conf() if nova_files else CONF
     conf.register_cli_opt(command)

@@ -59,7 +59,7 @@ import sqlalchemy as sa
 from sqlalchemy import pool
 
 from preemptible_sched.cmd import common
-from preemptible_sched.cmd import scheduler as scheduler_cmd
+from preemptible_sched.cmd import serving
 from preemptible_sched.conf import checks
 from preemptible_sched.conf import CONF
 from preemptible_sched.conf import config_files
@@ -297,7 +297,7 @@ def main(argv=None):
         conf, checks_command = CONF, Checks()
     command = cfg.SubCommandOpt('command',
                                 handler=_add_parsers(checks_command))
-    scheduler_cmd.quiet_eventlet()
+    serving.quiet_eventlet()
     if not nova_files:
         from preemptible_sched import service
         plugins.register_opts(CONF)

@@ -29,7 +29,7 @@ import sys
 import time
 import uuid
 
-from preemptible_sched.cmd import scheduler as scheduler_cmd
+from preemptible_sched.cmd import serving
 from preemptible_sched.conf import CONF
 from preemptible_sched.conf import parsing
 from preemptible_sched.conf import urls
@@ -84,10 +84,10 @@ def scheduler_api(context=None):
     :func:`call_context`); errors of the service become :class:`_Failed`.
 
     The messaging modules are imported here, after
-    :func:`~preemptible_sched.cmd.scheduler.quiet_eventlet`: the other
+    :func:`~preemptible_sched.cmd.serving.quiet_eventlet`: the other
     subcommands do without oslo.messaging.
     """
-    scheduler_cmd.quiet_eventlet()
+    serving.quiet_eventlet()
     from preemptible_sched import service
     from preemptible_sched.service import readiness
     from preemptible_sched.service import rpcapi

@@ -28,7 +28,7 @@ import fixtures
 from sqlalchemy import exc as sa_exc
 
 from preemptible_sched.cmd import compute
-from preemptible_sched.cmd import scheduler
+from preemptible_sched.cmd import serving
 from preemptible_sched.service import readiness
 from tests import base
 
@@ -112,9 +112,9 @@ class ServeTestCase(base.TestCase):
         err = io.StringIO()
         start = time.monotonic()
         with contextlib.redirect_stderr(err):
-            code = scheduler.serve('preemptible-scheduler',
-                                   ['--config-file', path], recording,
-                                   **kwargs)
+            code = serving.serve('preemptible-scheduler',
+                                 ['--config-file', path], recording,
+                                 **kwargs)
         return code, err.getvalue(), time.monotonic() - start
 
     def assertOneLine(self, err, *fragments):
