@@ -235,8 +235,8 @@ class PendingQueue:
         (it then handles it). An entry with dependencies that have not all
         ended is held back (see :meth:`release`). Returns how many arrived.
         """
+        # No change to count: each arrival counted when it came (add).
         arrivals, self.arrivals = self.arrivals, []
-        self._changes += bool(arrivals)
         for entry in arrivals:
             if not accept(entry):
                 continue

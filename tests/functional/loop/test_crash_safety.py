@@ -277,6 +277,52 @@ class TestHostUnreachableAtRestart(CrashSafetyTestCase):
                          self.loop.store.get_decision(decision.id).state)
         self.assertEqual([], list(self.loop.executor.deadlines))
 
+    def test_the_decisions_after_it_are_recovered_all_the_same(self):
+        # Two decisions in flight at a restart: 'big' building on one
+        # blade, and after it 'normal' waiting for 'spot' to go on the
+        # other; the first blade cannot be asked at start-up. Its spawn is
+        # watched, and the recovery goes on to the next decision, whose
+        # victim's end was reported to no one: it is asked about again,
+        # and 'normal' runs.
+        blade = reliability.BLADE
+        self.flags(group='fake_driver', boot_times_hot=[30.0],
+                   boot_times_cold=[30.0], termination_seconds=20.0)
+        self.loop.stop()
+        self.driver = loop_fixtures.CountingDriver(self.clock, seed=1)
+        self.loop = self.new_loop()
+        self.submit('spot', blade, preemptible=True)
+        self.run_for(40)
+        self.submit('big', blade)
+        self.run_for(1)
+        self.submit('normal', blade)
+        self.run_for(5)
+        self.assertEqual(('building', 'terminating'),
+                         (self.state('big'), self.state('spot')))
+        away = self.loop.store.get_instance('big').host
+        self.assertEqual(['big', 'normal'], [
+            self.loop.store.get_instance(d.instance_id).id
+            for d in self.loop.store.unfinished_decisions()])
+        # The process is gone: its reports go nowhere until another starts.
+        self.loop.stop()
+        self.driver.events = compute.ComputeEvents()
+        answer = self.driver.list_instances
+        unanswered = []
+
+        def list_instances(host):
+            if host == away and not unanswered:
+                unanswered.append(host)
+                raise TimeoutError('no answer from %s' % host)
+            return answer(host)
+        self.driver.list_instances = list_instances
+        self.loop = self.new_loop()
+        self.assertEqual([away], unanswered)
+        self.run_for(120)
+        self.assertEqual(('running', 'running', 'terminated'),
+                         tuple(self.state(name)
+                               for name in ('big', 'normal', 'spot')))
+        self.assertEqual(['spot', 'big', 'normal'], self.driver.spawned)
+        self.assertEqual([], self.loop.store.unfinished_decisions())
+
 
 class TestTerminationsResumedAtRestart(loop_fixtures.LoopTestCase):
     """The scheduler dies between journaling that a request ends and

@@ -206,6 +206,26 @@ class TestOneStateMachine(ReliabilityTestCase):
             {'instance_id': 'vm', 'host': other, 'state': 'running',
              'placed_on': host, 'request_id': 'vm'}, stray.payload)
 
+    def test_instance_unknown_to_the_store_is_terminated(self):
+        # A host reports an instance the journal never heard of (started
+        # by hand, or left from a database restored from an older dump):
+        # it is a stray, terminated, and nothing else changes.
+        self.submit('vm', MEDIUM)
+        self.run_for(10)
+        calls = []
+        terminate = self.driver.terminate
+        self.driver.terminate = lambda h, i: (calls.append((h, i)),
+                                              terminate(h, i))
+        self.loop.lifecycle.instance_started('host-A', 'ghost',
+                                             self.clock.now())
+        self.run_for(5)
+        self.assertEqual([('host-A', 'ghost')], calls)
+        [stray] = self.loop.store.list_events(kind='instance.stray')
+        self.assertEqual(
+            {'instance_id': 'ghost', 'host': 'host-A', 'state': None,
+             'placed_on': None, 'request_id': None}, stray.payload)
+        self.assertEqual('running', self.state('vm'))
+
 
 class TestOneBlade(ReliabilityTestCase):
     """Reports and deadlines on one blade."""
@@ -869,6 +889,25 @@ class TestUnreachableHosts(ReliabilityTestCase):
                          (row.state, row.started_at))
         self.assertEqual(1, self.driver.spawned.count('a'))
         self.assert_db_is_compute()
+
+    def test_building_instance_found_running_with_its_host_clock_early(self):
+        # The same, the host's times read 1,000 s early (an offset measured
+        # over a slow call): its answer names the current boot, so the
+        # start is taken as no earlier than the placement, not as stale.
+        host = self.away_while_building('instance_started')
+        self.run_for(40)
+        self.driver.events = self.driver.events.target
+        answer = self.driver.list_instances
+        self.driver.list_instances = lambda name: [
+            dataclasses.replace(report, started_at=report.started_at - 1000.0)
+            for report in answer(name)]
+        self.loop.lifecycle.host_up(host, self.clock.now())
+        row = self.loop.store.get_instance('a')
+        self.assertEqual(('running', row.scheduled_at),
+                         (row.state, row.started_at))
+        self.assertEqual([], self.loop.store.list_events(
+            kind='instance.report_ignored'))
+        self.assertEqual(1, self.driver.spawned.count('a'))
 
     def test_building_instance_gone_without_a_trace_is_placed_again(self):
         host = self.away_while_building('instance_failed')

@@ -117,6 +117,23 @@ class TestModes(SchedulerTestCase):
         decision = sched.select_destinations(spec(preemptible=True))
         self.assertEqual('free', decision.selections[0].host)
 
+    def test_host_without_resources_filter_is_passed_for_displacement(self):
+        # The same when victims are needed: the first host in the
+        # weighers' order (the most free memory) has nothing to displace
+        # and cannot take the request; the next one, with its victims,
+        # does.
+        self.flags(group='filter_scheduler', enabled_filters=['compute'],
+                   weighers=['ram'])
+        hosts = [('roomy', [inst('n%d' % i) for i in range(3)]),
+                 ('spot', [inst('n3')] + [inst('p%d' % i, MEDIUM, True, i)
+                                          for i in range(3)])]
+        sched = build(hosts=hosts)
+        decision = sched.select_destinations(spec(LARGE))
+        [selection] = decision.selections
+        self.assertEqual('spot', selection.host)
+        self.assertEqual(2, len(selection.terminate))
+        self.assertLessEqual(set(selection.terminate), {'p0', 'p1', 'p2'})
+
     def test_request_larger_than_every_host_is_answered_at_once(self):
         hosts = [('h1', []), ('h2', [inst('p1', MEDIUM, True, 61)])]
         too_large = objects.Resources(8, 32768, 40)     # memory > 16384
@@ -126,6 +143,7 @@ class TestModes(SchedulerTestCase):
                                    side_effect=AssertionError('filtered')):
                 decision = sched.select_destinations(spec(too_large))
             self.assertFalse(decision.placed)
+            self.assertEqual([], decision.selections)
             self.assertEqual(
                 'No host can take request req: an instance (vcpus 8, '
                 'memory_mb 32768, disk_gb 40) is larger than every host.',

@@ -22,6 +22,9 @@ time to violation Q of each instance is worked out where it is built.
 
 import math
 
+from oslo_config import cfg
+
+from preemptible_sched.conf import qos as qos_conf
 from preemptible_sched import objects
 from preemptible_sched.scheduler import preemption_strategies as preemption
 from preemptible_sched.scheduler.preemption_strategies import qos as qos_policy
@@ -161,6 +164,26 @@ class TestCandidates(QoSPolicyTestCase):
         policy = qos_policy.QoSStrategy(qos.Classes(), exempt=100)
         self.assertEqual(['exempt-over', 'po-below', 'recent'],
                          self._candidates(BRONZE_AT_RISK, policy))
+
+    def test_from_a_configuration_of_its_own(self):
+        # Nova's configuration, say: the classes, default and exempt time
+        # are that configuration's, whatever the core's are.
+        conf = cfg.ConfigOpts()
+        qos_conf.register_opts(conf)
+        qos_conf.register_class(conf, 'batch')
+        conf([], project='psched-test')
+        self.addCleanup(conf.reset)
+        conf.set_override('service_classes', ['gold', 'batch'], group='qos')
+        conf.set_override('default_service_class', 'batch', group='qos')
+        conf.set_override('preempt_exempt_seconds', 7.0, group='qos')
+        conf.set_override('slo', 0.25, group='service_class_batch')
+        conf.set_override('importance', 4, group='service_class_batch')
+        policy = qos_policy.QoSStrategy.from_conf(conf)
+        self.assertEqual(['batch', 'gold'], sorted(policy.classes.by_name))
+        self.assertEqual(('batch', 0.25),
+                         (policy.classes.default.name,
+                          policy.classes.default.slo))
+        self.assertEqual(7.0, policy.exempt)
 
     def test_gold_never_a_candidate_even_when_safe(self):
         # Gold with margin 0: Q = 1000 - 1000 = 0 is safe, and a gold
