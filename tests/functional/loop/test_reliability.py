@@ -1166,6 +1166,27 @@ class TestInstanceMovedOnBehindItsDecision(ReliabilityTestCase):
         self.assertEqual(0, len(self.loop.queue))
         self.assertEqual([], self.loop.store.unfinished_decisions())
 
+    def test_request_failed_behind_its_back_ends_the_instance(self):
+        # Not the instance but its request was ended behind the decision's
+        # back (failed by an operator's repair): when the decision is given
+        # up (its host goes down), the instance it had claimed ends with
+        # its request, in error, instead of waiting in the queue again.
+        self.displacing_spot()
+        self.loop.store.set_request_status('normal', 'failed',
+                                           self.clock.now(),
+                                           reason='repaired')
+        self.loop.lifecycle.host_down('host-A', self.clock.now())
+        self.loop.lifecycle.host_up('host-A', self.clock.now())
+        self.run_for(120)
+        row = self.loop.store.get_instance('normal')
+        self.assertEqual(('error', 'repaired', None),
+                         (row.state, row.reason, row.host))
+        self.assertEqual('failed',
+                         self.loop.store.get_request('normal').status)
+        self.assertEqual(['spot'], self.driver.spawned)
+        self.assertEqual(0, len(self.loop.queue))
+        self.assertEqual([], self.loop.store.unfinished_decisions())
+
 
 class TestNothingLeftBehind(ReliabilityTestCase):
     """Decisions given up, deletions and crashes leave no row behind."""
