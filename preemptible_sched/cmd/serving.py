@@ -74,6 +74,17 @@ def fail(binary, message, code=EXIT_BAD_INPUT):
     return code
 
 
+def _fail_each(binary, problems):
+    """One line of stderr per problem; the exit code of bad input."""
+    for problem in problems:
+        fail(binary, problem)
+    return EXIT_BAD_INPUT
+
+
+#: What a check or a build raises for a bad value: one line, exit 2.
+_BAD_INPUT = (exception.PreemptibleSchedException, cfg.Error, ValueError)
+
+
 class _Interrupted(BaseException):
     """SIGTERM or SIGINT while the service was starting.
 
@@ -195,9 +206,7 @@ def serve(binary, argv, build, cli_opts=(), validate=None, database=True):
         try:
             CONF(argv, project='preemptible-sched', prog=binary)
         except parsing.BadValues as error:
-            for problem in error.problems:
-                fail(binary, problem)
-            return EXIT_BAD_INPUT
+            return _fail_each(binary, error.problems)
         except cfg.Error as error:
             return fail(binary, error)
         try:
@@ -210,11 +219,8 @@ def serve(binary, argv, build, cli_opts=(), validate=None, database=True):
             if validate is not None:
                 validate(CONF)
         except exception.ConfigProblems as error:
-            for problem in error.problems:
-                fail(binary, problem)
-            return EXIT_BAD_INPUT
-        except (exception.PreemptibleSchedException, cfg.Error,
-                ValueError) as error:
+            return _fail_each(binary, error.problems)
+        except _BAD_INPUT as error:
             return fail(binary, error)
         try:
             if not wait_until_ready(CONF, database,
@@ -226,11 +232,8 @@ def serve(binary, argv, build, cli_opts=(), validate=None, database=True):
         try:
             server = build(CONF)
         except exception.ConfigProblems as error:
-            for problem in error.problems:
-                fail(binary, problem)
-            return EXIT_BAD_INPUT
-        except (exception.PreemptibleSchedException, cfg.Error,
-                ValueError) as error:
+            return _fail_each(binary, error.problems)
+        except _BAD_INPUT as error:
             return fail(binary, error)
         except Exception as error:
             if _cut_short(error):
