@@ -15,6 +15,7 @@
 """Base test case: config fixture, and helpers to build hosts and instances."""
 
 import os
+import socket
 
 from oslo_config import fixture as config_fixture
 from oslotest import base
@@ -91,3 +92,12 @@ def tree_bytes(directory):
             with open(path, 'rb') as stream:
                 found[os.path.relpath(path, directory)] = stream.read()
     return found
+
+
+def closed_port():
+    """A local TCP port nothing listens on."""
+    sock = socket.socket()
+    sock.bind(('127.0.0.1', 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    return port

@@ -142,14 +142,6 @@ class TestServiceCommands(CommandTestCase):
             self.assertEqual(0, code, log.read()[-3000:])
 
 
-def closed_port():
-    sock = socket.socket()
-    sock.bind(('127.0.0.1', 0))
-    port = sock.getsockname()[1]
-    sock.close()
-    return port
-
-
 def rabbit_listening():
     try:
         socket.create_connection(('127.0.0.1', 5672), timeout=1).close()
@@ -206,7 +198,7 @@ class TestStartUp(CommandTestCase):
                            'broker at 127.0.0.1:1 did not answer within 1 s')
 
     def test_unreachable_database_exit_1_one_line(self):
-        port = closed_port()
+        port = base.closed_port()
         result = self.run_command(self.service(
             'scheduler', 'startup_timeout = 1\n[database]\nconnection = '
             'mysql+pymysql://root:secret@127.0.0.1:%d/test\n' % port))
@@ -215,7 +207,7 @@ class TestStartUp(CommandTestCase):
                            % port)
 
     def test_manage_with_unreachable_database_exit_1_one_line(self):
-        port = closed_port()
+        port = base.closed_port()
         argv = self.service('manage', 'startup_timeout = 1\n[database]\n'
                             'connection = postgresql+psycopg2://u:secret@'
                             '127.0.0.1:%d/test\n' % port, 'db', 'sync')

@@ -17,7 +17,6 @@ not start on an old schema."""
 
 import contextlib
 import io
-import socket
 import time
 
 import fixtures
@@ -131,14 +130,6 @@ class TestServiceNeedsTheNewestSchema(DatabaseTestCase):
         self.assertEqual(migration.head_revision(), store.revision())
 
 
-def closed_port():
-    sock = socket.socket()
-    sock.bind(('127.0.0.1', 0))
-    port = sock.getsockname()[1]
-    sock.close()
-    return port
-
-
 class TestManageStartUp(DatabaseTestCase):
     """Unreachable or malformed databases and bad files: one line each."""
 
@@ -149,7 +140,7 @@ class TestManageStartUp(DatabaseTestCase):
     def test_unreachable_database_one_line_exit_1(self):
         self.useFixture(fixtures.MonkeyPatch(
             'preemptible_sched.service.readiness.RETRY_INTERVAL', 0.2))
-        port = closed_port()
+        port = base.closed_port()
         self.write('[database]\nconnection = mysql+pymysql://root:secret@'
                    '127.0.0.1:%d/test\n' % port)
         for action in ('sync', 'version'):

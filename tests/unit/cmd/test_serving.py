@@ -20,7 +20,6 @@ import contextlib
 import io
 import os
 import signal
-import socket
 import threading
 import time
 
@@ -31,14 +30,6 @@ from preemptible_sched.cmd import compute
 from preemptible_sched.cmd import serving
 from preemptible_sched.service import readiness
 from tests import base
-
-
-def closed_port():
-    sock = socket.socket()
-    sock.bind(('127.0.0.1', 0))
-    port = sock.getsockname()[1]
-    sock.close()
-    return port
 
 
 def interrupt_soon(delay=0.3):
@@ -174,7 +165,7 @@ class TestBadConfiguration(ServeTestCase):
 
     def test_compute_options_are_checked_before_the_broker(self):
         path = self.config('[DEFAULT]\ntransport_url = rabbit://g:g@'
-                           '127.0.0.1:%d/\n' % closed_port())
+                           '127.0.0.1:%d/\n' % base.closed_port())
         err = io.StringIO()
         with contextlib.redirect_stderr(err):
             code = compute.main(['--config-file', path, '--host', 'h',
@@ -185,7 +176,7 @@ class TestBadConfiguration(ServeTestCase):
     def test_compute_host_name_is_checked_before_the_broker(self):
         # The scheduler's schemas would refuse every message about it.
         path = self.config('[DEFAULT]\ntransport_url = rabbit://g:g@'
-                           '127.0.0.1:%d/\n' % closed_port())
+                           '127.0.0.1:%d/\n' % base.closed_port())
         for host in ('host A', '-a', 'a' * 300, 'h\u00e9'):
             err = io.StringIO()
             with contextlib.redirect_stderr(err):
@@ -198,7 +189,7 @@ class TestBadConfiguration(ServeTestCase):
 class TestUnreachable(ServeTestCase):
 
     def test_unreachable_broker_exit_1_one_line_within_the_timeout(self):
-        port = closed_port()
+        port = base.closed_port()
         code, err, took = self.serve(
             '[DEFAULT]\ntransport_url = rabbit://guest:secret@127.0.0.1:%d/\n'
             % port)
@@ -210,7 +201,7 @@ class TestUnreachable(ServeTestCase):
         self.assertEqual([], self.built)
 
     def test_unreachable_database_exit_1_one_line(self):
-        port = closed_port()
+        port = base.closed_port()
         code, err, took = self.serve(
             '[database]\nconnection = mysql+pymysql://root:secret@'
             '127.0.0.1:%d/test\n' % port)
@@ -222,11 +213,11 @@ class TestUnreachable(ServeTestCase):
         self.assertEqual([], self.built)
 
     def test_compute_agent_waits_for_the_broker_not_the_database(self):
-        port = closed_port()
+        port = base.closed_port()
         path = self.config(
             '[database]\nconnection = mysql+pymysql://root@127.0.0.1:%d/x\n'
             '[DEFAULT]\ntransport_url = rabbit://g:g@127.0.0.1:%d/\n'
-            % (closed_port(), port))
+            % (base.closed_port(), port))
         err = io.StringIO()
         with contextlib.redirect_stderr(err):
             code = compute.main(['--config-file', path, '--host', 'h'])
@@ -263,7 +254,7 @@ class TestSignals(ServeTestCase):
             'preemptible_sched.service.readiness.wait_for_broker', wait))
         code, err, took = self.serve(
             '[DEFAULT]\ntransport_url = rabbit://g:g@127.0.0.1:%d/\n'
-            % closed_port())
+            % base.closed_port())
         self.assertEqual(0, code, err)
         self.assertLess(took, 15)
         self.assertEqual([], self.built)

@@ -26,7 +26,6 @@ from preemptible_sched.db import api
 from preemptible_sched.db import engine_setup
 from preemptible_sched.service import readiness
 from tests import base
-from tests.unit.service.test_readiness import closed_port
 
 
 class TestCreateEngine(base.TestCase):
@@ -44,7 +43,7 @@ class TestCreateEngine(base.TestCase):
     def test_the_first_connection_is_retried_as_configured(self):
         self.flags(group='database', max_retries=3, retry_interval=0,
                    connection='mysql+pymysql://u:p@127.0.0.1:%d/db'
-                   % closed_port())
+                   % base.closed_port())
         with mock.patch.object(engines.time, 'sleep') as sleep:
             error = self.assertRaises(db_exc.DBConnectionError,
                                       api.Store.from_config, base.CONF)
@@ -55,7 +54,7 @@ class TestCreateEngine(base.TestCase):
     def test_no_connection_without_configuration(self):
         # A store made from a URL connects at its first use.
         store = api.Store('mysql+pymysql://u:p@127.0.0.1:%d/db'
-                          % closed_port())
+                          % base.closed_port())
         self.addCleanup(store.dispose)
         self.assertRaises(db_exc.DBConnectionError, store.revision)
 

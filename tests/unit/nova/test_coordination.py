@@ -65,12 +65,6 @@ class TestHostLock(base.TestCase):
         self.assertEqual(['second'], entered)
 
 
-def closed_port():
-    with socket.socket() as sock:
-        sock.bind(('127.0.0.1', 0))
-        return sock.getsockname()[1]
-
-
 class TestCheckBackend(base.TestCase):
 
     def test_no_url_is_the_local_lock(self):
@@ -106,7 +100,7 @@ class TestCheckBackend(base.TestCase):
         self.assertIn('redis, ', str(error))
 
     def test_backend_that_refuses_in_one_line_without_password(self):
-        port = closed_port()
+        port = base.closed_port()
         error = self.assertRaises(
             coordination.BackendUnavailable, coordination.check_backend,
             'redis://:secret@127.0.0.1:%d' % port, timeout=1)

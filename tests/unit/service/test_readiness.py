@@ -33,15 +33,6 @@ MARIADB = 'mysql+pymysql://root@127.0.0.1/test'
 POSTGRESQL = 'postgresql+psycopg2://postgres@127.0.0.1/test'
 
 
-def closed_port():
-    """A local TCP port nothing listens on."""
-    sock = socket.socket()
-    sock.bind(('127.0.0.1', 0))
-    port = sock.getsockname()[1]
-    sock.close()
-    return port
-
-
 def listening(port):
     try:
         socket.create_connection(('127.0.0.1', port), timeout=1).close()
@@ -86,7 +77,7 @@ class TestBroker(ReadinessTestCase):
         self.assertTrue(readiness.wait_for_broker(self.conf, 1))
 
     def test_unreachable_broker_fails_after_the_timeout(self):
-        port = closed_port()
+        port = base.closed_port()
         self.flags(transport_url='rabbit://guest:secret@127.0.0.1:%d/'
                    % port)
         error, took = self.timed(readiness.wait_for_broker, self.conf, 1.5)
@@ -99,7 +90,7 @@ class TestBroker(ReadinessTestCase):
     def test_the_error_names_the_start_ups_budget(self):
         # What is left of [service] startup_timeout after the database is
         # waited for; the operator set the whole.
-        port = closed_port()
+        port = base.closed_port()
         self.flags(transport_url='rabbit://guest:secret@127.0.0.1:%d/'
                    % port)
         error, _ = self.timed(readiness.wait_for_broker, self.conf, 0.7,
@@ -107,7 +98,7 @@ class TestBroker(ReadinessTestCase):
         self.assertOneLine(error, 'did not answer within 3 s')
 
     def test_every_broker_is_tried(self):
-        first, second = closed_port(), closed_port()
+        first, second = base.closed_port(), base.closed_port()
         self.flags(transport_url='rabbit://a:secret@127.0.0.1:%d,'
                    'b:secret@127.0.0.1:%d/' % (first, second))
         error, _ = self.timed(readiness.wait_for_broker, self.conf, 1)
@@ -116,7 +107,7 @@ class TestBroker(ReadinessTestCase):
 
     def test_a_stop_ends_the_wait_at_once(self):
         self.flags(transport_url='rabbit://guest:secret@127.0.0.1:%d/'
-                   % closed_port())
+                   % base.closed_port())
         stop = threading.Event()
         threading.Timer(0.3, stop.set).start()
         ready, took = self.timed(readiness.wait_for_broker, self.conf, 60,
@@ -125,7 +116,7 @@ class TestBroker(ReadinessTestCase):
         self.assertLess(took, 15)
 
     def test_a_broker_that_comes_up_is_waited_for(self):
-        port = closed_port()
+        port = base.closed_port()
         self.flags(transport_url='kafka://127.0.0.1:%d/' % port)
         server = socket.socket()
         self.addCleanup(server.close)
@@ -177,7 +168,7 @@ class TestDatabase(ReadinessTestCase):
         self.assertLess(took, 15)
 
     def test_unreachable_mariadb_fails_after_the_timeout(self):
-        port = closed_port()
+        port = base.closed_port()
         self.flags(group='database', connection='mysql+pymysql://root:secret'
                    '@127.0.0.1:%d/test' % port)
         error, took = self.timed(readiness.wait_for_database, self.conf, 1.5)
@@ -188,7 +179,7 @@ class TestDatabase(ReadinessTestCase):
         self.assertLess(took, 15)
 
     def test_unreachable_postgresql_fails_after_the_timeout(self):
-        port = closed_port()
+        port = base.closed_port()
         self.flags(group='database', connection='postgresql+psycopg2://u:'
                    'secret@127.0.0.1:%d/test' % port)
         error, took = self.timed(readiness.wait_for_database, self.conf, 1.5)
@@ -197,7 +188,7 @@ class TestDatabase(ReadinessTestCase):
 
     def test_a_stop_ends_the_wait_at_once(self):
         self.flags(group='database', connection='mysql+pymysql://root@'
-                   '127.0.0.1:%d/test' % closed_port())
+                   '127.0.0.1:%d/test' % base.closed_port())
         stop = threading.Event()
         threading.Timer(0.3, stop.set).start()
         ready, took = self.timed(readiness.wait_for_database, self.conf, 60,
